@@ -1,0 +1,76 @@
+"""Board games as PettingZoo AEC environments with O(1) save/restore, state keys and reachability.
+
+Importing this package registers every env with ``pettingzoo.register`` under the
+``mcts_agents/`` namespace, e.g. ``pettingzoo.make("mcts_agents/connect_four-v0")``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+import pettingzoo
+from pettingzoo.env_registry.registration import aec_registry
+
+from envs.core import (
+    ActionTypeError,
+    BoardGame,
+    BoardGameEnv,
+    EnvSnapshot,
+    GameOverError,
+    IllegalActionError,
+    InvalidParameterError,
+    InvalidSnapshotError,
+)
+
+#: env module name -> keyword arguments of its registered variants (id suffix -> kwargs).
+ENV_MODULES: dict[str, dict[str, dict[str, Any]]] = {
+    "nim_v0": {"nim": {}},
+    "tic_tac_toe_v0": {"tic_tac_toe": {}},
+    "mnk_v0": {
+        "mnk": {},
+        "gomoku": {"preset": "gomoku"},
+        "mnk_5x5x4": {"preset": "5x5x4"},
+        "tic_tac_toe_deluxe": {"preset": "deluxe"},
+    },
+    "connect_four_v0": {"connect_four": {}},
+    "othello_v0": {"othello": {}},
+    "ultimate_tic_tac_toe_v0": {"ultimate_tic_tac_toe": {}},
+    "multi_mnk_v0": {"multi_mnk": {}},
+}
+
+
+def load(module_name: str) -> ModuleType:
+    """Import ``envs.<module_name>`` (e.g. ``"connect_four_v0"``) with a clear error if unknown."""
+    if module_name not in ENV_MODULES:
+        raise InvalidParameterError(
+            f"unknown env {module_name!r}; expected one of {sorted(ENV_MODULES)}"
+        )
+    return importlib.import_module(f"envs.{module_name}")
+
+
+def _register_all() -> None:
+    for module_name, variants in ENV_MODULES.items():
+        for variant, kwargs in variants.items():
+            env_id = f"mcts_agents/{variant}-v0"
+            if env_id not in aec_registry:
+                pettingzoo.register(
+                    "aec", env_id, entry_point=f"envs.{module_name}:env", kwargs=kwargs
+                )
+
+
+_register_all()
+
+__all__ = [
+    "ENV_MODULES",
+    "ActionTypeError",
+    "BoardGame",
+    "BoardGameEnv",
+    "EnvSnapshot",
+    "GameOverError",
+    "IllegalActionError",
+    "InvalidParameterError",
+    "InvalidSnapshotError",
+    "load",
+]

@@ -1,0 +1,224 @@
+"""``BoardGameEnv``: a PettingZoo AEC environment over any ``BoardGame`` rules core.
+
+The env keeps one immutable game state plus the AEC bookkeeping (agents, rewards,
+terminations, ...). ``save_state`` and ``restore_state`` copy a handful of references, so they
+cost O(1) in the board size; the planner's fast path skips the AEC layer altogether and works on
+``env.unwrapped.game`` and ``env.unwrapped.state``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from envs.core.errors import GameOverError, InvalidParameterError, InvalidSnapshotError
+from envs.core.game import BoardGame
+from envs.core.render import draw_grid
+
+AgentID = str
+Observation = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True, slots=True)
+class EnvSnapshot:
+    """Everything needed to put a ``BoardGameEnv`` back exactly as it was.
+
+    Attributes:
+        spec: the game's ``spec`` (a snapshot only restores into an env with the same rules).
+        state: the rules core's immutable state.
+        agents: agents still in the game, in order.
+        agent_selection: the agent whose turn it is (or who must step ``None`` after the end).
+        rewards: ``(agent, reward)`` pairs of the last step.
+        cumulative_rewards: ``(agent, reward)`` pairs not yet collected by ``last()``.
+        terminations: ``(agent, flag)`` pairs.
+        truncations: ``(agent, flag)`` pairs.
+    """
+
+    spec: tuple[Hashable, ...]
+    state: Hashable
+    agents: tuple[AgentID, ...]
+    agent_selection: AgentID
+    rewards: tuple[tuple[AgentID, float], ...]
+    cumulative_rewards: tuple[tuple[AgentID, float], ...]
+    terminations: tuple[tuple[AgentID, bool], ...]
+    truncations: tuple[tuple[AgentID, bool], ...]
+
+
+class BoardGameEnv(AECEnv[AgentID, Observation, int]):
+    """AEC environment for a turn-based game given by a ``BoardGame`` rules core.
+
+    Observations are ``{"observation": int8 planes from the observing agent's view,
+    "action_mask": int8}``; the mask is all zeros for an agent that is not to move. Rewards are
+    the core's returns, paid once at the end. ``step`` raises ``IllegalActionError`` (a
+    ``ValueError``) for an illegal move; ``env()`` wraps it in PettingZoo's TerminateIllegal
+    convention instead.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "name": "board_game_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+    #: thicker grid lines every ``render_block`` squares in ``rgb_array`` drawings (0: none).
+    render_block: ClassVar[int] = 0
+
+    def __init__(self, game: BoardGame[Any], render_mode: str | None = None) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise InvalidParameterError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        self.render_mode = render_mode
+        self._game = game
+        self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
+        self._index = {agent: i for i, agent in enumerate(self.possible_agents)}
+        observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0, 1, shape=game.observation_shape, dtype=np.int8),
+                "action_mask": spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8),
+            }
+        )
+        action_space = spaces.Discrete(game.num_actions)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
+        self._state: Hashable = game.initial_state()
+        self._start_bookkeeping()
+
+    # ------------------------------------------------------------------ PettingZoo API
+    def observation_space(self, agent: AgentID) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: AgentID) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game. The games are deterministic; ``seed`` seeds ``np_random``."""
+        if seed is not None or not hasattr(self, "_np_random"):
+            self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
+        self._state = self._game.initial_state()
+        self._start_bookkeeping()
+
+    def _start_bookkeeping(self) -> None:
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = self.possible_agents[self._game.to_play(self._state)]
+
+    def observe(self, agent: AgentID) -> Observation:
+        game, state = self._game, self._state
+        player = self._index[agent]
+        if agent == self.agent_selection and not game.is_terminal(state):
+            mask = game.legal_mask(state)
+        else:
+            mask = np.zeros(game.num_actions, dtype=np.int8)
+        return {"observation": game.observation(state, player), "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise GameOverError(
+                    f"the game is over for {agent}: step(None) to remove finished agents or "
+                    f"reset() for a new game; got action {action!r}"
+                )
+            self._was_dead_step(action)
+            return
+        game = self._game
+        state = game.next_state(self._state, game.check_action(self._state, action))
+        self._state = state
+        self._cumulative_rewards[agent] = 0.0
+        if game.is_terminal(state):
+            self.rewards = dict(zip(self.possible_agents, game.returns(state)))
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.agent_selection = self.possible_agents[game.to_play(state)]
+        self._accumulate_rewards()
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', "
+                "'rgb_array' or 'human' to the constructor."
+            )
+            return None
+        if self.render_mode == "rgb_array":
+            return draw_grid(self._game.grid(self._state), block=self.render_block)
+        text = self._game.render_text(self._state)
+        if self.render_mode == "ansi":
+            return text
+        sys.stdout.write(text + "\n")  # render_mode="human" prints the text board
+        return None
+
+    def close(self) -> None:
+        """Nothing to release: rendering holds no windows."""
+
+    # ------------------------------------------------------------------ fast path
+    @property
+    def game(self) -> BoardGame[Any]:
+        """The rules core (shared, immutable)."""
+        return self._game
+
+    @property
+    def state(self) -> Hashable:
+        """The rules core's current immutable state."""
+        return self._state
+
+    def save_state(self) -> EnvSnapshot:
+        """An immutable snapshot of the game and the AEC bookkeeping, in O(1)."""
+        return EnvSnapshot(
+            spec=self._game.spec,
+            state=self._state,
+            agents=tuple(self.agents),
+            agent_selection=self.agent_selection,
+            rewards=tuple(self.rewards.items()),
+            cumulative_rewards=tuple(self._cumulative_rewards.items()),
+            terminations=tuple(self.terminations.items()),
+            truncations=tuple(self.truncations.items()),
+        )
+
+    def restore_state(self, snapshot: EnvSnapshot) -> None:
+        """Put the env back exactly as it was when ``snapshot`` was taken."""
+        if not isinstance(snapshot, EnvSnapshot):
+            raise InvalidSnapshotError(
+                f"restore_state expects an EnvSnapshot from save_state(), "
+                f"got {type(snapshot).__name__}"
+            )
+        if snapshot.spec != self._game.spec:
+            raise InvalidSnapshotError(
+                f"snapshot is of game {snapshot.spec}, this env plays {self._game.spec}"
+            )
+        self._state = snapshot.state
+        self.agents = list(snapshot.agents)
+        self.agent_selection = snapshot.agent_selection
+        self.rewards = dict(snapshot.rewards)
+        self._cumulative_rewards = dict(snapshot.cumulative_rewards)
+        self.terminations = dict(snapshot.terminations)
+        self.truncations = dict(snapshot.truncations)
+        self.infos = {agent: {} for agent in self.agents}
+
+    def state_key(self) -> Hashable:
+        """Hashable transposition key of the current position."""
+        return self._game.key(self._state)
+
+    def is_reachable(self, key: Hashable) -> bool:
+        """Could the position with ``key`` still occur in this game (now or later)?"""
+        return self._game.is_reachable(self._state, key)
+
+    def legal_actions(self) -> list[int]:
+        """Legal actions of the agent to move (empty once the game is over)."""
+        if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
+            return []
+        return self._game.legal_actions(self._state)

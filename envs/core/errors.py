@@ -1,0 +1,27 @@
+"""Exceptions raised by the environments and rules cores.
+
+Each one subclasses ``ValueError`` or ``TypeError`` so callers that already catch those keep
+working, and each message names the bad value and what was expected.
+"""
+
+from __future__ import annotations
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current position (or is out of the action range)."""
+
+
+class ActionTypeError(TypeError):
+    """An action that is not an integer (floats, strings, bools and arrays are refused)."""
+
+
+class GameOverError(ValueError):
+    """An action was given for a game that has already ended."""
+
+
+class InvalidParameterError(ValueError):
+    """A bad constructor parameter (board size, k, number of players, ...)."""
+
+
+class InvalidSnapshotError(TypeError):
+    """``restore_state`` got something that is not a snapshot of this environment's game."""

@@ -1,0 +1,1 @@
+"""Pure rules cores, one module per game (no PettingZoo, no drawing state)."""

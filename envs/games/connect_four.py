@@ -1,0 +1,172 @@
+"""Connect Four rules on bitboards (any width, height and k).
+
+Bit ``c * (height + 1) + r`` is column ``c``, row ``r`` (row 0 at the bottom); each column has
+one spare bit on top so that shifts never carry a line from one column into the next.
+
+State: ``(stones_0, stones_1, ply, status)``: the two players' stone bitboards, the number of
+moves made, and ``status`` (0 running, 1 player 0 won, 2 player 1 won, 3 draw). ``ply`` and
+``status`` are functions of the stones, so the state is its own transposition key.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Hashable
+
+import numpy as np
+
+from envs.core.errors import InvalidParameterError
+from envs.core.game import BoardGame
+
+State = tuple[int, int, int, int]
+RUNNING, WIN_0, WIN_1, DRAW = 0, 1, 2, 3
+_RETURNS = {RUNNING: (0.0, 0.0), WIN_0: (1.0, -1.0), WIN_1: (-1.0, 1.0), DRAW: (0.0, 0.0)}
+
+
+class ConnectFour(BoardGame[State]):
+    """Two players drop stones into columns; the first with ``k`` in a row wins."""
+
+    def __init__(self, width: int = 7, height: int = 6, k: int = 4) -> None:
+        for name, value in (("width", width), ("height", height), ("k", k)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidParameterError(f"{name} must be a positive int, got {value!r}")
+        if k < 2 or k > max(width, height):
+            raise InvalidParameterError(
+                f"k must be in [2, max(width, height)] = [2, {max(width, height)}], got {k}"
+            )
+        self.width, self.height, self.k = width, height, k
+        self.name = "connect_four"
+        self.num_players = 2
+        self.num_actions = width
+        self.observation_shape = (height, width, 2)
+        stride = height + 1
+        self._stride = stride
+        self._bottom = tuple(1 << (c * stride) for c in range(width))
+        self._top = tuple(1 << (c * stride + height - 1) for c in range(width))
+        self._full = sum(((1 << height) - 1) << (c * stride) for c in range(width))
+        self._directions = (1, stride, stride - 1, stride + 1)  # |, -, \, /
+        self._cells = width * height
+
+    def params(self) -> dict[str, Hashable]:
+        return {"width": self.width, "height": self.height, "k": self.k}
+
+    # ------------------------------------------------------------------ rules
+    def initial_state(self) -> State:
+        return (0, 0, 0, RUNNING)
+
+    def to_play(self, state: State) -> int:
+        return state[2] & 1
+
+    def legal_actions(self, state: State) -> list[int]:
+        if state[3]:
+            return []
+        mask = state[0] | state[1]
+        return [c for c, top in enumerate(self._top) if not mask & top]
+
+    def is_legal(self, state: State, action: int) -> bool:
+        return not state[3] and not (state[0] | state[1]) & self._top[action]
+
+    def _wins(self, board: int) -> bool:
+        k = self.k
+        for d in self._directions:
+            m = board
+            for i in range(1, k):
+                m &= board >> (i * d)
+                if not m:
+                    break
+            if m:
+                return True
+        return False
+
+    def next_state(self, state: State, action: int) -> State:
+        b0, b1, ply, _ = state
+        mask = b0 | b1
+        move = (mask + self._bottom[action]) & ~mask
+        ply += 1
+        if ply & 1:  # player 0 moved
+            b0 |= move
+            status = WIN_0 if self._wins(b0) else RUNNING
+        else:
+            b1 |= move
+            status = WIN_1 if self._wins(b1) else RUNNING
+        if not status and ply == self._cells:
+            status = DRAW
+        return (b0, b1, ply, status)
+
+    def is_terminal(self, state: State) -> bool:
+        return state[3] != RUNNING
+
+    def returns(self, state: State) -> tuple[float, ...]:
+        return _RETURNS[state[3]]
+
+    def is_reachable(self, state: State, key: Hashable) -> bool:
+        """Stones never leave the board: every stone of ``state`` must be in ``key``."""
+        if not isinstance(key, tuple) or len(key) != 4:
+            return False
+        k0, k1, ply, _ = key
+        b0, b1, own_ply, status = state
+        if status:
+            return key == state
+        return ply >= own_ply and k0 & b0 == b0 and k1 & b1 == b1
+
+    def rollout(self, state: State, rng: random.Random) -> tuple[float, ...]:
+        b0, b1, ply, status = state
+        if status:
+            return _RETURNS[status]
+        if self.k != 4:
+            return super().rollout(state, rng)
+        mask = b0 | b1
+        top, bottom, cells = self._top, self._bottom, self._cells
+        d1, d2, d3, d4 = self._directions
+        columns = [c for c in range(self.width) if not mask & top[c]]
+        rand = rng.random
+        boards = [b0, b1]
+        while True:
+            i = int(rand() * len(columns))
+            c = columns[i]
+            move = (mask + bottom[c]) & ~mask
+            mask |= move
+            if mask & top[c]:
+                columns[i] = columns[-1]
+                columns.pop()
+            player = ply & 1
+            ply += 1
+            b = boards[player] | move
+            boards[player] = b
+            if ply > 6:
+                for d in (d1, d2, d3, d4):
+                    m = b & (b >> d)
+                    if m & (m >> (2 * d)):
+                        return (1.0, -1.0) if player == 0 else (-1.0, 1.0)
+            if ply == cells:
+                return (0.0, 0.0)
+
+    # ------------------------------------------------------------------ views
+    def _cell_array(self, board: int) -> np.ndarray:
+        """Board bits as a (height, width) 0/1 array, row 0 at the top."""
+        out = np.zeros((self.height, self.width), dtype=np.int8)
+        stride = self._stride
+        for c in range(self.width):
+            column = board >> (c * stride)
+            for r in range(self.height):
+                if column >> r & 1:
+                    out[self.height - 1 - r, c] = 1
+        return out
+
+    def observation(self, state: State, player: int) -> np.ndarray:
+        own, other = (state[0], state[1]) if player == 0 else (state[1], state[0])
+        return np.stack([self._cell_array(own), self._cell_array(other)], axis=-1)
+
+    def grid(self, state: State) -> np.ndarray:
+        return self._cell_array(state[0]) + 2 * self._cell_array(state[1])
+
+    def render_text(self, state: State) -> str:
+        symbols = ".XO"
+        rows = ["".join(symbols[v] for v in row) for row in self.grid(state)]
+        footer = "".join(str(c % 10) for c in range(self.width))
+        status = {RUNNING: f"{'XO'[state[2] & 1]} to play", WIN_0: "X wins", WIN_1: "O wins",
+                  DRAW: "draw"}[state[3]]
+        return "\n".join([*rows, footer, status])
+
+    def action_to_string(self, state: State, action: int) -> str:
+        return f"column {action}"

@@ -1,0 +1,46 @@
+"""Shared fixtures: every registered env variant, by id."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import envs
+
+VARIANTS: list[tuple[str, str, dict[str, Any]]] = [
+    (module, variant, kwargs)
+    for module, variants in envs.ENV_MODULES.items()
+    for variant, kwargs in variants.items()
+]
+
+
+def make_factory(module: str, kwargs: dict[str, Any]) -> Callable[..., Any]:
+    env_module = envs.load(module)
+
+    def factory(**extra: Any) -> Any:
+        return env_module.env(**kwargs, **extra)
+
+    def raw_factory(**extra: Any) -> Any:
+        return env_module.raw_env(**kwargs, **extra)
+
+    factory.raw = raw_factory  # type: ignore[attr-defined]
+    return factory
+
+
+@pytest.fixture(params=VARIANTS, ids=[v[1] for v in VARIANTS])
+def env_fn(request: pytest.FixtureRequest) -> Callable[..., Any]:
+    module, _, kwargs = request.param
+    return make_factory(module, kwargs)
+
+
+def random_line(raw: Any, rng: random.Random, max_moves: int = 10_000) -> list[int]:
+    """Play random legal moves on a reset raw env to the end; return the moves."""
+    moves = []
+    while not raw.game.is_terminal(raw.state) and len(moves) < max_moves:
+        action = rng.choice(raw.legal_actions())
+        raw.step(action)
+        moves.append(action)
+    return moves

@@ -1,0 +1,198 @@
+"""The API every env shares, run on every registered variant (STYLE: one API test for all)."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pettingzoo.test import api_test, render_test, seed_test
+
+import envs
+from envs import ActionTypeError, GameOverError, IllegalActionError, InvalidSnapshotError
+from tests.envs.conftest import VARIANTS, make_factory, random_line
+
+
+def observe_all(env: Any) -> list[tuple[bytes, bytes]]:
+    return [
+        (obs["observation"].tobytes(), obs["action_mask"].tobytes())
+        for obs in (env.observe(agent) for agent in env.possible_agents)
+    ]
+
+
+def bookkeeping(env: Any) -> tuple[Any, ...]:
+    return (
+        list(env.agents),
+        env.agent_selection,
+        dict(env.rewards),
+        dict(env._cumulative_rewards),
+        dict(env.terminations),
+        dict(env.truncations),
+    )
+
+
+def test_pettingzoo_api(env_fn: Any) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(env_fn(), num_cycles=200)
+
+
+def test_pettingzoo_seed(env_fn: Any) -> None:
+    seed_test(env_fn, num_cycles=50)
+
+
+def test_pettingzoo_render(env_fn: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    render_test(env_fn)
+    raw = env_fn.raw(render_mode="rgb_array")
+    raw.reset()
+    image = raw.render()
+    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
+    assert len(np.unique(image.reshape(-1, 3), axis=0)) >= 2  # a board is drawn, not a blank
+
+
+def test_registered_with_pettingzoo() -> None:
+    from pettingzoo.env_registry.registration import aec_registry
+
+    for _, variant, _ in VARIANTS:
+        assert f"mcts_agents/{variant}-v0" in aec_registry
+
+
+def test_metadata_and_spaces(env_fn: Any) -> None:
+    env = env_fn.raw()
+    assert env.metadata["is_parallelizable"] is False
+    assert env.metadata["name"].endswith("_v0")
+    assert set(env.metadata["render_modes"]) == {"ansi", "rgb_array", "human"}
+    assert env.possible_agents == [f"player_{i}" for i in range(env.game.num_players)]
+    agent = env.possible_agents[0]
+    assert env.observation_space(agent) is env.observation_space(agent)  # cached
+    env.reset()
+    obs = env.observe(env.agent_selection)
+    assert obs["observation"].dtype == np.int8 and obs["action_mask"].dtype == np.int8
+    assert list(np.flatnonzero(obs["action_mask"])) == env.legal_actions()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), data=st.data())
+@pytest.mark.parametrize(("module", "variant", "kwargs"), VARIANTS, ids=[v[1] for v in VARIANTS])
+def test_save_restore_round_trip(
+    module: str, variant: str, kwargs: dict[str, Any], seed: int, data: st.DataObject
+) -> None:
+    env = make_factory(module, kwargs).raw()
+    env.reset()
+    moves = random_line(env, random.Random(seed))
+    cut = data.draw(st.integers(0, len(moves)))
+    env.reset()
+    for action in moves[:cut]:
+        env.step(action)
+    snapshot = env.save_state()
+    before = (observe_all(env), bookkeeping(env), env.state_key())
+    hash(snapshot)  # immutable and hashable
+    for action in moves[cut:]:
+        env.step(action)
+    while env.agents:  # finish the AEC end of game too: dead steps remove the agents
+        env.step(None)
+    env.restore_state(snapshot)
+    assert (observe_all(env), bookkeeping(env), env.state_key()) == before
+    # and the restored env plays on exactly like the original line
+    for action in moves[cut:]:
+        env.step(action)
+    assert env.game.is_terminal(env.state)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+@pytest.mark.parametrize(("module", "variant", "kwargs"), VARIANTS, ids=[v[1] for v in VARIANTS])
+def test_reachable_for_every_later_state(
+    module: str, variant: str, kwargs: dict[str, Any], seed: int
+) -> None:
+    env = make_factory(module, kwargs).raw()
+    env.reset()
+    game = env.game
+    states = [env.state]
+    for action in random_line(env, random.Random(seed)):
+        states.append(game.next_state(states[-1], action))
+    for i, earlier in enumerate(states):
+        for later in states[i:]:
+            assert game.is_reachable(earlier, game.key(later))
+
+
+@pytest.mark.parametrize("copier", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))])
+def test_copy_and_pickle_mid_game(env_fn: Any, copier: Any) -> None:
+    env = env_fn()
+    env.reset(seed=1)
+    rng = random.Random(3)
+    for _ in range(3):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(rng.choice(list(np.flatnonzero(mask))))
+    clone = copier(env)
+    assert clone.unwrapped.state == env.unwrapped.state
+    assert observe_all(clone) == observe_all(env) and bookkeeping(clone) == bookkeeping(env)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    action = int(np.flatnonzero(mask)[0])
+    clone.step(action)  # the copy is independent of the original
+    assert clone.unwrapped.state != env.unwrapped.state
+    env.step(action)
+    assert clone.unwrapped.state == env.unwrapped.state
+
+
+def test_bad_actions_raise_clear_errors(env_fn: Any) -> None:
+    raw = env_fn.raw()
+    raw.reset()
+    n = raw.game.num_actions
+    for bad in (1.0, "1", None, [0], True):
+        with pytest.raises(ActionTypeError, match="action must be an int"):
+            raw.step(bad)
+    for bad in (-1, n, n + 5):
+        with pytest.raises(IllegalActionError, match="out of range"):
+            raw.step(bad)
+    illegal = [a for a in range(n) if a not in raw.legal_actions()]
+    if illegal:
+        with pytest.raises(IllegalActionError, match="not legal"):
+            raw.step(illegal[0])
+    raw.step(np.int64(raw.legal_actions()[0]))  # numpy integers are fine
+    random_line(raw, random.Random(0))
+    with pytest.raises(GameOverError, match="game is over"):
+        raw.step(0)
+    with pytest.raises(InvalidSnapshotError):
+        raw.restore_state(("not", "a snapshot"))
+    with pytest.raises(envs.InvalidParameterError, match="render_mode"):
+        env_fn.raw(render_mode="pygame")
+
+
+def test_wrapped_env_terminates_on_illegal_move(env_fn: Any) -> None:
+    env = env_fn()
+    env.reset()
+    n = env.unwrapped.game.num_actions
+    mask = env.observe(env.agent_selection)["action_mask"]
+    illegal = np.flatnonzero(mask == 0)
+    with pytest.raises(IllegalActionError, match="out of range"):
+        env.step(n)
+    with pytest.raises(ActionTypeError):
+        env.step("a")
+    if len(illegal) == 0:
+        return
+    offender = env.agent_selection
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(int(illegal[0]))
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards[offender] == -1
+
+
+def test_restore_after_game_end(env_fn: Any) -> None:
+    raw = env_fn.raw()
+    raw.reset()
+    random_line(raw, random.Random(5))
+    end = raw.save_state()
+    before = (observe_all(raw), bookkeeping(raw))
+    assert all(raw.terminations.values()) and raw.legal_actions() == []
+    raw.reset()
+    raw.restore_state(end)
+    assert (observe_all(raw), bookkeeping(raw)) == before
+    assert sum(raw.rewards.values()) <= 1.0 + 1e-9
