@@ -1,0 +1,345 @@
+"""Othello (Reversi) rules on bitboards, for any even board size from 4 to 16.
+
+Bit ``row * size + col`` is the square in row ``row`` (row 0 at the top, printed as ``1``) and
+column ``col`` (printed as ``a``, ``b``, ...), so a placing move's action is its bit index and
+the pass action is ``size * size`` (65 actions on 8x8, as in OpenSpiel). Moves are generated for
+all squares at once by shifting the mover's discs through runs of the opponent's, one direction
+at a time; the column masks stop shifts from wrapping around the board's edge.
+
+State: ``(own, other, to_play, moves)``: the discs of the player to move and of the other
+player, the player to move (0 black, 1 white), and the mover's legal placing moves as a
+bitboard, 0 when the mover must pass, or ``TERMINAL``. A terminal state is stored as
+``(black, white, 0, TERMINAL)`` whoever moved last, so one final board has one key. ``moves``
+is a function of the rest, so the state is its own transposition key.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Hashable
+
+import numpy as np
+
+from envs.core.errors import InvalidParameterError
+from envs.core.game import BoardGame
+
+State = tuple[int, int, int, int]
+#: ``moves`` field of a finished game.
+TERMINAL = -1
+_RETURNS = {1: (1.0, -1.0), -1: (-1.0, 1.0), 0: (0.0, 0.0)}
+
+MoveGen = Callable[[int, int], int]
+FlipGen = Callable[[int, int, int], int]
+
+
+def _kernels(size: int) -> tuple[MoveGen, FlipGen]:
+    """Move and flip generators for one board size (constants bound in closures, no globals)."""
+    full = (1 << (size * size)) - 1
+    col0 = sum(1 << (r * size) for r in range(size))
+    not_first = full ^ col0  # squares an eastward shift may land on
+    not_last = full ^ (col0 << (size - 1))  # squares a westward shift may land on
+    # (shift, landing mask) for the four directions that shift left, and the four that shift right
+    e, se, s, sw = 1, size + 1, size, size - 1
+    w, nw, n, ne = 1, size + 1, size, size - 1
+
+    def moves(own: int, other: int) -> int:
+        """Squares where the owner of ``own`` may place a disc (flipping at least one)."""
+        oe = other & not_first
+        ow = other & not_last
+        east = west = vert = 0
+        t = (own << e) & oe
+        while t:
+            t <<= e
+            east |= t
+            t &= oe
+        t = (own << se) & oe
+        while t:
+            t <<= se
+            east |= t
+            t &= oe
+        t = (own >> ne) & oe
+        while t:
+            t >>= ne
+            east |= t
+            t &= oe
+        t = (own >> w) & ow
+        while t:
+            t >>= w
+            west |= t
+            t &= ow
+        t = (own >> nw) & ow
+        while t:
+            t >>= nw
+            west |= t
+            t &= ow
+        t = (own << sw) & ow
+        while t:
+            t <<= sw
+            west |= t
+            t &= ow
+        t = (own << s) & other
+        while t:
+            t <<= s
+            vert |= t
+            t &= other
+        t = (own >> n) & other
+        while t:
+            t >>= n
+            vert |= t
+            t &= other
+        return ((east & not_first) | (west & not_last) | vert) & (full ^ (own | other))
+
+    def flips(own: int, other: int, move: int) -> int:
+        """Discs of ``other`` flipped when the owner of ``own`` places on bit ``move``."""
+        oe = other & not_first
+        ow = other & not_last
+        pe = own & not_first
+        pw = own & not_last
+        result = 0
+        x = move << e
+        if x & oe:
+            f = 0
+            while x & oe:
+                f |= x
+                x <<= e
+            if x & pe:
+                result |= f
+        x = move << se
+        if x & oe:
+            f = 0
+            while x & oe:
+                f |= x
+                x <<= se
+            if x & pe:
+                result |= f
+        x = move >> ne
+        if x & oe:
+            f = 0
+            while x & oe:
+                f |= x
+                x >>= ne
+            if x & pe:
+                result |= f
+        x = move >> w
+        if x & ow:
+            f = 0
+            while x & ow:
+                f |= x
+                x >>= w
+            if x & pw:
+                result |= f
+        x = move >> nw
+        if x & ow:
+            f = 0
+            while x & ow:
+                f |= x
+                x >>= nw
+            if x & pw:
+                result |= f
+        x = move << sw
+        if x & ow:
+            f = 0
+            while x & ow:
+                f |= x
+                x <<= sw
+            if x & pw:
+                result |= f
+        x = move << s
+        if x & other:
+            f = 0
+            while x & other:
+                f |= x
+                x <<= s
+            if x & own:
+                result |= f
+        x = move >> n
+        if x & other:
+            f = 0
+            while x & other:
+                f |= x
+                x >>= n
+            if x & own:
+                result |= f
+        return result
+
+    return moves, flips
+
+
+class Othello(BoardGame[State]):
+    """Black (player 0) and white take turns placing discs that outflank and flip the other's.
+
+    A move must flip at least one disc; a player with no such move passes (and may pass only
+    then). The game ends when neither player can move; more discs wins.
+    """
+
+    def __init__(self, size: int = 8) -> None:
+        if isinstance(size, bool) or not isinstance(size, int) or not (
+            4 <= size <= 16 and size % 2 == 0
+        ):
+            raise InvalidParameterError(f"size must be an even int in [4, 16], got {size!r}")
+        self.size = size
+        self.name = "othello"
+        self.num_players = 2
+        self.cells = size * size
+        self.pass_action = size * size
+        self.num_actions = size * size + 1
+        self.observation_shape = (size, size, 2)
+        self._full = (1 << self.cells) - 1
+        self._moves, self._flips = _kernels(size)
+        h = size // 2
+        self._white0 = (1 << ((h - 1) * size + h - 1)) | (1 << (h * size + h))
+        self._black0 = (1 << ((h - 1) * size + h)) | (1 << (h * size + h - 1))
+        self._initial: State = (
+            self._black0,
+            self._white0,
+            0,
+            self._moves(self._black0, self._white0),
+        )
+
+    def params(self) -> dict[str, Hashable]:
+        return {"size": self.size}
+
+    # ------------------------------------------------------------------ rules
+    def initial_state(self) -> State:
+        return self._initial
+
+    def to_play(self, state: State) -> int:
+        return state[2]
+
+    def legal_actions(self, state: State) -> list[int]:
+        moves = state[3]
+        if moves <= 0:
+            return [] if moves else [self.pass_action]
+        out = []
+        while moves:
+            bit = moves & -moves
+            out.append(bit.bit_length() - 1)
+            moves ^= bit
+        return out
+
+    def is_legal(self, state: State, action: int) -> bool:
+        moves = state[3]
+        if moves > 0:
+            return action < self.cells and bool(moves >> action & 1)
+        return moves == 0 and action == self.pass_action
+
+    def next_state(self, state: State, action: int) -> State:
+        own, other, player, _ = state
+        if action == self.pass_action:
+            return (other, own, 1 - player, self._moves(other, own))
+        move = 1 << action
+        flipped = self._flips(own, other, move)
+        own |= move | flipped
+        other ^= flipped
+        return self._after_move(own, other, player)
+
+    def _after_move(self, own: int, other: int, player: int) -> State:
+        """The state after ``player`` (owner of ``own``) has placed: the other to move, or end."""
+        reply = self._moves(other, own)
+        if reply:
+            return (other, own, 1 - player, reply)
+        if self._moves(own, other):
+            return (other, own, 1 - player, 0)  # the other player must pass
+        return (own, other, 0, TERMINAL) if player == 0 else (other, own, 0, TERMINAL)
+
+    def is_terminal(self, state: State) -> bool:
+        return state[3] < 0
+
+    def returns(self, state: State) -> tuple[float, ...]:
+        if state[3] >= 0:
+            return (0.0, 0.0)
+        return self._score(state[0], state[1])
+
+    @staticmethod
+    def _score(black: int, white: int) -> tuple[float, float]:
+        diff = black.bit_count() - white.bit_count()
+        return _RETURNS[(diff > 0) - (diff < 0)]
+
+    def is_reachable(self, state: State, key: Hashable) -> bool:
+        """Occupied squares stay occupied (colours may flip); finished games reach only themselves.
+
+        Every placing move adds exactly one disc, so a position with as many discs as ``state``
+        can only be ``state`` itself or, when the mover must pass, the position after the pass.
+        """
+        if not isinstance(key, tuple) or len(key) != 4:
+            return False
+        if state[3] < 0:
+            return key == state
+        k0, k1 = key[0], key[1]
+        if not (isinstance(k0, int) and isinstance(k1, int)):
+            return False
+        occupied = state[0] | state[1]
+        key_occupied = k0 | k1
+        if key_occupied & occupied != occupied:
+            return False
+        if key_occupied != occupied:
+            return True
+        return key == state or (state[3] == 0 and key == self.next_state(state, self.pass_action))
+
+    def rollout(self, state: State, rng: random.Random) -> tuple[float, ...]:
+        own, other, player, moves = state
+        if moves < 0:
+            return self._score(own, other)
+        gen, flip = self._moves, self._flips
+        rand = rng.random
+        while True:
+            if moves:
+                k = int(rand() * moves.bit_count())
+                while k:
+                    moves &= moves - 1
+                    k -= 1
+                move = moves & -moves
+                flipped = flip(own, other, move)
+                own, other = other ^ flipped, own | move | flipped
+                player ^= 1
+                moves = gen(own, other)
+                if not moves:
+                    if not gen(other, own):
+                        break
+            else:  # pass: the other player has a move by construction
+                own, other = other, own
+                player ^= 1
+                moves = gen(own, other)
+        return self._score(own, other) if player == 0 else self._score(other, own)
+
+    # ------------------------------------------------------------------ views
+    def black_white(self, state: State) -> tuple[int, int]:
+        """The black and the white discs of ``state`` as bitboards."""
+        return (state[0], state[1]) if state[2] == 0 else (state[1], state[0])
+
+    def _plane(self, board: int) -> np.ndarray:
+        """Board bits as a (size, size) int8 0/1 array, row 0 at the top."""
+        raw = np.frombuffer(board.to_bytes((self.cells + 7) // 8, "little"), dtype=np.uint8)
+        bits = np.unpackbits(raw, bitorder="little")[: self.cells]
+        return bits.reshape(self.size, self.size).astype(np.int8)
+
+    def observation(self, state: State, player: int) -> np.ndarray:
+        own, other = (state[0], state[1]) if state[2] == player else (state[1], state[0])
+        return np.stack([self._plane(own), self._plane(other)], axis=-1)
+
+    def grid(self, state: State) -> np.ndarray:
+        black, white = self.black_white(state)
+        return self._plane(black) + 2 * self._plane(white)
+
+    def render_text(self, state: State) -> str:
+        letters = "abcdefghijklmnop"[: self.size]
+        header = "   " + " ".join(letters)
+        rows = [
+            f"{r + 1:>2} " + " ".join(".XO"[v] for v in row)
+            for r, row in enumerate(self.grid(state))
+        ]
+        black, white = self.black_white(state)
+        nb, nw = black.bit_count(), white.bit_count()
+        if state[3] < 0:
+            result = "draw" if nb == nw else ("X (black) wins" if nb > nw else "O (white) wins")
+            status = f"game over: {result} {nb}-{nw}"
+        else:
+            mover = "X (black)" if state[2] == 0 else "O (white)"
+            status = f"{mover} to play{' (must pass)' if state[3] == 0 else ''}; X {nb}, O {nw}"
+        return "\n".join([header, *rows, status])
+
+    def action_to_string(self, state: State, action: int) -> str:
+        if action == self.pass_action:
+            return "pass"
+        row, col = divmod(action, self.size)
+        return f"{'abcdefghijklmnop'[col]}{row + 1}"

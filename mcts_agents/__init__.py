@@ -1,0 +1,33 @@
+"""mcts-agents: Monte Carlo Tree Search agents for PettingZoo turn-based games."""
+
+from mcts_agents.agent import Agent, MCTSAgent, RandomAgent
+from mcts_agents.config import Budget, SearchConfig
+from mcts_agents.errors import (
+    CloneError,
+    GameOverError,
+    IllegalActionError,
+    InvalidOptionError,
+    NoLegalActionError,
+)
+from mcts_agents.game import Game
+from mcts_agents.result import ChildStats, SearchResult
+from mcts_agents.search import MCTS
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "MCTS",
+    "Agent",
+    "Budget",
+    "ChildStats",
+    "CloneError",
+    "Game",
+    "GameOverError",
+    "IllegalActionError",
+    "InvalidOptionError",
+    "MCTSAgent",
+    "NoLegalActionError",
+    "RandomAgent",
+    "SearchConfig",
+    "SearchResult",
+]

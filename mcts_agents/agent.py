@@ -1,0 +1,128 @@
+"""Agents that act in a live PettingZoo AEC env: ``act(env) -> action`` for the agent to move."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from mcts_agents.adapters import game_from_env
+from mcts_agents.config import Budget, SearchConfig
+from mcts_agents.errors import GameOverError, NoLegalActionError
+from mcts_agents.result import SearchResult
+from mcts_agents.search import MCTS
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything that picks an action for ``env.agent_selection`` without changing ``env``."""
+
+    def act(self, env: Any) -> int: ...
+
+
+class MCTSAgent:
+    """Monte Carlo Tree Search planner for any PettingZoo AEC env.
+
+    Args:
+        iterations: simulations per move.
+        time_limit: seconds per move.
+        max_nodes: bound on the node table (kept across moves with tree reuse).
+        seed: seed of the search's random numbers (same seed, same moves under an iteration
+            budget; a time budget makes the number of simulations depend on the machine).
+        **options: fields of ``SearchConfig`` (``c``, ``selection``, ``fpu``, ``expand_all``,
+            ``rollout_depth``, ``cutoff_value``, ``evaluator``, ``solver``, ``final_move``,
+            ``reuse``); an unknown option raises ``InvalidOptionError`` naming it.
+
+    Our envs are searched through their rules core (no AEC overhead); anyone else's env through
+    a verified clone (``CloneError`` if it cannot be cloned). The env is never changed.
+    """
+
+    def __init__(
+        self,
+        iterations: int | None = None,
+        time_limit: float | None = None,
+        max_nodes: int | None = None,
+        seed: int | None = None,
+        **options: Any,
+    ) -> None:
+        self.budget = Budget(iterations=iterations, time_limit=time_limit, max_nodes=max_nodes)
+        self.config = SearchConfig.from_options(options)
+        self.seed = seed
+        self.mcts = MCTS(self.budget, self.config, seed)
+        self.last_result: SearchResult | None = None
+
+    def search(self, env: Any) -> SearchResult:
+        """Search from ``env``'s current position and return the full result."""
+        game, state = game_from_env(env)
+        if game.is_terminal(state):
+            raise GameOverError(f"the game in {env} is over; there is nothing to search")
+        if not game.legal_actions(state):
+            raise NoLegalActionError(f"{env.agent_selection} has no legal action in {env}")
+        self.last_result = self.mcts.search(game, state)
+        return self.last_result
+
+    def act(self, env: Any) -> int:
+        """The action for ``env.agent_selection``."""
+        return self.search(env).best_action
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget the node table (between games); reseed if ``seed`` is given."""
+        self.mcts.reset()
+        if seed is not None:
+            self.seed = seed
+            self.mcts.rng.seed(seed)
+
+    def __repr__(self) -> str:
+        budget = ", ".join(
+            f"{k}={v}"
+            for k, v in (
+                ("iterations", self.budget.iterations),
+                ("time_limit", self.budget.time_limit),
+                ("max_nodes", self.budget.max_nodes),
+            )
+            if v is not None
+        )
+        return f"MCTSAgent({budget}, seed={self.seed})"
+
+
+class RandomAgent:
+    """Uniformly random legal moves, seeded."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+
+    def act(self, env: Any) -> int:
+        actions = legal_actions(env)
+        return actions[int(self.rng.random() * len(actions))]
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.seed = seed
+            self.rng.seed(seed)
+
+    def __repr__(self) -> str:
+        return f"RandomAgent(seed={self.seed})"
+
+
+def legal_actions(env: Any) -> list[int]:
+    """Legal actions of the agent to move, from our envs' fast path or the action mask."""
+    raw = env.unwrapped
+    agent = env.agent_selection
+    if not env.agents or env.terminations[agent] or env.truncations[agent]:
+        raise GameOverError(f"{agent} is done in {env}; there is no action to choose")
+    if hasattr(raw, "legal_actions") and hasattr(raw, "save_state"):
+        actions = list(raw.legal_actions())
+    else:
+        observation = env.observe(agent)
+        if isinstance(observation, dict) and "action_mask" in observation:
+            mask = observation["action_mask"]
+        elif "action_mask" in env.infos.get(agent, {}):
+            mask = env.infos[agent]["action_mask"]
+        else:
+            return list(range(int(env.action_space(agent).n)))
+        actions = [int(a) for a in np.flatnonzero(mask)]
+    if not actions:
+        raise NoLegalActionError(f"{agent} has no legal action in {env}")
+    return actions

@@ -1,0 +1,133 @@
+"""Configuration of the search: budgets and options, as frozen dataclasses (the source of truth)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, Literal
+
+from mcts_agents.errors import InvalidOptionError
+
+SelectionName = Literal["ucb1", "ucb1_tuned", "puct"]
+FinalMove = Literal["visits", "value", "robust_max"]
+
+#: An evaluator maps ``(game, state)`` to per-player values in [-1, 1] and optional priors
+#: (a mapping action -> prior, or a sequence indexed by action); ``None`` priors mean uniform.
+Evaluator = Callable[[Any, Any], tuple[Sequence[float], "Mapping[int, float] | Sequence[float] | None"]]
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """When a search stops: whichever limit is hit first. At least one must be set.
+
+    Attributes:
+        iterations: number of simulations (select, expand, evaluate, back up).
+        time_limit: wall-clock seconds for one search.
+        max_nodes: bound on entries in the node table (also across moves with tree reuse). With
+            no other limit the search stops when the table is full; otherwise the search goes
+            on without adding nodes.
+    """
+
+    iterations: int | None = None
+    time_limit: float | None = None
+    max_nodes: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.iterations is None and self.time_limit is None and self.max_nodes is None:
+            raise InvalidOptionError(
+                "a budget is needed: give at least one of iterations, time_limit, max_nodes"
+            )
+        for name in ("iterations", "max_nodes"):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise InvalidOptionError(f"{name} must be a positive int or None, got {value!r}")
+        limit = self.time_limit
+        if limit is not None and (
+            isinstance(limit, bool)
+            or not isinstance(limit, (int, float))
+            or not math.isfinite(limit)
+            or limit <= 0
+        ):
+            raise InvalidOptionError(f"time_limit must be a positive number of seconds, got {limit!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchConfig:
+    """Everything about how the search plays, apart from its budget.
+
+    Attributes:
+        c: exploration constant (values are in [-1, 1], so 2 here equals sqrt(2)-ish x 1.4 on
+            [0, 1] rewards).
+        selection: ``"ucb1"``, ``"ucb1_tuned"`` or ``"puct"`` (priors from the evaluator, else
+            uniform).
+        fpu: first-play urgency: the score of an unvisited child. ``None`` means every child is
+            tried once before any is tried twice (classic UCT).
+        expand_all: create all children of a node at its first expansion instead of one per
+            iteration.
+        rollout_depth: cap on random-playout length; a capped playout is worth ``cutoff_value``
+            to every player. ``None``: play to the end.
+        cutoff_value: value of a playout stopped by ``rollout_depth``.
+        evaluator: optional callable replacing random playouts (see ``Evaluator``).
+        solver: MCTS-Solver: prove wins, losses and draws and use the proofs.
+        final_move: ``"visits"`` (most visits), ``"value"`` (highest mean) or ``"robust_max"``
+            (most visits and highest mean at once; searches up to 50% longer to get one, then
+            falls back to most visits). A proven result overrides the rule.
+        reuse: keep the node table from move to move within a game.
+    """
+
+    c: float = 1.4
+    selection: SelectionName = "ucb1"
+    fpu: float | None = None
+    expand_all: bool = False
+    rollout_depth: int | None = None
+    cutoff_value: float = 0.0
+    evaluator: Evaluator | None = None
+    solver: bool = True
+    final_move: FinalMove = "visits"
+    reuse: bool = True
+
+    def __post_init__(self) -> None:
+        def number(name: str, value: Any) -> None:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise InvalidOptionError(f"{name} must be a number, got {value!r}")
+            if not math.isfinite(value):
+                raise InvalidOptionError(f"{name} must be finite, got {value!r}")
+
+        number("c", self.c)
+        if self.c < 0:
+            raise InvalidOptionError(f"c must be >= 0, got {self.c!r}")
+        if self.selection not in ("ucb1", "ucb1_tuned", "puct"):
+            raise InvalidOptionError(
+                f"selection must be 'ucb1', 'ucb1_tuned' or 'puct', got {self.selection!r}"
+            )
+        if self.fpu is not None:
+            number("fpu", self.fpu)
+        depth = self.rollout_depth
+        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
+            raise InvalidOptionError(f"rollout_depth must be an int >= 0 or None, got {depth!r}")
+        number("cutoff_value", self.cutoff_value)
+        if not -1.0 <= self.cutoff_value <= 1.0:
+            raise InvalidOptionError(f"cutoff_value must be in [-1, 1], got {self.cutoff_value!r}")
+        if self.evaluator is not None and not callable(self.evaluator):
+            raise InvalidOptionError(f"evaluator must be callable, got {self.evaluator!r}")
+        for flag in ("expand_all", "solver", "reuse"):
+            if not isinstance(getattr(self, flag), bool):
+                raise InvalidOptionError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        if self.final_move not in ("visits", "value", "robust_max"):
+            raise InvalidOptionError(
+                f"final_move must be 'visits', 'value' or 'robust_max', got {self.final_move!r}"
+            )
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> SearchConfig:
+        """Build from keyword options, naming any unknown option in the error."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise InvalidOptionError(
+                f"unknown option(s) {unknown}; expected some of {sorted(known)}"
+            )
+        return cls(**options)

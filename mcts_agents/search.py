@@ -1,0 +1,394 @@
+"""The search loop: select, expand, evaluate, back up; with budgets, tree reuse and a solver.
+
+``MCTS`` owns a node table that survives from one search to the next (tree reuse). Each call
+of ``search(game, state)`` re-roots the table at ``state``, drops what can no longer occur,
+runs simulations until the budget is spent (or the root is proven) and returns a
+``SearchResult``.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable, Hashable, Sequence
+from time import perf_counter
+from typing import Any
+
+from mcts_agents.config import Budget, SearchConfig
+from mcts_agents.game import Game, State, default_rollout
+from mcts_agents.result import ChildStats, Proven, SearchResult
+from mcts_agents.selection import CLOSED, EXPAND, SELECTION_RULES
+from mcts_agents.tree import Node, NodeTable
+
+logger = logging.getLogger(__name__)
+
+WIN = 1.0  # the best return a player can get; a proven return of WIN ends the search of a node
+LOSS = -1.0
+ROBUST_MAX_EXTENSION = 0.5  # robust-max may search up to 50% longer to agree
+
+
+class MCTS:
+    """Monte Carlo Tree Search over a ``Game`` with a persistent transposition table."""
+
+    def __init__(self, budget: Budget, config: SearchConfig, seed: int | None = None) -> None:
+        self.budget = budget
+        self.config = config
+        self.rng = random.Random(seed)
+        self.table = NodeTable()
+        self._game_id: Hashable = None
+        self._select = SELECTION_RULES[config.selection]
+
+    def reset(self) -> None:
+        """Forget everything (call between games)."""
+        self.table.clear()
+        self._game_id = None
+
+    # ------------------------------------------------------------------ public entry point
+    def search(self, game: Game, state: State) -> SearchResult:
+        """Search from ``state`` and return the result; ``state`` must not be terminal."""
+        start = perf_counter()
+        root, reused, pruned = self._prepare_root(game, state)
+        self._rollout = self._make_rollout(game)
+        self._acyclic = bool(getattr(game, "acyclic", False))
+        iterations = self._run(game, root, start)
+        elapsed = perf_counter() - start
+        return self._result(root, iterations, elapsed, reused, pruned)
+
+    # ------------------------------------------------------------------ the loop
+    def _run(self, game: Game, root: Node, start: float) -> int:
+        budget, table = self.budget, self.table
+        max_iterations = budget.iterations
+        deadline = start + budget.time_limit if budget.time_limit is not None else None
+        node_cap_stops = budget.iterations is None and budget.time_limit is None
+        max_nodes = budget.max_nodes
+        iterations = 0
+        extended = False
+        while root.proven is None:
+            if max_iterations is not None and iterations >= max_iterations:
+                done = True
+            elif deadline is not None and perf_counter() >= deadline:
+                done = True
+            else:
+                done = node_cap_stops and max_nodes is not None and len(table) >= max_nodes
+            if done:
+                if self.config.final_move != "robust_max" or self._robust_agrees(root):
+                    break
+                if not extended:  # search a little longer for a robust-max child
+                    extended = True
+                    if max_iterations is not None:
+                        max_iterations += int(max_iterations * ROBUST_MAX_EXTENSION) + 1
+                    if deadline is not None:
+                        deadline += (deadline - start) * ROBUST_MAX_EXTENSION
+                    if node_cap_stops:
+                        break
+                    continue
+                break
+            self._simulate(game, root)
+            iterations += 1
+        return iterations
+
+    def _simulate(self, game: Game, root: Node) -> None:
+        """One simulation: walk down by the selection rule, expand one node, evaluate, back up."""
+        config = self.config
+        select, c, fpu = self._select, config.c, config.fpu
+        path = [root]
+        edges: list[int] = []
+        node = root
+        while True:
+            if node.proven is not None:  # solved: its value is exact
+                values: Sequence[float] = node.proven
+                break
+            if node.returns is not None:  # terminal (solver off)
+                values = node.returns
+                break
+            i = select(node, c, fpu)
+            if i == EXPAND:
+                child, values_or_none = self._expand(game, node)
+                if child is None:  # node table full: evaluate without storing the child
+                    values = values_or_none  # type: ignore[assignment]
+                    break
+                i = len(node.children) - 1
+                edges.append(i)
+                path.append(child)
+                if values_or_none is not None:  # a new node, evaluated
+                    values = values_or_none
+                    break
+                node = child  # a transposition into a stored node: keep descending
+                continue
+            if i == CLOSED:  # every child proven: so is this node
+                self._prove(node)
+                values = node.proven  # type: ignore[assignment]
+                break
+            edges.append(i)
+            node = node.children[i]
+            if not self._acyclic and node in path:  # a repeated position: score it a draw
+                values = (0.0,) * game.num_players
+                path.append(node)
+                break
+            path.append(node)
+        self._backup(path, edges, values)
+
+    def _expand(self, game: Game, node: Node) -> tuple[Node | None, Sequence[float] | None]:
+        """Link the next untried action's child; create and evaluate it if it is new.
+
+        Returns ``(child, values)``: ``values`` is ``None`` when the child was already in the
+        table (a transposition), and ``child`` is ``None`` when the table is full.
+        """
+        k = len(node.children)
+        actions = node.actions
+        if node.priors is None:  # expand in random order: swap a random untried action to k
+            j = k + int(self.rng.random() * (len(actions) - k))
+            actions[k], actions[j] = actions[j], actions[k]
+        state = game.next_state(node.state, actions[k])
+        key = game.key(state)
+        table = self.table
+        child = table.get(key)
+        values: Sequence[float] | None = None
+        if child is None:
+            max_nodes = self.budget.max_nodes
+            if max_nodes is not None and len(table) >= max_nodes:
+                return None, self._evaluate(game, state)[0]
+            if self.config.expand_all and k == 0:
+                self._create_siblings(game, node)
+                child = table.get(key)
+            if child is None:
+                child, values = self._new_node(game, state, key)
+                table.add(child)
+        elif child.visits == 0:  # created by expand_all, not evaluated yet
+            values = self._evaluate(game, state)[0]
+        node.children.append(child)
+        node.edge_visits.append(0)
+        node.edge_value.append(0.0)
+        if self.config.selection == "ucb1_tuned":
+            node.edge_value_sq.append(0.0)
+        return child, values
+
+    def _create_siblings(self, game: Game, node: Node) -> None:
+        """``expand_all``: put every child of ``node`` in the table at once (unevaluated)."""
+        table, max_nodes = self.table, self.budget.max_nodes
+        for action in node.actions:
+            state = game.next_state(node.state, action)
+            key = game.key(state)
+            if key not in table.nodes and (max_nodes is None or len(table) < max_nodes):
+                table.add(self._make_node(game, state, key))
+
+    def _make_node(self, game: Game, state: State, key: Hashable) -> Node:
+        if game.is_terminal(state):
+            returns = tuple(game.returns(state))
+            return Node(state, key, -1, [], returns, returns if self.config.solver else None)
+        return Node(state, key, game.to_play(state), list(game.legal_actions(state)))
+
+    def _new_node(self, game: Game, state: State, key: Hashable) -> tuple[Node, Sequence[float]]:
+        node = self._make_node(game, state, key)
+        if node.returns is not None:
+            return node, node.returns
+        values, priors = self._evaluate(game, state)
+        if priors is not None:
+            self._set_priors(node, priors)
+        return node, values
+
+    def _evaluate(self, game: Game, state: State) -> tuple[Sequence[float], Any]:
+        """Per-player values of ``state`` (and priors, from an evaluator)."""
+        if game.is_terminal(state):
+            return tuple(game.returns(state)), None
+        evaluator = self.config.evaluator
+        if evaluator is not None:
+            values, priors = evaluator(game, state)
+            return values, priors
+        return self._rollout(state, self.rng), None
+
+    def _make_rollout(self, game: Game) -> Callable[[State, random.Random], Sequence[float]]:
+        depth = self.config.rollout_depth
+        fast = getattr(game, "rollout", None)
+        if depth is None:
+            if fast is not None:
+                return fast  # type: ignore[no-any-return]
+            return lambda state, rng: default_rollout(game, state, rng)
+        cutoff = (self.config.cutoff_value,) * game.num_players
+
+        def capped(state: State, rng: random.Random) -> Sequence[float]:
+            for _ in range(depth):
+                if game.is_terminal(state):
+                    return game.returns(state)
+                actions = game.legal_actions(state)
+                state = game.next_state(state, actions[int(rng.random() * len(actions))])
+            return game.returns(state) if game.is_terminal(state) else cutoff
+
+        return capped
+
+    @staticmethod
+    def _set_priors(node: Node, priors: Any) -> None:
+        """Store priors aligned with ``node.actions`` (normalised), highest first."""
+        if hasattr(priors, "get"):
+            raw = [float(priors.get(a, 0.0)) for a in node.actions]
+        else:
+            raw = [float(priors[a]) for a in node.actions]
+        total = sum(raw)
+        if total <= 0:
+            raw, total = [1.0] * len(raw), float(len(raw))
+        order = sorted(range(len(raw)), key=lambda i: -raw[i])
+        node.actions = [node.actions[i] for i in order]
+        node.priors = [raw[i] / total for i in order]
+
+    def _backup(self, path: list[Node], edges: list[int], values: Sequence[float]) -> None:
+        tuned = self.config.selection == "ucb1_tuned"
+        for node, i in zip(path, edges):
+            node.visits += 1
+            node.edge_visits[i] += 1
+            v = values[node.to_play]
+            node.edge_value[i] += v
+            if tuned:
+                node.edge_value_sq[i] += v * v
+        path[-1].visits += 1
+        if path[-1].proven is not None:  # only the solver proves nodes
+            for node in reversed(path[: len(edges)]):
+                if node.proven is not None or not self._try_prove(node):
+                    break
+
+    # ------------------------------------------------------------------ solver
+    def _try_prove(self, node: Node) -> bool:
+        """Prove ``node`` if a child is a proven win for its mover, or every child is proven."""
+        if not self.config.solver:
+            return False
+        player = node.to_play
+        best: tuple[float, ...] | None = None
+        complete = node.fully_expanded
+        for child in node.children:
+            proven = child.proven
+            if proven is None:
+                complete = False
+                continue
+            if proven[player] >= WIN:
+                node.proven = proven
+                return True
+            if best is None or proven[player] > best[player]:
+                best = proven
+        if complete and best is not None:
+            node.proven = best
+            return True
+        return False
+
+    def _prove(self, node: Node) -> None:
+        if not self._try_prove(node):  # CLOSED without the solver cannot happen; be safe
+            node.proven = max(
+                (c.proven for c in node.children if c.proven is not None),
+                key=lambda p: p[node.to_play],
+            )
+
+    # ------------------------------------------------------------------ tree reuse
+    def _prepare_root(self, game: Game, state: State) -> tuple[Node, int, int]:
+        game_id = getattr(game, "spec", type(game))
+        if not self.config.reuse or game_id != self._game_id:
+            self.table.clear()
+            self._game_id = game_id
+        key = game.key(state)
+        root = self.table.get(key)
+        if root is None:
+            self.table.clear()
+            root = self._make_node(game, state, key)
+            self.table.add(root)
+            return root, 0, 0
+        is_reachable = getattr(game, "is_reachable", None)
+        if is_reachable is not None:
+            pruned = self.table.prune_unreachable(lambda k: is_reachable(state, k))
+        else:
+            pruned = self.table.prune_to_descendants(root)
+        return root, len(self.table), pruned
+
+    # ------------------------------------------------------------------ the answer
+    def _edge_value(self, node: Node, i: int) -> float:
+        child = node.children[i]
+        if child.proven is not None:
+            return child.proven[node.to_play]
+        n = node.edge_visits[i]
+        return node.edge_value[i] / n if n else 0.0
+
+    def _robust_agrees(self, root: Node) -> bool:
+        if not root.children:
+            return True
+        most = max(range(len(root.children)), key=lambda i: root.edge_visits[i])
+        best = max(range(len(root.children)), key=lambda i: self._edge_value(root, i))
+        return most == best
+
+    def choose(self, node: Node, rule: str | None = None) -> int:
+        """Index of the child to play at ``node``: proven wins first, proven losses last."""
+        rule = rule or self.config.final_move
+        player = node.to_play
+        indices = range(len(node.children))
+        wins = [i for i in indices if (p := node.children[i].proven) is not None and p[player] >= WIN]
+        if wins:
+            return max(wins, key=lambda i: node.edge_visits[i])
+        candidates = [
+            i for i in indices if (p := node.children[i].proven) is None or p[player] > LOSS
+        ] or list(indices)
+        visits, value = node.edge_visits, self._edge_value
+        if rule == "value":
+            pick = max(candidates, key=lambda i: (value(node, i), visits[i]))
+        else:
+            pick = max(candidates, key=lambda i: (visits[i], value(node, i)))
+        proven = [i for i in candidates if node.children[i].proven is not None]
+        if proven:  # an exact result beats an estimate that is no better
+            safest = max(proven, key=lambda i: value(node, i))
+            if value(node, safest) >= value(node, pick):
+                pick = safest
+        return pick
+
+    def _result(
+        self, root: Node, iterations: int, elapsed: float, reused: int, pruned: int
+    ) -> SearchResult:
+        player = root.to_play
+        if not root.children:  # no simulation ran (e.g. a zero-time budget): any legal action
+            best_action = root.actions[0]
+        else:
+            best_action = root.actions[self.choose(root)]
+        stats = []
+        for i, action in enumerate(root.actions):
+            prior = root.priors[i] if root.priors is not None else None
+            if i < len(root.children):
+                proven = root.children[i].proven
+                stats.append(
+                    ChildStats(
+                        action=action,
+                        visits=root.edge_visits[i],
+                        value=self._edge_value(root, i),
+                        prior=prior,
+                        proven=_label(proven[player]) if proven is not None else None,
+                    )
+                )
+            else:
+                stats.append(ChildStats(action, 0, 0.0, prior, None))
+        stats.sort(key=lambda s: (-s.visits, s.action))
+        total = sum(root.edge_visits)
+        root_value = (
+            root.proven[player]
+            if root.proven is not None
+            else (sum(root.edge_value) / total if total else 0.0)
+        )
+        return SearchResult(
+            best_action=best_action,
+            iterations=iterations,
+            elapsed=elapsed,
+            nodes=len(self.table),
+            reused_nodes=reused,
+            pruned_nodes=pruned,
+            children=tuple(stats),
+            principal_variation=tuple(self._principal_variation(root, best_action)),
+            root_value=root_value,
+            proven=_label(root.proven[player]) if root.proven is not None else None,
+            to_play=player,
+        )
+
+    def _principal_variation(self, root: Node, best_action: int, limit: int = 64) -> list[int]:
+        line = [best_action]
+        node = root.children[root.actions.index(best_action)] if root.children else None
+        seen = {root.key}
+        while node is not None and node.children and len(line) < limit and node.key not in seen:
+            seen.add(node.key)
+            i = self.choose(node, "visits")
+            line.append(node.actions[i])
+            node = node.children[i]
+        return line
+
+
+def _label(value: float) -> Proven:
+    return "win" if value >= WIN else "loss" if value <= LOSS else "draw"

@@ -1,0 +1,196 @@
+"""The search against outside truths: perfect play, known game values, solved positions."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from envs import connect_four_v0, nim_v0, tic_tac_toe_v0
+from envs.games.connect_four import ConnectFour
+from mcts_agents import MCTS, Budget, MCTSAgent, SearchConfig
+from tests.reference import exact_returns, optimal_actions
+
+TTT = tic_tac_toe_v0.raw_env().game
+SOLVE_TTT = exact_returns(TTT)
+
+
+def search(game: Any, state: Any, iterations: int, seed: int = 0, **options: Any) -> Any:
+    return MCTS(Budget(iterations=iterations), SearchConfig(**options), seed=seed).search(
+        game, state
+    )
+
+
+# --------------------------------------------------------------------------- tic-tac-toe
+@pytest.mark.parametrize("mcts_seat", [0, 1])
+@pytest.mark.parametrize("seed", range(3))
+def test_never_loses_to_perfect_play(mcts_seat: int, seed: int) -> None:
+    """20k iterations per move against a minimax player that picks among optimal moves."""
+    env = tic_tac_toe_v0.raw_env()
+    env.reset()
+    agent = MCTSAgent(iterations=20_000, seed=seed)
+    rng = random.Random(seed)
+    while not TTT.is_terminal(env.state):
+        if TTT.to_play(env.state) == mcts_seat:
+            env.step(agent.act(env))
+        else:
+            env.step(rng.choice(optimal_actions(TTT, env.state, SOLVE_TTT)))
+    assert TTT.returns(env.state)[mcts_seat] >= 0
+
+
+def test_self_play_draws() -> None:
+    env = tic_tac_toe_v0.raw_env()
+    env.reset()
+    agents = [MCTSAgent(iterations=20_000, seed=1), MCTSAgent(iterations=20_000, seed=2)]
+    while not TTT.is_terminal(env.state):
+        env.step(agents[TTT.to_play(env.state)].act(env))
+    assert TTT.returns(env.state) == (0.0, 0.0)
+
+
+def test_solver_proves_empty_board_a_draw() -> None:
+    result = search(TTT, TTT.initial_state(), 200_000)
+    assert result.proven == "draw"
+    assert result.iterations < 200_000  # a proven root stops the search
+    assert result.root_value == 0.0
+
+
+def test_solver_agrees_with_minimax_on_random_positions() -> None:
+    rng = random.Random(7)
+    checked = 0
+    while checked < 300:
+        state = TTT.initial_state()
+        for _ in range(rng.randrange(0, 8)):
+            if TTT.is_terminal(state):
+                break
+            state = TTT.next_state(state, rng.choice(TTT.legal_actions(state)))
+        if TTT.is_terminal(state):
+            continue
+        result = search(TTT, state, 50_000, seed=checked)
+        me = TTT.to_play(state)
+        truth = SOLVE_TTT(state)[me]
+        assert result.proven == {1.0: "win", 0.0: "draw", -1.0: "loss"}[truth], state
+        assert SOLVE_TTT(TTT.next_state(state, result.best_action))[me] == truth
+        checked += 1
+
+
+def test_transpositions_bound_the_table() -> None:
+    """5,478 positions exist; without transpositions 100k iterations would add ~100k nodes."""
+    result = search(TTT, TTT.initial_state(), 100_000, solver=False)
+    assert result.iterations == 100_000
+    assert result.nodes <= 5478
+
+
+# --------------------------------------------------------------------------- nim
+@pytest.mark.parametrize("pile", [n for n in range(5, 21) if n % 4])
+def test_nim_takes_pile_mod_4(pile: int) -> None:
+    """One pile, take 1-3, last chip wins: the winning move leaves a multiple of 4."""
+    env = nim_v0.raw_env(piles=(pile,), max_take=3)
+    env.reset()
+    agent = MCTSAgent(iterations=3000, seed=pile)
+    action = agent.act(env)
+    assert env.game.action_to_string(env.state, action).endswith(f"take {pile % 4}")
+
+
+# --------------------------------------------------------------------------- connect four
+# Columns played from the empty board; the mover then has a forced win in n moves.
+FORCED_WINS = [
+    ([3, 0, 3, 0, 3, 0], 1, {3}),  # vertical three: complete it
+    ([0, 0, 1, 1, 2, 2], 1, {3}),  # bottom row 0-1-2: play 3
+    ([1, 6, 2, 6, 0, 5], 1, {3}),  # horizontal three with one open end... the mover is X
+    ([2, 2, 3, 3, 6, 6], 2, {1, 4}),  # open two on the bottom row: 1 or 4 makes an open three
+]
+
+
+@pytest.mark.parametrize(("moves", "depth", "winning"), FORCED_WINS)
+def test_connect_four_forced_wins_are_proven_and_played(
+    moves: list[int], depth: int, winning: set[int]
+) -> None:
+    env = connect_four_v0.raw_env()
+    env.reset()
+    for column in moves:
+        env.step(column)
+    result = MCTSAgent(iterations=50_000, seed=0).search(env)
+    assert result.proven == "win"
+    assert result.best_action in winning
+
+
+def test_connect_four_forced_win_in_three_from_reference_search() -> None:
+    """Positions where a depth-limited exact search finds a win in <= 3 of the mover's moves."""
+    game = ConnectFour()
+    rng = random.Random(11)
+    found = 0
+    while found < 5:
+        state = game.initial_state()
+        for _ in range(rng.randrange(8, 20)):
+            state = game.next_state(state, rng.choice(game.legal_actions(state)))
+            if game.is_terminal(state):
+                break
+        if game.is_terminal(state):
+            continue
+        me = game.to_play(state)
+        wins = [a for a in game.legal_actions(state) if _forced_win(game, game.next_state(state, a), me, 5)]
+        if not wins:
+            continue
+        result = search(game, state, 60_000, seed=found)
+        assert result.proven == "win", (state, wins)
+        assert result.best_action in wins
+        found += 1
+
+
+def _forced_win(game: ConnectFour, state: Any, me: int, plies: int) -> bool:
+    """Exact: can ``me`` force a win within ``plies`` more plies (AND-OR search)?"""
+    if game.is_terminal(state):
+        return game.returns(state)[me] == 1.0
+    if plies == 0:
+        return False
+    children = (game.next_state(state, a) for a in game.legal_actions(state))
+    if game.to_play(state) == me:
+        return any(_forced_win(game, c, me, plies - 1) for c in children)
+    return all(_forced_win(game, c, me, plies - 1) for c in children)
+
+
+# --------------------------------------------------------------------------- result, options
+def test_result_is_inspectable() -> None:
+    env = connect_four_v0.raw_env()
+    env.reset()
+    result = MCTSAgent(iterations=500, seed=0).search(env)
+    data = json.loads(json.dumps(result.to_dict()))
+    assert data["best_action"] == result.best_action and data["iterations"] == 500
+    assert sum(c.visits for c in result.children) == 500
+    assert {c.action for c in result.children} == set(range(7))
+    assert all(-1.0 <= c.value <= 1.0 for c in result.children)
+    assert result.principal_variation[0] == result.best_action
+    assert result.elapsed > 0 and result.nodes > 1
+    text = str(result)
+    assert "best action" in text and "visits" in text
+
+
+@pytest.mark.parametrize("selection", ["ucb1", "ucb1_tuned", "puct"])
+@pytest.mark.parametrize("final_move", ["visits", "value", "robust_max"])
+def test_every_rule_finds_the_forced_win(selection: str, final_move: str) -> None:
+    env = connect_four_v0.raw_env()
+    env.reset()
+    for column in [3, 0, 3, 0, 3, 0]:
+        env.step(column)
+    for solver in (True, False):
+        agent = MCTSAgent(
+            iterations=3000, seed=0, selection=selection, final_move=final_move, solver=solver
+        )
+        assert agent.act(env) == 3
+
+
+def test_same_seed_same_moves() -> None:
+    def play(seed: int) -> list[int]:
+        env = connect_four_v0.raw_env()
+        env.reset()
+        agents = [MCTSAgent(iterations=300, seed=seed), MCTSAgent(iterations=200, seed=seed + 1)]
+        moves = []
+        while not env.game.is_terminal(env.state):
+            moves.append(agents[env.game.to_play(env.state)].act(env))
+            env.step(moves[-1])
+        return moves
+
+    assert play(5) == play(5)
+    assert play(5) != play(6)
