@@ -113,7 +113,7 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[AgentID, dict[str, Any]] = {agent: {} for agent in self.agents}
         self.agent_selection = self.possible_agents[self._game.to_play(self._state)]
 
     def observe(self, agent: AgentID) -> Observation:

@@ -43,14 +43,18 @@ class Nim(BoardGame[State]):
                 f"piles must be a non-empty sequence of positive ints, got {piles!r}"
             )
         if len(piles) == 0:
-            raise InvalidParameterError("piles must be a non-empty sequence of positive ints, got []")
+            raise InvalidParameterError(
+                f"piles must be a non-empty sequence of positive ints, got {piles!r}"
+            )
         for i, size in enumerate(piles):
             if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
                 raise InvalidParameterError(
                     f"piles[{i}] must be a positive int, got {size!r} (piles={piles!r})"
                 )
         if max_take is not None and (
-            isinstance(max_take, bool) or not isinstance(max_take, (int, np.integer)) or max_take < 1
+            isinstance(max_take, bool)
+            or not isinstance(max_take, (int, np.integer))
+            or max_take < 1
         ):
             raise InvalidParameterError(
                 f"max_take must be a positive int or None (no limit), got {max_take!r}"
@@ -79,9 +83,7 @@ class Nim(BoardGame[State]):
 
     def legal_actions(self, state: State) -> list[int]:
         limit = self.take_limit
-        return [
-            i * limit + t for i, size in enumerate(state[0]) for t in range(min(size, limit))
-        ]
+        return [i * limit + t for i, size in enumerate(state[0]) for t in range(min(size, limit))]
 
     def is_legal(self, state: State, action: int) -> bool:
         pile, take = divmod(action, self.take_limit)
@@ -118,13 +120,13 @@ class Nim(BoardGame[State]):
         key_piles = key[0]
         if not isinstance(key_piles, tuple) or len(key_piles) != len(piles):
             return False
-        if any(k < 0 or k > p for k, p in zip(key_piles, piles)):
+        if any(k < 0 or k > p for k, p in zip(key_piles, piles, strict=True)):
             return False
         removed = sum(piles) - sum(key_piles)
         if removed == 0:
             return key == state
         limit = self.take_limit
-        fewest = sum(-(-(p - k) // limit) for k, p in zip(key_piles, piles))
+        fewest = sum(-(-(p - k) // limit) for k, p in zip(key_piles, piles, strict=True))
         turn_changes = (key[1] - player) & 1
         return fewest < removed or (removed - turn_changes) % 2 == 0
 

@@ -164,7 +164,7 @@ class UltimateTicTacToe(BoardGame[State]):
             [(b0 >> (9 * b)) & _ALL9 for b in range(9)],
             [(b1 >> (9 * b)) & _ALL9 for b in range(9)],
         ]
-        occupied = [s0 | s1 for s0, s1 in zip(stones[0], stones[1])]
+        occupied = [s0 | s1 for s0, s1 in zip(stones[0], stones[1], strict=True)]
         won = [w0, w1]
         # number of empty cells in open boards: the legal moves under free choice
         free = sum(9 - _popcount(occupied[b]) for b in _BITS[~closed & _ALL9])
