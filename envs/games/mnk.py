@@ -4,9 +4,9 @@ Covers tic-tac-toe (3,3,3), free-style Gomoku (15,15,5: five *or more* in a row 
 with ``stones_per_turn=2``, "tic-tac-toe deluxe"; with ``num_players`` of 3 or 4, every player
 has a mark of their own and the first to make a line wins.
 
-Action ``row * n + col`` puts a stone on that empty cell. Bit ``row * (n + 1) + col`` of a
-player's bitboard is that cell: each row has one spare bit at its end, so no line wraps from one
-row into the next.
+Action ``row * n + col`` puts a stone on that empty cell, and bit ``row * n + col`` of a
+player's bitboard is that cell (the winning lines are precomputed masks, so no spare bits are
+needed to stop lines wrapping from one row into the next).
 
 State: ``(stones_0, ..., stones_{P-1}, count, status)``: one bitboard per player, the number of
 stones on the board, and ``status`` (0 running, ``p + 1`` player ``p`` won, ``P + 1`` draw).
@@ -89,11 +89,13 @@ class MNK(BoardGame[State]):
         self.num_actions = cells
         self.observation_shape = (m, n, num_players)
         self._cells = cells
-        stride = n + 1
-        self._bits = tuple(1 << (r * stride + c) for r in range(m) for c in range(n))
+        self._bits = tuple(1 << action for action in range(cells))
         self._lines = tuple(self._line_groups(r, c) for r in range(m) for c in range(n))
         #: all k-windows through each cell, ungrouped: faster for short lines (k <= 3).
-        self._windows = tuple(tuple(w for _, ws in groups for w in ws) for groups in self._lines)
+        self._windows = tuple(
+            tuple(dict.fromkeys(w for _, ws in groups for w in ws))  # k = 1: 4 equal windows
+            for groups in self._lines
+        )
         self._grouped = k > 3
         #: player to place stone number ``count`` (0-based), for every count on the board.
         self._mover = tuple(self._player_of(count) for count in range(cells + 1))
@@ -112,7 +114,7 @@ class MNK(BoardGame[State]):
 
     def _line_groups(self, r: int, c: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
         """Per direction: (mask of the two neighbours of the cell, the k-windows through it)."""
-        m, n, k, stride = self.m, self.n, self.k, self.n + 1
+        m, n, k = self.m, self.n, self.k
 
         def on_board(rr: int, cc: int) -> bool:
             return 0 <= rr < m and 0 <= cc < n
@@ -123,14 +125,14 @@ class MNK(BoardGame[State]):
             for start in range(-k + 1, 1):
                 cells = [(r + (start + i) * dr, c + (start + i) * dc) for i in range(k)]
                 if all(on_board(rr, cc) for rr, cc in cells):
-                    windows.append(sum(1 << (rr * stride + cc) for rr, cc in cells))
+                    windows.append(sum(1 << (rr * n + cc) for rr, cc in cells))
             if not windows:
                 continue
             neighbours = 0
             for sign in (1, -1):
                 rr, cc = r + sign * dr, c + sign * dc
                 if on_board(rr, cc):
-                    neighbours |= 1 << (rr * stride + cc)
+                    neighbours |= 1 << (rr * n + cc)
             groups.append((neighbours, tuple(windows)))
         return tuple(groups)
 
@@ -179,10 +181,7 @@ class MNK(BoardGame[State]):
     def _wins_with(self, board: int, action: int) -> bool:
         """Whether ``board`` (which holds a stone on ``action``) has a line through that stone."""
         if not self._grouped:
-            for window in self._windows[action]:
-                if board & window == window:
-                    return True
-            return False
+            return any(board & window == window for window in self._windows[action])
         for neighbours, windows in self._lines[action]:
             if board & neighbours:
                 for window in windows:
