@@ -173,8 +173,10 @@ class Othello(BoardGame[State]):
     """
 
     def __init__(self, size: int = 8) -> None:
-        if isinstance(size, bool) or not isinstance(size, int) or not (
-            4 <= size <= 16 and size % 2 == 0
+        if (
+            isinstance(size, bool)
+            or not isinstance(size, int)
+            or not (4 <= size <= 16 and size % 2 == 0)
         ):
             raise InvalidParameterError(f"size must be an even int in [4, 16], got {size!r}")
         self.size = size
@@ -184,20 +186,18 @@ class Othello(BoardGame[State]):
         self.pass_action = size * size
         self.num_actions = size * size + 1
         self.observation_shape = (size, size, 2)
-        self._full = (1 << self.cells) - 1
         self._moves, self._flips = _kernels(size)
-        h = size // 2
-        self._white0 = (1 << ((h - 1) * size + h - 1)) | (1 << (h * size + h))
-        self._black0 = (1 << ((h - 1) * size + h)) | (1 << (h * size + h - 1))
-        self._initial: State = (
-            self._black0,
-            self._white0,
-            0,
-            self._moves(self._black0, self._white0),
-        )
+        h = size // 2  # white on the centre's main diagonal (d4, e5 on 8x8), black on the other
+        white = (1 << ((h - 1) * size + h - 1)) | (1 << (h * size + h))
+        black = (1 << ((h - 1) * size + h)) | (1 << (h * size + h - 1))
+        self._initial: State = (black, white, 0, self._moves(black, white))
 
     def params(self) -> dict[str, Hashable]:
         return {"size": self.size}
+
+    def __reduce__(self) -> tuple[type[Othello], tuple[int]]:
+        # The move kernels are closures (not picklable); the size alone rebuilds them.
+        return (type(self), (self.size,))
 
     # ------------------------------------------------------------------ rules
     def initial_state(self) -> State:
@@ -277,6 +277,11 @@ class Othello(BoardGame[State]):
         return key == state or (state[3] == 0 and key == self.next_state(state, self.pass_action))
 
     def rollout(self, state: State, rng: random.Random) -> tuple[float, ...]:
+        """Uniformly random play to the end, on bare bitboards (no states, no action lists).
+
+        Each placing move is the ``k``-th legal action in ascending order with
+        ``k = int(rng.random() * n)``; a forced pass draws no random number.
+        """
         own, other, player, moves = state
         if moves < 0:
             return self._score(own, other)
@@ -293,9 +298,8 @@ class Othello(BoardGame[State]):
                 own, other = other ^ flipped, own | move | flipped
                 player ^= 1
                 moves = gen(own, other)
-                if not moves:
-                    if not gen(other, own):
-                        break
+                if not moves and not gen(other, own):
+                    break  # neither side can move
             else:  # pass: the other player has a move by construction
                 own, other = other, own
                 player ^= 1
