@@ -35,8 +35,10 @@ def demo(name: str, iterations: int, seed: int) -> int:
     }
     print(f"{name}: MCTS ({iterations} iterations) as {env.possible_agents[0]} vs random\n")
     print(env.render(), "\n")
+    totals = dict.fromkeys(env.possible_agents, 0.0)
     for agent in env.agent_iter():
         _, reward, termination, truncation, _ = env.last()
+        totals[agent] += reward
         if termination or truncation:
             env.step(None)
             continue
@@ -44,8 +46,7 @@ def demo(name: str, iterations: int, seed: int) -> int:
         env.step(action)
         print(f"{agent} plays {action}")
         print(env.render(), "\n")
-    final = env.unwrapped.rewards
-    print("result:", ", ".join(f"{agent} {reward:+g}" for agent, reward in final.items()))
+    print("result:", ", ".join(f"{agent} {reward:+g}" for agent, reward in totals.items()))
     return 0
 
 

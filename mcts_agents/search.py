@@ -286,6 +286,11 @@ class MCTS:
         if root is None:
             self.table.clear()
             root = self._make_node(game, state, key)
+            evaluator = self.config.evaluator
+            if evaluator is not None and root.returns is None:
+                priors = evaluator(game, state)[1]
+                if priors is not None:
+                    self._set_priors(root, priors)
             self.table.add(root)
             return root, 0, 0
         is_reachable = getattr(game, "is_reachable", None)

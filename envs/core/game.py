@@ -34,6 +34,10 @@ class BoardGame(ABC, Generic[S]):
 
     name: str
     num_players: int
+    #: No position can repeat within a game (true of every game here: stones are only added,
+    #: chips only removed). A core whose positions can repeat must set this to False so the
+    #: search guards against cycles.
+    acyclic: bool = True
     num_actions: int
     observation_shape: tuple[int, ...]
 

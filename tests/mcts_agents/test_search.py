@@ -24,13 +24,14 @@ def search(game: Any, state: Any, iterations: int, seed: int = 0, **options: Any
 
 
 # --------------------------------------------------------------------------- tic-tac-toe
+@pytest.mark.parametrize("solver", [True, False])
 @pytest.mark.parametrize("mcts_seat", [0, 1])
 @pytest.mark.parametrize("seed", range(3))
-def test_never_loses_to_perfect_play(mcts_seat: int, seed: int) -> None:
+def test_never_loses_to_perfect_play(mcts_seat: int, seed: int, solver: bool) -> None:
     """20k iterations per move against a minimax player that picks among optimal moves."""
     env = tic_tac_toe_v0.raw_env()
     env.reset()
-    agent = MCTSAgent(iterations=20_000, seed=seed)
+    agent = MCTSAgent(iterations=20_000, seed=seed, solver=solver)
     rng = random.Random(seed)
     while not TTT.is_terminal(env.state):
         if TTT.to_play(env.state) == mcts_seat:
@@ -40,10 +41,14 @@ def test_never_loses_to_perfect_play(mcts_seat: int, seed: int) -> None:
     assert TTT.returns(env.state)[mcts_seat] >= 0
 
 
-def test_self_play_draws() -> None:
+@pytest.mark.parametrize("solver", [True, False])
+def test_self_play_draws(solver: bool) -> None:
     env = tic_tac_toe_v0.raw_env()
     env.reset()
-    agents = [MCTSAgent(iterations=20_000, seed=1), MCTSAgent(iterations=20_000, seed=2)]
+    agents = [
+        MCTSAgent(iterations=20_000, seed=1, solver=solver),
+        MCTSAgent(iterations=20_000, seed=2, solver=solver),
+    ]
     while not TTT.is_terminal(env.state):
         env.step(agents[TTT.to_play(env.state)].act(env))
     assert TTT.returns(env.state) == (0.0, 0.0)
@@ -90,7 +95,8 @@ def test_nim_takes_pile_mod_4(pile: int) -> None:
     env.reset()
     agent = MCTSAgent(iterations=3000, seed=pile)
     action = agent.act(env)
-    assert env.game.action_to_string(env.state, action).endswith(f"take {pile % 4}")
+    assert env.game.action_to_string(env.state, action) == f"take {pile % 4} from pile 0"
+    assert action == pile % 4 - 1  # one pile: action = take - 1
 
 
 # --------------------------------------------------------------------------- connect four

@@ -1,0 +1,264 @@
+"""The agent in live envs: tree reuse and pruning, budgets, n players, errors, env untouched."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from envs import connect_four_v0, multi_mnk_v0, othello_v0, tic_tac_toe_v0
+from mcts_agents import (
+    GameOverError,
+    InvalidOptionError,
+    MCTSAgent,
+    RandomAgent,
+)
+from tests.envs.conftest import VARIANTS, make_factory
+
+
+def fingerprint(env: Any) -> tuple[Any, ...]:
+    """Everything observable about an env: snapshot, observations, bookkeeping."""
+    raw = env.unwrapped
+    observations = tuple(
+        (o["observation"].tobytes(), o["action_mask"].tobytes())
+        for o in (raw.observe(a) for a in raw.possible_agents)
+    )
+    return (
+        raw.save_state(),
+        observations,
+        list(raw.agents),
+        raw.agent_selection,
+        dict(raw.rewards),
+        dict(raw._cumulative_rewards),
+        dict(raw.terminations),
+        dict(raw.truncations),
+        dict(raw.infos),
+    )
+
+
+# --------------------------------------------------------------------------- tree reuse
+def test_tree_is_reused_after_the_opponents_reply() -> None:
+    env = connect_four_v0.raw_env()
+    env.reset()
+    agent = MCTSAgent(iterations=5000, seed=0)
+    first = agent.search(env)
+    assert first.reused_nodes == 0
+    env.step(first.best_action)
+    env.step(first.principal_variation[1])  # the reply the search expected
+    second = agent.search(env)
+    assert second.reused_nodes > 0
+    assert second.pruned_nodes > 0
+    game, root = env.game, env.state
+    keys = list(agent.mcts.table.nodes)
+    assert all(game.is_reachable(root, key) for key in keys)
+    assert second.nodes == len(keys)
+
+
+def test_pruning_by_graph_walk_when_the_game_has_no_reachability_test() -> None:
+    """Without ``is_reachable`` the table keeps exactly what the stored graph reaches."""
+
+    class NoReachability:
+        def __init__(self, game: Any) -> None:
+            self.game = game
+            self.num_players = game.num_players
+            self.spec = game.spec
+
+        def __getattr__(self, name: str) -> Any:
+            if name == "is_reachable":
+                raise AttributeError(name)
+            return getattr(self.game, name)
+
+    core = connect_four_v0.raw_env().game
+    game = NoReachability(core)
+    agent = MCTSAgent(iterations=3000, seed=1)
+    state = core.initial_state()
+    first = agent.mcts.search(game, state)
+    state = core.next_state(core.next_state(state, first.best_action), first.principal_variation[1])
+    second = agent.mcts.search(game, state)
+    assert second.reused_nodes > 0 and second.pruned_nodes > 0
+    table = agent.mcts.table.nodes
+    reached = {core.key(state)}
+    stack = [table[core.key(state)]]
+    while stack:
+        for child in stack.pop().children:
+            if child.key not in reached:
+                reached.add(child.key)
+                stack.append(child)
+    assert set(table) == reached
+
+
+def test_new_game_starts_a_fresh_table() -> None:
+    env = connect_four_v0.raw_env()
+    env.reset()
+    agent = MCTSAgent(iterations=2000, seed=0)
+    env.step(agent.act(env))
+    env.step(3)
+    assert agent.search(env).reused_nodes > 0
+    env.reset()
+    env.step(0)  # a position the old table never held
+    result = agent.search(env)
+    assert result.reused_nodes == 0 and result.pruned_nodes == 0
+
+
+def test_reuse_off_keeps_nothing() -> None:
+    env = connect_four_v0.raw_env()
+    env.reset()
+    agent = MCTSAgent(iterations=2000, seed=0, reuse=False)
+    env.step(agent.act(env))
+    env.step(3)
+    assert agent.search(env).reused_nodes == 0
+
+
+@pytest.mark.parametrize("max_nodes", [1, 50, 1000])
+def test_max_nodes_is_never_exceeded(max_nodes: int) -> None:
+    env = connect_four_v0.raw_env()
+    env.reset()
+    agent = MCTSAgent(iterations=3000, max_nodes=max_nodes, seed=0)
+    for _ in range(6):
+        result = agent.search(env)
+        assert result.nodes <= max_nodes
+        assert len(agent.mcts.table) <= max_nodes
+        assert result.iterations == 3000  # the search goes on without adding nodes
+        env.step(result.best_action)
+
+
+def test_max_nodes_alone_is_a_budget() -> None:
+    env = othello_v0.raw_env()
+    env.reset()
+    result = MCTSAgent(max_nodes=500, seed=0).search(env)
+    assert result.nodes == 500
+
+
+def test_time_budget_is_anytime_and_overshoots_little() -> None:
+    env = othello_v0.raw_env()
+    env.reset()
+    agent = MCTSAgent(time_limit=0.2, seed=0)
+    start = time.perf_counter()
+    result = agent.search(env)
+    wall = time.perf_counter() - start
+    assert result.iterations > 10
+    assert result.elapsed >= 0.2
+    assert wall < 0.2 + 0.15  # one simulation past the deadline at most, plus overhead
+
+
+# --------------------------------------------------------------------------- n players
+def test_three_player_agent_beats_random_players() -> None:
+    wins = 0
+    games = 12
+    for game_index in range(games):
+        env = multi_mnk_v0.raw_env()
+        env.reset()
+        seat = game_index % 3
+        agents: dict[int, Any] = {p: RandomAgent(seed=game_index * 3 + p) for p in range(3)}
+        agents[seat] = MCTSAgent(iterations=400, seed=game_index)
+        while not env.game.is_terminal(env.state):
+            env.step(agents[env.game.to_play(env.state)].act(env))
+        wins += env.game.returns(env.state)[seat] == 1.0
+    # random play: each seat wins about 24% (draws 28%); a real planner wins most games
+    assert wins / games >= 0.75
+
+
+# --------------------------------------------------------------------------- live env
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), data=st.data())
+@pytest.mark.parametrize(("module", "variant", "kwargs"), VARIANTS, ids=[v[1] for v in VARIANTS])
+def test_search_leaves_the_live_env_unchanged(
+    module: str, variant: str, kwargs: dict[str, Any], seed: int, data: st.DataObject
+) -> None:
+    env = make_factory(module, kwargs)()
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    for _ in range(data.draw(st.integers(0, 30))):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        if env.terminations[env.agent_selection]:
+            break
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    if env.terminations[env.agent_selection]:
+        with pytest.raises(GameOverError):
+            MCTSAgent(iterations=10).act(env)
+        return
+    before = fingerprint(env)
+    action = MCTSAgent(iterations=100, seed=seed).act(env)
+    assert fingerprint(env) == before
+    assert env.observe(env.agent_selection)["action_mask"][action] == 1
+
+
+def test_full_wrapped_games_in_the_standard_loop() -> None:
+    env = connect_four_v0.env()
+    env.reset(seed=0)
+    agents = {"player_0": MCTSAgent(iterations=300, seed=0), "player_1": RandomAgent(seed=1)}
+    totals = dict.fromkeys(agents, 0.0)
+    for agent in env.agent_iter():
+        _, reward, termination, truncation, _ = env.last()
+        totals[agent] += reward
+        action = None if termination or truncation else agents[agent].act(env)
+        env.step(action)
+    assert totals == {"player_0": 1.0, "player_1": -1.0}  # a planner beats random
+
+
+# --------------------------------------------------------------------------- errors
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({}, "budget"),
+        ({"iterations": 0}, "iterations"),
+        ({"iterations": 1.5}, "iterations"),
+        ({"time_limit": -1}, "time_limit"),
+        ({"time_limit": float("nan")}, "time_limit"),
+        ({"max_nodes": True}, "max_nodes"),
+        ({"iterations": 10, "c": -1}, "c must"),
+        ({"iterations": 10, "selection": "ucb2"}, "selection"),
+        ({"iterations": 10, "final_move": "best"}, "final_move"),
+        ({"iterations": 10, "solver": "yes"}, "solver"),
+        ({"iterations": 10, "rollout_depth": -2}, "rollout_depth"),
+        ({"iterations": 10, "cutoff_value": 3}, "cutoff_value"),
+        ({"iterations": 10, "evaluator": 5}, "evaluator"),
+        ({"iterations": 10, "explore": 2}, "unknown option"),
+    ],
+)
+def test_bad_options_name_the_option(kwargs: dict[str, Any], match: str) -> None:
+    with pytest.raises(InvalidOptionError, match=match):
+        MCTSAgent(**kwargs)
+
+
+def test_finished_game_raises() -> None:
+    env = tic_tac_toe_v0.raw_env()
+    env.reset()
+    for action in (0, 3, 1, 4, 2):
+        env.step(action)
+    with pytest.raises(GameOverError):
+        MCTSAgent(iterations=10).act(env)
+    with pytest.raises(GameOverError):
+        RandomAgent(seed=0).act(env)
+
+
+def test_random_agent_is_seeded_and_legal() -> None:
+    env = othello_v0.raw_env()
+    env.reset()
+    picks = [RandomAgent(seed=3).act(env) for _ in range(3)]
+    assert len(set(picks)) == 1 and picks[0] in env.legal_actions()
+
+
+def test_evaluator_and_rollout_depth_options() -> None:
+    """A constant evaluator with priors on one move: PUCT follows the prior."""
+    env = connect_four_v0.raw_env()
+    env.reset()
+    calls = []
+
+    def evaluator(game: Any, state: Any) -> tuple[tuple[float, float], dict[int, float]]:
+        calls.append(state)
+        return (0.0, 0.0), {5: 0.9}
+
+    agent = MCTSAgent(iterations=200, seed=0, selection="puct", evaluator=evaluator)
+    result = agent.search(env)
+    assert len(calls) >= 150  # one evaluation per new node
+    assert result.best_action == 5
+    assert result.child(5).prior == pytest.approx(0.9 / 0.9)  # normalised over legal moves
+
+    capped = MCTSAgent(iterations=300, seed=0, rollout_depth=0, cutoff_value=0.0).search(env)
+    assert all(c.value == 0.0 for c in capped.children)  # every playout cut at once: value 0
