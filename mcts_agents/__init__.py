@@ -8,6 +8,7 @@ from mcts_agents.errors import (
     IllegalActionError,
     InvalidOptionError,
     NoLegalActionError,
+    NotResetError,
 )
 from mcts_agents.game import Game
 from mcts_agents.result import ChildStats, SearchResult
@@ -27,6 +28,7 @@ __all__ = [
     "InvalidOptionError",
     "MCTSAgent",
     "NoLegalActionError",
+    "NotResetError",
     "RandomAgent",
     "SearchConfig",
     "SearchResult",

@@ -14,7 +14,11 @@ from typing import Any
 import envs
 from mcts_agents.agent import MCTSAgent, RandomAgent
 
-ENV_NAMES = {variant: (module, kwargs) for module, v in envs.ENV_MODULES.items() for variant, kwargs in v.items()}
+ENV_NAMES = {
+    variant: (module, kwargs)
+    for module, v in envs.ENV_MODULES.items()
+    for variant, kwargs in v.items()
+}
 
 
 def make_env(name: str, render_mode: str | None = None) -> Any:
@@ -29,7 +33,7 @@ def demo(name: str, iterations: int, seed: int) -> int:
     """MCTS (player_0) against random (player_1): print every position and the result."""
     env = make_env(name, render_mode="ansi")
     env.reset(seed=seed)
-    players = {
+    players: dict[str, MCTSAgent | RandomAgent] = {
         env.possible_agents[0]: MCTSAgent(iterations=iterations, seed=seed),
         **{agent: RandomAgent(seed=seed + i) for i, agent in enumerate(env.possible_agents[1:], 1)},
     }

@@ -14,7 +14,9 @@ FinalMove = Literal["visits", "value", "robust_max"]
 
 #: An evaluator maps ``(game, state)`` to per-player values in [-1, 1] and optional priors
 #: (a mapping action -> prior, or a sequence indexed by action); ``None`` priors mean uniform.
-Evaluator = Callable[[Any, Any], tuple[Sequence[float], "Mapping[int, float] | Sequence[float] | None"]]
+Evaluator = Callable[
+    [Any, Any], tuple[Sequence[float], "Mapping[int, float] | Sequence[float] | None"]
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +53,9 @@ class Budget:
             or not math.isfinite(limit)
             or limit <= 0
         ):
-            raise InvalidOptionError(f"time_limit must be a positive number of seconds, got {limit!r}")
+            raise InvalidOptionError(
+                f"time_limit must be a positive number of seconds, got {limit!r}"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +110,9 @@ class SearchConfig:
         if self.fpu is not None:
             number("fpu", self.fpu)
         depth = self.rollout_depth
-        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
+        if depth is not None and (
+            isinstance(depth, bool) or not isinstance(depth, int) or depth < 0
+        ):
             raise InvalidOptionError(f"rollout_depth must be an int >= 0 or None, got {depth!r}")
         number("cutoff_value", self.cutoff_value)
         if not -1.0 <= self.cutoff_value <= 1.0:
@@ -115,7 +121,9 @@ class SearchConfig:
             raise InvalidOptionError(f"evaluator must be callable, got {self.evaluator!r}")
         for flag in ("expand_all", "solver", "reuse"):
             if not isinstance(getattr(self, flag), bool):
-                raise InvalidOptionError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+                raise InvalidOptionError(
+                    f"{flag} must be True or False, got {getattr(self, flag)!r}"
+                )
         if self.final_move not in ("visits", "value", "robust_max"):
             raise InvalidOptionError(
                 f"final_move must be 'visits', 'value' or 'robust_max', got {self.final_move!r}"

@@ -13,6 +13,10 @@ class NoLegalActionError(ValueError):
     """A live env whose agent to move has no legal action."""
 
 
+class NotResetError(ValueError):
+    """An env with no game in progress: ``reset()`` was never called."""
+
+
 class CloneError(TypeError):
     """An env that cannot be cloned faithfully (names the env class and why)."""
 
@@ -23,4 +27,5 @@ __all__ = [
     "IllegalActionError",
     "InvalidOptionError",
     "NoLegalActionError",
+    "NotResetError",
 ]

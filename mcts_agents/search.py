@@ -56,33 +56,30 @@ class MCTS:
 
     # ------------------------------------------------------------------ the loop
     def _run(self, game: Game, root: Node, start: float) -> int:
-        budget, table = self.budget, self.table
-        max_iterations = budget.iterations
+        budget = self.budget
+        limit = budget.iterations
         deadline = start + budget.time_limit if budget.time_limit is not None else None
-        node_cap_stops = budget.iterations is None and budget.time_limit is None
-        max_nodes = budget.max_nodes
+        # with no other limit, a full table ends the search; otherwise it only stops growth
+        full_table_stops = limit is None and deadline is None
         iterations = 0
         extended = False
         while root.proven is None:
-            if max_iterations is not None and iterations >= max_iterations:
-                done = True
-            elif deadline is not None and perf_counter() >= deadline:
-                done = True
-            else:
-                done = node_cap_stops and max_nodes is not None and len(table) >= max_nodes
-            if done:
+            spent = (
+                (limit is not None and iterations >= limit)
+                or (deadline is not None and perf_counter() >= deadline)
+                or (full_table_stops and len(self.table) >= budget.max_nodes)  # type: ignore[operator]
+            )
+            if spent:
                 if self.config.final_move != "robust_max" or self._robust_agrees(root):
                     break
-                if not extended:  # search a little longer for a robust-max child
-                    extended = True
-                    if max_iterations is not None:
-                        max_iterations += int(max_iterations * ROBUST_MAX_EXTENSION) + 1
-                    if deadline is not None:
-                        deadline += (deadline - start) * ROBUST_MAX_EXTENSION
-                    if node_cap_stops:
-                        break
-                    continue
-                break
+                if extended or full_table_stops:
+                    break
+                extended = True  # robust-max: search up to 50% longer for an agreeing child
+                if limit is not None:
+                    limit += int(limit * ROBUST_MAX_EXTENSION) + 1
+                if deadline is not None:
+                    deadline += (deadline - start) * ROBUST_MAX_EXTENSION
+                continue
             self._simulate(game, root)
             iterations += 1
         return iterations
@@ -202,7 +199,7 @@ class MCTS:
         fast = getattr(game, "rollout", None)
         if depth is None:
             if fast is not None:
-                return fast  # type: ignore[no-any-return]
+                return fast
             return lambda state, rng: default_rollout(game, state, rng)
         cutoff = (self.config.cutoff_value,) * game.num_players
 
@@ -232,7 +229,7 @@ class MCTS:
 
     def _backup(self, path: list[Node], edges: list[int], values: Sequence[float]) -> None:
         tuned = self.config.selection == "ucb1_tuned"
-        for node, i in zip(path, edges):
+        for node, i in zip(path, edges, strict=False):  # the leaf has no edge
             node.visits += 1
             node.edge_visits[i] += 1
             v = values[node.to_play]
@@ -320,7 +317,9 @@ class MCTS:
         rule = rule or self.config.final_move
         player = node.to_play
         indices = range(len(node.children))
-        wins = [i for i in indices if (p := node.children[i].proven) is not None and p[player] >= WIN]
+        wins = [
+            i for i in indices if (p := node.children[i].proven) is not None and p[player] >= WIN
+        ]
         if wins:
             return max(wins, key=lambda i: node.edge_visits[i])
         candidates = [
@@ -342,10 +341,8 @@ class MCTS:
         self, root: Node, iterations: int, elapsed: float, reused: int, pruned: int
     ) -> SearchResult:
         player = root.to_play
-        if not root.children:  # no simulation ran (e.g. a zero-time budget): any legal action
-            best_action = root.actions[0]
-        else:
-            best_action = root.actions[self.choose(root)]
+        # with no simulation run (a tiny time budget) any legal action will do
+        best_action = root.actions[self.choose(root)] if root.children else root.actions[0]
         stats = []
         for i, action in enumerate(root.actions):
             prior = root.priors[i] if root.priors is not None else None

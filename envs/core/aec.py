@@ -140,7 +140,7 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
         self._state = state
         self._cumulative_rewards[agent] = 0.0
         if game.is_terminal(state):
-            self.rewards = dict(zip(self.possible_agents, game.returns(state)))
+            self.rewards = dict(zip(self.possible_agents, game.returns(state), strict=True))
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             self.rewards = dict.fromkeys(self.agents, 0.0)

@@ -113,7 +113,8 @@ class BoardGame(ABC, Generic[S]):
         """Type- and range-check ``action`` (not its legality) and return it as an int."""
         if isinstance(action, (bool, np.bool_)):
             raise ActionTypeError(
-                f"{self.name}: action must be an int in [0, {self.num_actions}), got bool {action!r}"
+                f"{self.name}: action must be an int in [0, {self.num_actions}), "
+                f"got bool {action!r}"
             )
         try:
             index = operator.index(action)
@@ -144,7 +145,7 @@ class BoardGame(ABC, Generic[S]):
 
     @abstractmethod
     def observation(self, state: S, player: int) -> np.ndarray:
-        """Int8 planes of ``observation_shape`` from ``player``'s point of view (own pieces first)."""
+        """Int8 planes of ``observation_shape`` from ``player``'s view (own pieces first)."""
 
     @abstractmethod
     def grid(self, state: S) -> np.ndarray:

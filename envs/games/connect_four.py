@@ -164,8 +164,12 @@ class ConnectFour(BoardGame[State]):
         symbols = ".XO"
         rows = ["".join(symbols[v] for v in row) for row in self.grid(state)]
         footer = "".join(str(c % 10) for c in range(self.width))
-        status = {RUNNING: f"{'XO'[state[2] & 1]} to play", WIN_0: "X wins", WIN_1: "O wins",
-                  DRAW: "draw"}[state[3]]
+        status = {
+            RUNNING: f"{'XO'[state[2] & 1]} to play",
+            WIN_0: "X wins",
+            WIN_1: "O wins",
+            DRAW: "draw",
+        }[state[3]]
         return "\n".join([*rows, footer, status])
 
     def action_to_string(self, state: State, action: int) -> str:

@@ -136,7 +136,11 @@ def test_connect_four_forced_win_in_three_from_reference_search() -> None:
         if game.is_terminal(state):
             continue
         me = game.to_play(state)
-        wins = [a for a in game.legal_actions(state) if _forced_win(game, game.next_state(state, a), me, 5)]
+        wins = [
+            a
+            for a in game.legal_actions(state)
+            if _forced_win(game, game.next_state(state, a), me, 5)
+        ]
         if not wins:
             continue
         result = search(game, state, 60_000, seed=found)
