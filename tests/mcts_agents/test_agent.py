@@ -262,3 +262,60 @@ def test_evaluator_and_rollout_depth_options() -> None:
 
     capped = MCTSAgent(iterations=300, seed=0, rollout_depth=0, cutoff_value=0.0).search(env)
     assert all(c.value == 0.0 for c in capped.children)  # every playout cut at once: value 0
+
+
+# --------------------------------------------------------------------------- anyone's env
+def _play_through_generic_adapter(env: Any, agents: dict[str, Any]) -> dict[str, float]:
+    """The standard loop; every search must pick a legal move and leave the env untouched."""
+    from tests.mcts_agents.test_adapters import fingerprint
+
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        totals[agent] += reward
+        if termination or truncation:
+            env.step(None)
+            continue
+        before = fingerprint(env)
+        action = agents[agent].act(env)
+        if isinstance(agents[agent], MCTSAgent):  # (a random agent observes, as the loop does)
+            assert fingerprint(env) == before
+        mask = observation["action_mask"] if isinstance(observation, dict) else None
+        mask = info["action_mask"] if mask is None else mask
+        assert mask[action] == 1
+        env.step(action)
+    return totals
+
+
+def test_never_loses_to_random_on_pettingzoo_tictactoe() -> None:
+    from pettingzoo.classic import tictactoe_v3
+
+    for game in range(20):
+        env = tictactoe_v3.env()
+        env.reset(seed=game)
+        mcts_seat = env.possible_agents[game % 2]
+        agents: dict[str, Any] = {a: RandomAgent(seed=game) for a in env.possible_agents}
+        agents[mcts_seat] = MCTSAgent(iterations=300, seed=game)
+        totals = _play_through_generic_adapter(env, agents)
+        assert totals[mcts_seat] >= 0, f"lost game {game}"
+
+
+def test_full_game_on_pettingzoo_connect_four() -> None:
+    from pettingzoo.classic import connect_four_v3
+
+    env = connect_four_v3.env()
+    env.reset(seed=0)
+    agents = {"player_0": MCTSAgent(iterations=150, seed=0), "player_1": RandomAgent(seed=0)}
+    totals = _play_through_generic_adapter(env, agents)
+    assert totals == {"player_0": 1.0, "player_1": -1.0}
+
+
+def test_full_game_on_shimmy_openspiel_connect_four() -> None:
+    from shimmy import OpenSpielCompatibilityV0
+
+    env = OpenSpielCompatibilityV0(game_name="connect_four")
+    env.reset(seed=0)
+    agents = {"player_0": RandomAgent(seed=0), "player_1": MCTSAgent(iterations=300, seed=0)}
+    totals = _play_through_generic_adapter(env, agents)
+    # Shimmy reports the final reward on both of the last two ``last()`` calls, so compare signs
+    assert totals["player_1"] > 0 > totals["player_0"]
