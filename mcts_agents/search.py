@@ -148,11 +148,11 @@ class MCTS:
             if self.config.expand_all and k == 0:
                 self._create_siblings(game, node)
                 child = table.get(key)
-            if child is None:
-                child, values = self._new_node(game, state, key)
-                table.add(child)
-        elif child.visits == 0:  # created by expand_all, not evaluated yet
-            values = self._evaluate(game, state)[0]
+        if child is None:
+            child, values = self._new_node(game, state, key)
+            table.add(child)
+        elif child.visits == 0:  # stored by expand_all but never evaluated
+            values = self._first_evaluation(game, child)
         node.children.append(child)
         node.edge_visits.append(0)
         node.edge_value.append(0.0)
@@ -177,12 +177,16 @@ class MCTS:
 
     def _new_node(self, game: Game, state: State, key: Hashable) -> tuple[Node, Sequence[float]]:
         node = self._make_node(game, state, key)
+        return node, self._first_evaluation(game, node)
+
+    def _first_evaluation(self, game: Game, node: Node) -> Sequence[float]:
+        """Evaluate a node that has never been visited, keeping the evaluator's priors."""
         if node.returns is not None:
-            return node, node.returns
-        values, priors = self._evaluate(game, state)
+            return node.returns
+        values, priors = self._evaluate(game, node.state)
         if priors is not None:
             self._set_priors(node, priors)
-        return node, values
+        return values
 
     def _evaluate(self, game: Game, state: State) -> tuple[Sequence[float], Any]:
         """Per-player values of ``state`` (and priors, from an evaluator)."""

@@ -204,3 +204,58 @@ def test_same_seed_same_moves() -> None:
 
     assert play(5) == play(5)
     assert play(5) != play(6)
+
+
+# --------------------------------------------------------------------------- cycles
+class TokenRace:
+    """A two-player game whose positions repeat: a token on 0..4 moves -1 or +1.
+
+    Player 0 wins on reaching 4, player 1 on reaching 0; after 30 plies it is a draw. The key
+    leaves the ply count out on purpose, so the search sees cycles (position 2 -> 3 -> 2).
+    """
+
+    num_players = 2
+    acyclic = False
+
+    def initial_state(self) -> tuple[int, int]:
+        return (2, 0)
+
+    def to_play(self, state: tuple[int, int]) -> int:
+        return state[1] % 2
+
+    def legal_actions(self, state: tuple[int, int]) -> list[int]:
+        return [] if self.is_terminal(state) else [0, 1]
+
+    def next_state(self, state: tuple[int, int], action: int) -> tuple[int, int]:
+        return (state[0] + (1 if action else -1), state[1] + 1)
+
+    def is_terminal(self, state: tuple[int, int]) -> bool:
+        return state[0] in (0, 4) or state[1] >= 30
+
+    def returns(self, state: tuple[int, int]) -> tuple[float, float]:
+        return {4: (1.0, -1.0), 0: (-1.0, 1.0)}.get(state[0], (0.0, 0.0))
+
+    def key(self, state: tuple[int, int]) -> tuple[int, int]:
+        return (state[0], state[1] % 2)
+
+
+def test_cycles_are_guarded_and_the_search_ends() -> None:
+    game = TokenRace()
+    result = search(game, game.initial_state(), 3000)
+    assert result.iterations == 3000
+    assert result.nodes <= 10  # 5 squares x 2 players to move
+    assert result.best_action == 1  # player 0 heads for 4
+    # one step from the goal, the solver proves the win and plays it
+    near = search(game, (3, 0), 500)
+    assert near.best_action == 1 and near.proven == "win"
+
+
+def test_expand_all_creates_every_child_at_first_expansion() -> None:
+    game = ConnectFour()
+    one = MCTS(Budget(iterations=1), SearchConfig(expand_all=True), seed=0)
+    one.search(game, game.initial_state())
+    assert len(one.table) == 1 + 7  # the root and all its children
+    result = search(game, game.initial_state(), 3000, expand_all=True)
+    plain = search(game, game.initial_state(), 3000)
+    assert result.nodes > plain.nodes  # siblings stored before they are visited
+    assert sum(c.visits for c in result.children) == 3000
