@@ -1,6 +1,8 @@
 """mcts-agents: Monte Carlo Tree Search agents for PettingZoo turn-based games."""
 
+from mcts_agents.adapters import game_from_env
 from mcts_agents.agent import Agent, MCTSAgent, RandomAgent
+from mcts_agents.cloning import clone_env
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import (
     CloneError,
@@ -32,4 +34,6 @@ __all__ = [
     "RandomAgent",
     "SearchConfig",
     "SearchResult",
+    "clone_env",
+    "game_from_env",
 ]

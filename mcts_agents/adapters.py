@@ -18,25 +18,26 @@ in the clone, and then checks the clone against the live env before anyone trust
 
 from __future__ import annotations
 
-import copy
-import io
 import operator
 import random
-import socket
 import sys
-import threading
-import types
-import weakref
-from collections.abc import Callable, Hashable, Sequence
-from enum import Enum
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from envs.core.aec import BoardGameEnv
+from mcts_agents.cloning import (
+    Memo,
+    clone_env,
+    clone_with_memo,
+    describe_env,
+    info_mask,
+    verified_clone,
+    wrapper_chain,
+)
 from mcts_agents.errors import (
     CloneError,
     GameOverError,
@@ -53,8 +54,6 @@ __all__ = [
     "clone_env",
     "game_from_env",
 ]
-
-Memo = dict[int, Any]
 
 
 def game_from_env(env: Any) -> tuple[Game, State]:
@@ -101,7 +100,7 @@ def _bookkeeping(env: Any) -> tuple[list[Any], Any, dict[Any, bool], dict[Any, b
         return env.agents, env.agent_selection, env.terminations, env.truncations
     except AttributeError as error:
         raise NotResetError(
-            f"{_describe(env)} has no game in progress ({error}); call env.reset() first"
+            f"{describe_env(env)} has no game in progress ({error}); call env.reset() first"
         ) from None
 
 
@@ -215,413 +214,6 @@ def _openspiel_game(env: Any, raw: Any) -> tuple[OpenSpielGame, Any]:
     return OpenSpielGame(game), state.clone()
 
 
-# ---------------------------------------------------------------------------- the cloner
-class _Uncopyable(Exception):
-    """Internal: a value that cannot be cloned; ``path`` is built innermost first."""
-
-    def __init__(self, what: str, why: str) -> None:
-        super().__init__(what, why)
-        self.what, self.why = what, why
-        self.path: list[str] = []
-
-
-_Rule = Callable[[Any, Memo], Any]
-_RULES: dict[type, _Rule] = {}  # per-class copy rule, classified once (see _rule_for)
-
-_SHARED_TYPES: tuple[type, ...] = (
-    type(None),
-    bool,
-    int,
-    float,
-    complex,
-    str,
-    bytes,
-    range,
-    type,
-    types.BuiltinFunctionType,
-    types.ModuleType,
-    types.CodeType,
-    types.MethodWrapperType,
-    types.WrapperDescriptorType,
-    types.MethodDescriptorType,
-    type(Ellipsis),
-    type(NotImplemented),
-    property,
-    weakref.ref,
-    np.dtype,
-    np.generic,
-    Enum,
-)
-_REFUSED_TYPES: dict[type, str] = {
-    types.GeneratorType: "a generator's position cannot be copied",
-    types.CoroutineType: "a coroutine's position cannot be copied",
-    types.AsyncGeneratorType: "an async generator's position cannot be copied",
-    types.FrameType: "a frame cannot be copied",
-    types.TracebackType: "a traceback cannot be copied",
-    io.IOBase: "an open file or stream would be shared with the live env",
-    socket.socket: "a socket would be shared with the live env",
-    threading.Thread: "a thread cannot be copied",
-    type(threading.Lock()): "a lock cannot be copied, and sharing it couples clone and env",
-    type(threading.RLock()): "a lock cannot be copied, and sharing it couples clone and env",
-}
-_BUILTIN_CONTAINERS = (list, dict, tuple, set, frozenset, str, bytes, bytearray, int, float)
-
-
-def _copy(x: Any, memo: Memo) -> Any:
-    """Deep copy of ``x`` that bypasses EzPickle (see the module docstring)."""
-    y = memo.get(id(x), memo)
-    if y is not memo:
-        return y
-    rule = _RULES.get(type(x))
-    if rule is None:
-        rule = _RULES[type(x)] = _rule_for(type(x))
-    return rule(x, memo)
-
-
-def _rule_for(cls: type) -> _Rule:
-    """Classify ``cls`` once: share, refuse, copy by hand, or fall back to ``copy.deepcopy``."""
-    if cls is list:
-        return _copy_list
-    if cls is dict:
-        return _copy_dict
-    if cls is tuple:
-        return _copy_tuple
-    if issubclass(cls, _SHARED_TYPES) or cls.__module__.partition(".")[0] == "pygame":
-        return _share
-    for refused, why in _REFUSED_TYPES.items():
-        if issubclass(cls, refused):
-            return _refuser(cls, why)
-    if cls is types.MethodType:
-        return _copy_method
-    if cls is types.FunctionType:
-        return _copy_function
-    if cls is np.ndarray:
-        return _copy_array
-    if issubclass(cls, _BUILTIN_CONTAINERS):
-        return _fallback
-    if getattr(cls, "__del__", None) is not None:
-        return _refuser(cls, "it defines __del__, which every discarded clone would run")
-    custom_copy = getattr(cls, "__deepcopy__", None) is not None
-    if issubclass(cls, (AECEnv, EzPickle)) and not custom_copy:
-        return _copy_env_object
-    if _is_plain(cls) and not custom_copy:
-        return _copy_instance
-    return _fallback
-
-
-def _is_plain(cls: type) -> bool:
-    """Whether ``copy.deepcopy`` would copy ``cls`` instances by their ``__dict__`` alone."""
-    return (
-        cls.__reduce_ex__ is object.__reduce_ex__
-        and cls.__reduce__ is object.__reduce__
-        and getattr(cls, "__getstate__", None) is getattr(object, "__getstate__", None)
-        and not hasattr(cls, "__setstate__")
-        and not any("__slots__" in vars(base) for base in cls.__mro__)
-        and getattr(cls, "__dictoffset__", 0) != 0  # instances have a __dict__
-    )
-
-
-def _share(x: Any, memo: Memo) -> Any:
-    return x
-
-
-def _refuser(cls: type, why: str) -> _Rule:
-    def refuse(x: Any, memo: Memo) -> Any:
-        if any(x is s for s in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)):
-            return x  # the standard streams are shared, as copy.deepcopy would not dare either
-        raise _Uncopyable(cls.__name__, why)
-
-    return refuse
-
-
-def _fallback(x: Any, memo: Memo) -> Any:
-    try:
-        return copy.deepcopy(x, memo)
-    except Exception as error:
-        raise _Uncopyable(type(x).__name__, f"copy.deepcopy failed: {error!r}") from error
-
-
-# Exact types whose instances are immutable: a list or dict of only these is copied shallowly.
-_ATOMS = frozenset(
-    {type(None), bool, int, float, complex, str, bytes}
-    | {np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.float32, np.float64}
-)
-
-
-def _copy_list(x: list[Any], memo: Memo) -> list[Any]:
-    if _ATOMS.issuperset(map(type, x)):
-        y = memo[id(x)] = x[:]
-        return y
-    y = []
-    memo[id(x)] = y
-    try:
-        for v in x:
-            y.append(v if type(v) in _ATOMS else _copy(v, memo))
-    except _Uncopyable as error:
-        error.path.append(f"[{len(y)}]")
-        raise
-    return y
-
-
-def _copy_dict(x: dict[Any, Any], memo: Memo) -> dict[Any, Any]:
-    if _ATOMS.issuperset(map(type, x.values())) and _ATOMS.issuperset(map(type, x)):
-        y = memo[id(x)] = x.copy()
-        return y
-    y = {}
-    memo[id(x)] = y
-    k: Any = None
-    try:
-        for k, v in x.items():
-            y[k if type(k) in _ATOMS else _copy(k, memo)] = (
-                v if type(v) in _ATOMS else _copy(v, memo)
-            )
-    except _Uncopyable as error:
-        error.path.append(f"[{k!r}]")
-        raise
-    return y
-
-
-def _copy_tuple(x: tuple[Any, ...], memo: Memo) -> tuple[Any, ...]:
-    if _ATOMS.issuperset(map(type, x)):
-        return x
-    items: list[Any] = []
-    try:
-        for v in x:
-            items.append(_copy(v, memo))
-    except _Uncopyable as error:
-        error.path.append(f"[{len(items)}]")
-        raise
-    if all(a is b for a, b in zip(items, x, strict=True)):
-        return x
-    if id(x) in memo:  # a cycle through this tuple was copied meanwhile
-        return memo[id(x)]
-    y = memo[id(x)] = tuple(items)
-    return y
-
-
-def _copy_array(x: np.ndarray, memo: Memo) -> np.ndarray:
-    if x.dtype.hasobject:
-        return _fallback(x, memo)
-    y = x if not x.flags.writeable and x.flags.owndata else x.copy(order="K")
-    memo[id(x)] = y
-    return y
-
-
-def _copy_method(x: types.MethodType, memo: Memo) -> types.MethodType:
-    return types.MethodType(x.__func__, _copy(x.__self__, memo))
-
-
-def _copy_function(x: types.FunctionType, memo: Memo) -> types.FunctionType:
-    """A function is shared, unless it is a closure: then over copies of its cells' contents.
-
-    A closure such as ``lambda: self.board`` must reach the clone's board, not the live one.
-    Cells shared by several closures stay shared.
-    """
-    if not x.__closure__:
-        return x
-    fill = []
-    cells = []
-    for cell in x.__closure__:
-        new = memo.get(id(cell))
-        if new is None:
-            new = memo[id(cell)] = types.CellType()
-            fill.append((cell, new))
-        cells.append(new)
-    y = types.FunctionType(x.__code__, x.__globals__, x.__name__, x.__defaults__, tuple(cells))
-    y.__kwdefaults__ = x.__kwdefaults__
-    y.__dict__.update(x.__dict__)
-    memo[id(x)] = y
-    try:
-        for cell, new in fill:
-            try:
-                contents = cell.cell_contents
-            except ValueError:  # an empty cell
-                continue
-            new.cell_contents = _copy(contents, memo)
-    except _Uncopyable as error:
-        error.path.append(f".{x.__name__}.<closure>")
-        raise
-    return y
-
-
-def _copy_instance(x: Any, memo: Memo) -> Any:
-    cls: Any = type(x)
-    try:
-        y = cls.__new__(cls)
-    except Exception as error:
-        raise _Uncopyable(cls.__name__, f"{cls.__name__}.__new__() failed: {error!r}") from error
-    memo[id(x)] = y
-    fields = y.__dict__
-    name = None
-    try:
-        for name, value in x.__dict__.items():
-            fields[name] = value if type(value) in _ATOMS else _copy(value, memo)
-    except _Uncopyable as error:
-        error.path.append(f".{name}")
-        raise
-    return y
-
-
-def _copy_env_object(x: Any, memo: Memo) -> Any:
-    """An env or wrapper (or other EzPickle object): by its ``__dict__``, rendering off."""
-    y = _copy_instance(x, memo)
-    if y.__dict__.get("render_mode") is not None:
-        y.__dict__["render_mode"] = None
-    return y
-
-
-def _clone(env: Any, memo: Memo) -> Any:
-    """Unverified clone of ``env`` with ``memo`` (pre-seeded with objects to share)."""
-    try:
-        return _copy(env, memo)
-    except _Uncopyable as error:
-        where = "".join(reversed(error.path)) or "the env itself"
-        raise CloneError(
-            f"cannot clone {_describe(env)}: {where} is a {error.what} ({error.why})"
-        ) from error.__cause__
-    except RecursionError as error:
-        raise CloneError(f"cannot clone {_describe(env)}: it nests too deeply") from error
-
-
-def _describe(env: Any) -> str:
-    """The wrapper chain's class names and the env's registered name, for messages."""
-    chain = ">".join(type(obj).__name__ for obj in _wrapper_chain(env))
-    name = getattr(env.unwrapped, "metadata", {}).get("name")
-    return f"{chain} ({name})" if name else chain
-
-
-def clone_env(env: Any) -> Any:
-    """A verified deep copy of the AEC env ``env`` (every wrapper), with rendering turned off.
-
-    Unlike ``copy.deepcopy``, the clone holds the current position of PettingZoo's EzPickle
-    envs. The clone is checked against ``env`` (agent to move, agents, terminations,
-    truncations, rewards, cumulative rewards, every live agent's observation and the mover's
-    ``info["action_mask"]``); ``env`` is left bit for bit as it was.
-
-    Raises:
-        CloneError: something in ``env`` cannot be copied, or the clone does not match.
-    """
-    return _verified_clone(env, {})
-
-
-def _verified_clone(env: Any, memo: Memo) -> Any:
-    clone = _clone(env, memo)
-    problem = _mismatch(env, clone)
-    if problem is not None:
-        raise CloneError(f"cannot clone {_describe(env)} faithfully: {problem}")
-    return clone
-
-
-_BOOKKEEPING = ("agents", "terminations", "truncations", "rewards", "_cumulative_rewards")
-
-
-def _mismatch(env: Any, clone: Any) -> str | None:
-    """How ``clone`` differs from ``env`` (None if it does not); observes ``env`` harmlessly."""
-    missing = object()
-    selected = getattr(env, "agent_selection", missing)
-    if selected is missing:  # not reset: nothing observable to compare beyond the copy itself
-        return None
-    if getattr(clone, "agent_selection", missing) != selected:
-        return f"agent to move {getattr(clone, 'agent_selection', None)!r} != {selected!r}"
-    for name in _BOOKKEEPING:
-        if not _same(getattr(clone, name, missing), getattr(env, name, missing)):
-            return f"{name} differ"
-    agents = list(env.agents)
-    try:
-        theirs = _observe_untouched(env, agents)
-    except Exception as error:
-        raise CloneError(
-            f"cannot verify a clone of {_describe(env)}: observing it raised {error!r}"
-        ) from error
-    try:
-        ours = [clone.observe(agent) for agent in agents]
-    except Exception as error:
-        return f"observing the clone raised {error!r}"
-    for agent, a, b in zip(agents, ours, theirs, strict=True):
-        if not _same(a, b):
-            return f"the observation of {agent!r} differs"
-    if agents:
-        info_mask = _info_mask(env, selected)
-        if not _same(_info_mask(clone, selected), info_mask):
-            return f"info['action_mask'] of {selected!r} differs"
-    return None
-
-
-def _info_mask(env: Any, agent: Any) -> Any:
-    info = getattr(env, "infos", {}).get(agent)
-    return info.get("action_mask") if isinstance(info, dict) else None
-
-
-def _observe_untouched(env: Any, agents: Sequence[Any]) -> list[Any]:
-    """Observations of ``env`` for ``agents``, then every attribute of its wrappers put back.
-
-    Observing can rebind wrapper attributes (``TerminateIllegalWrapper._prev_obs``); each object
-    of the wrapper chain gets its ``__dict__`` restored (same objects, same order) and its random
-    generators' states put back, so the live env ends bit for bit as it was.
-    """
-    chain = _wrapper_chain(env)
-    saved = [(vars(obj), dict(vars(obj))) for obj in chain]
-    rngs = [(g, _rng_state(g)) for obj in chain for g in vars(obj).values() if _is_rng(g)]
-    try:
-        return [env.observe(agent) for agent in agents]
-    finally:
-        for fields, values in saved:
-            fields.clear()
-            fields.update(values)
-        for generator, state in rngs:
-            _set_rng_state(generator, state)
-
-
-def _wrapper_chain(env: Any) -> list[Any]:
-    chain = [env]
-    while isinstance(vars(chain[-1]).get("env"), AECEnv) and len(chain) < 100:
-        chain.append(vars(chain[-1])["env"])
-    return chain
-
-
-def _is_rng(x: Any) -> bool:
-    return isinstance(x, (np.random.Generator, np.random.RandomState, random.Random))
-
-
-def _rng_state(g: Any) -> Any:
-    if isinstance(g, np.random.Generator):
-        return g.bit_generator.state
-    return g.get_state() if isinstance(g, np.random.RandomState) else g.getstate()
-
-
-def _set_rng_state(g: Any, state: Any) -> None:
-    if isinstance(g, np.random.Generator):
-        g.bit_generator.state = state
-    elif isinstance(g, np.random.RandomState):
-        g.set_state(state)
-    else:
-        g.setstate(state)
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Structural equality: arrays by dtype, shape and bytes; containers item by item."""
-    if a is b:
-        return True
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
-            return False
-        if a.dtype != b.dtype or a.shape != b.shape:
-            return False
-        if a.dtype.hasobject:
-            return _same(a.tolist(), b.tolist())
-        return a.tobytes() == b.tobytes()
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same(u, v) for u, v in zip(a, b, strict=True))
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
-
-
 # ---------------------------------------------------------------------------- the generic Game
 class EnvState:
     """A position of an env clone, treated as immutable (``EnvGame`` clones before stepping).
@@ -659,7 +251,7 @@ def _bookkeeper(env: Any) -> Any:
     defines any of them itself is the owner. Falls back to ``env`` unless reading the owner gives
     the very same objects as reading ``env``.
     """
-    for obj in _wrapper_chain(env):
+    for obj in wrapper_chain(env):
         own = vars(obj).keys() | {
             name for cls in type(obj).__mro__ if cls not in (AECEnv, object) for name in vars(cls)
         }
@@ -703,7 +295,7 @@ class EnvGame:
         observation = env.observe(agent)
         if isinstance(observation, dict) and "action_mask" in observation:
             return "observation"
-        if _info_mask(env, agent) is not None:
+        if info_mask(env, agent) is not None:
             return "info"
         space = env.action_space(agent)
         if isinstance(space, spaces.Discrete):
@@ -723,9 +315,9 @@ class EnvGame:
         terminal = not agents or all(terminations[a] or truncations[a] for a in agents)
         return EnvState(env, book, rewards, self._index.get(book.agent_selection, -1), terminal)
 
-    def _clone(self, state: EnvState) -> tuple[Any, Any]:
+    def clone_with_memo(self, state: EnvState) -> tuple[Any, Any]:
         memo = dict(self._shared)
-        env = _clone(state.env, memo)
+        env = clone_with_memo(state.env, memo)
         return env, memo[id(state.book)]
 
     def _advance(self, env: Any, book: Any, action: Any, rewards: list[float]) -> bool:
@@ -790,7 +382,7 @@ class EnvGame:
                 f"action {action!r} is not legal in this {type(state.env.unwrapped).__name__} "
                 f"position; legal: {legal}"
             )
-        env, book = self._clone(state)
+        env, book = self.clone_with_memo(state)
         rewards = list(state.rewards)
         self._advance(env, book, operator.index(action), rewards)
         return self._state(env, book, rewards)
@@ -813,7 +405,7 @@ class EnvGame:
                 observed = [env.observe(agent) for agent in agents]
                 seen = tuple(_freeze(observation) for observation in observed)
                 if self._mask_source == "info":
-                    seen += (_freeze(_info_mask(book, selected)),)
+                    seen += (_freeze(info_mask(book, selected)),)
                 elif state._legal is None and not state.terminal and selected in agents:
                     # the search asks for the key, then the legal actions: observe once
                     mover = observed[agents.index(selected)]
@@ -826,7 +418,7 @@ class EnvGame:
         """Uniformly random playout on one private clone (same moves as ``default_rollout``)."""
         if state.terminal:
             return tuple(state.rewards)
-        env, book = self._clone(state)
+        env, book = self.clone_with_memo(state)
         rewards = list(state.rewards)
         actions = state._legal if state._legal is not None else self._legal_now(env, book)
         while not self._advance(env, book, actions[int(rng.random() * len(actions))], rewards):
@@ -863,9 +455,9 @@ def _env_game(env: Any) -> tuple[EnvGame, EnvState]:
     agents, selected, terminations, truncations = _bookkeeping(env)
     _check_live(env, agents, selected, terminations, truncations)
     if selected not in env.possible_agents:
-        raise CloneError(f"{_describe(env)}: agent to move {selected!r} is not a possible agent")
+        raise CloneError(f"{describe_env(env)}: agent to move {selected!r} is not a possible agent")
     memo: Memo = {}
-    clone = _verified_clone(env, memo)
+    clone = verified_clone(env, memo)
     cls = ReachableEnvGame if callable(getattr(env.unwrapped, "is_reachable", None)) else EnvGame
     game = cls(clone, memo)
     root = game.root(clone)
