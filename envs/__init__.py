@@ -22,6 +22,7 @@ from envs.core import (
     IllegalActionError,
     InvalidParameterError,
     InvalidSnapshotError,
+    NotResetError,
 )
 
 #: env module name -> keyword arguments of its registered variants (id suffix -> kwargs).
@@ -72,5 +73,6 @@ __all__ = [
     "IllegalActionError",
     "InvalidParameterError",
     "InvalidSnapshotError",
+    "NotResetError",
     "load",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from envs.core.errors import GameOverError, IllegalActionError
+from envs.core.errors import GameOverError, IllegalActionError, NotResetError
 
 
 class InvalidOptionError(ValueError):
@@ -11,10 +11,6 @@ class InvalidOptionError(ValueError):
 
 class NoLegalActionError(ValueError):
     """A live env whose agent to move has no legal action."""
-
-
-class NotResetError(ValueError):
-    """An env with no game in progress: ``reset()`` was never called."""
 
 
 class CloneError(TypeError):

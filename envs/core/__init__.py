@@ -7,6 +7,7 @@ from envs.core.errors import (
     IllegalActionError,
     InvalidParameterError,
     InvalidSnapshotError,
+    NotResetError,
 )
 from envs.core.game import BoardGame
 
@@ -19,4 +20,5 @@ __all__ = [
     "IllegalActionError",
     "InvalidParameterError",
     "InvalidSnapshotError",
+    "NotResetError",
 ]

@@ -119,7 +119,9 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
     def observe(self, agent: AgentID) -> Observation:
         game, state = self._game, self._state
         player = self._index[agent]
-        if agent == self.agent_selection and not game.is_terminal(state):
+        if agent == self.agent_selection and not (
+            self.terminations[agent] or self.truncations[agent] or game.is_terminal(state)
+        ):
             mask = game.legal_mask(state)
         else:
             mask = np.zeros(game.num_actions, dtype=np.int8)
@@ -135,17 +137,24 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
                 )
             self._was_dead_step(action)
             return
+        self._play(self._game.check_action(self._state, action))
+
+    def _play(self, action: int) -> None:
+        """Play a checked, legal ``action`` for the agent to move.
+
+        Rewards are paid only at the end, so during a game ``rewards`` and
+        ``_cumulative_rewards`` stay all zero and a move only changes the state and the turn.
+        """
         game = self._game
-        state = game.next_state(self._state, game.check_action(self._state, action))
+        state = game.next_state(self._state, action)
         self._state = state
-        self._cumulative_rewards[agent] = 0.0
         if game.is_terminal(state):
+            self._cumulative_rewards[self.agent_selection] = 0.0
             self.rewards = dict(zip(self.possible_agents, game.returns(state), strict=True))
             self.terminations = dict.fromkeys(self.agents, True)
+            self._accumulate_rewards()
         else:
-            self.rewards = dict.fromkeys(self.agents, 0.0)
             self.agent_selection = self.possible_agents[game.to_play(state)]
-        self._accumulate_rewards()
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:

@@ -23,5 +23,13 @@ class InvalidParameterError(ValueError):
     """A bad constructor parameter (board size, k, number of players, ...)."""
 
 
+class NotResetError(ValueError, AssertionError):
+    """The env was used before ``reset()``.
+
+    Also an ``AssertionError``, the type PettingZoo's order-enforcing wrapper raises, so code
+    written against PettingZoo's envs keeps catching it.
+    """
+
+
 class InvalidSnapshotError(TypeError):
     """``restore_state`` got something that is not a snapshot of this environment's game."""

@@ -97,6 +97,8 @@ class BoardGame(ABC, Generic[S]):
             IllegalActionError: out of range, or not legal in ``state``.
             GameOverError: ``state`` is terminal.
         """
+        if type(action) is int and 0 <= action < self.num_actions and self.is_legal(state, action):
+            return action  # the common case, checked cheaply
         index = self.action_index(action)
         if self.is_terminal(state):
             raise GameOverError(

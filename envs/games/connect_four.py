@@ -15,6 +15,7 @@ from collections.abc import Hashable
 
 import numpy as np
 
+from envs.core.bits import BitPlanes
 from envs.core.errors import InvalidParameterError
 from envs.core.game import BoardGame
 
@@ -46,6 +47,11 @@ class ConnectFour(BoardGame[State]):
         self._full = sum(((1 << height) - 1) << (c * stride) for c in range(width))
         self._directions = (1, stride, stride - 1, stride + 1)  # |, -, \, /
         self._cells = width * height
+        # (row from the top, column) -> bit index, for observations and drawing
+        bit_index = np.array(
+            [[c * stride + height - 1 - r for c in range(width)] for r in range(height)]
+        )
+        self._planes = BitPlanes(bit_index, 2)
 
     def params(self) -> dict[str, Hashable]:
         return {"width": self.width, "height": self.height, "k": self.k}
@@ -142,23 +148,13 @@ class ConnectFour(BoardGame[State]):
                 return (0.0, 0.0)
 
     # ------------------------------------------------------------------ views
-    def _cell_array(self, board: int) -> np.ndarray:
-        """Board bits as a (height, width) 0/1 array, row 0 at the top."""
-        out = np.zeros((self.height, self.width), dtype=np.int8)
-        stride = self._stride
-        for c in range(self.width):
-            column = board >> (c * stride)
-            for r in range(self.height):
-                if column >> r & 1:
-                    out[self.height - 1 - r, c] = 1
-        return out
-
     def observation(self, state: State, player: int) -> np.ndarray:
         own, other = (state[0], state[1]) if player == 0 else (state[1], state[0])
-        return np.stack([self._cell_array(own), self._cell_array(other)], axis=-1)
+        return self._planes(own, other)
 
     def grid(self, state: State) -> np.ndarray:
-        return self._cell_array(state[0]) + 2 * self._cell_array(state[1])
+        planes = self._planes(state[0], state[1])
+        return planes[..., 0] + 2 * planes[..., 1]
 
     def render_text(self, state: State) -> str:
         symbols = ".XO"

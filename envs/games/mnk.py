@@ -32,6 +32,7 @@ from collections.abc import Hashable
 
 import numpy as np
 
+from envs.core.bits import BitPlanes
 from envs.core.errors import InvalidParameterError
 from envs.core.game import BoardGame
 
@@ -90,6 +91,7 @@ class MNK(BoardGame[State]):
         self.observation_shape = (m, n, num_players)
         self._cells = cells
         self._bits = tuple(1 << action for action in range(cells))
+        self._planes = BitPlanes(np.arange(cells).reshape(m, n), num_players)
         self._lines = tuple(self._line_groups(r, c) for r in range(m) for c in range(n))
         #: all k-windows through each cell, ungrouped: faster for short lines (k <= 3).
         self._windows = tuple(
@@ -271,21 +273,13 @@ class MNK(BoardGame[State]):
                 return self._returns[self._draw]
 
     # ------------------------------------------------------------------ views
-    def _cell_array(self, board: int) -> np.ndarray:
-        """Board bits as an (m, n) 0/1 int8 array, row 0 at the top."""
-        values = [1 if board & bit else 0 for bit in self._bits]
-        return np.array(values, dtype=np.int8).reshape(self.m, self.n)
-
     def observation(self, state: State, player: int) -> np.ndarray:
         num = self.num_players
-        planes = [self._cell_array(state[(player + j) % num]) for j in range(num)]
-        return np.stack(planes, axis=-1)
+        return self._planes(*(state[(player + j) % num] for j in range(num)))
 
     def grid(self, state: State) -> np.ndarray:
-        out = np.zeros((self.m, self.n), dtype=np.int8)
-        for p in range(self.num_players):
-            out += (p + 1) * self._cell_array(state[p])
-        return out
+        planes = self._planes(*state[: self.num_players])
+        return (planes * np.arange(1, self.num_players + 1, dtype=np.int8)).sum(axis=-1)
 
     def render_text(self, state: State) -> str:
         width = len(str(self.m - 1))

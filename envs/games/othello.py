@@ -20,6 +20,7 @@ from collections.abc import Callable, Hashable
 
 import numpy as np
 
+from envs.core.bits import BitPlanes
 from envs.core.errors import InvalidParameterError
 from envs.core.game import BoardGame
 
@@ -187,6 +188,7 @@ class Othello(BoardGame[State]):
         self.num_actions = size * size + 1
         self.observation_shape = (size, size, 2)
         self._moves, self._flips = _kernels(size)
+        self._planes = BitPlanes(np.arange(self.cells).reshape(size, size), 2)
         h = size // 2  # white on the centre's main diagonal (d4, e5 on 8x8), black on the other
         white = (1 << ((h - 1) * size + h - 1)) | (1 << (h * size + h))
         black = (1 << ((h - 1) * size + h)) | (1 << (h * size + h - 1))
@@ -311,19 +313,13 @@ class Othello(BoardGame[State]):
         """The black and the white discs of ``state`` as bitboards."""
         return (state[0], state[1]) if state[2] == 0 else (state[1], state[0])
 
-    def _plane(self, board: int) -> np.ndarray:
-        """Board bits as a (size, size) int8 0/1 array, row 0 at the top."""
-        raw = np.frombuffer(board.to_bytes((self.cells + 7) // 8, "little"), dtype=np.uint8)
-        bits = np.unpackbits(raw, bitorder="little")[: self.cells]
-        return bits.reshape(self.size, self.size).astype(np.int8)
-
     def observation(self, state: State, player: int) -> np.ndarray:
         own, other = (state[0], state[1]) if state[2] == player else (state[1], state[0])
-        return np.stack([self._plane(own), self._plane(other)], axis=-1)
+        return self._planes(own, other)
 
     def grid(self, state: State) -> np.ndarray:
-        black, white = self.black_white(state)
-        return self._plane(black) + 2 * self._plane(white)
+        planes = self._planes(*self.black_white(state))
+        return planes[..., 0] + 2 * planes[..., 1]
 
     def render_text(self, state: State) -> str:
         letters = "abcdefghijklmnop"[: self.size]

@@ -27,6 +27,7 @@ from collections.abc import Hashable
 
 import numpy as np
 
+from envs.core.bits import BitPlanes
 from envs.core.game import BoardGame
 
 State = tuple[int, int, int, int, int, int, int, int]
@@ -54,6 +55,10 @@ class UltimateTicTacToe(BoardGame[State]):
     """Ultimate tic-tac-toe: win three small boards in a row on the big board."""
 
     def __init__(self) -> None:
+        # drawn layout: (row, col) -> action; small boards are 3 x 3 blocks
+        layout = np.arange(81).reshape(3, 3, 3, 3).transpose(0, 2, 1, 3).reshape(9, 9)
+        self._planes = BitPlanes(layout, 3)
+        self._grid_planes = BitPlanes(layout, 2)
         self.name = "ultimate_tic_tac_toe"
         self.num_players = 2
         self.num_actions = 81
@@ -207,13 +212,6 @@ class UltimateTicTacToe(BoardGame[State]):
             player ^= 1
 
     # ------------------------------------------------------------------ views
-    @staticmethod
-    def _cell_array(stones: int) -> np.ndarray:
-        """An 81-bit board as a (9, 9) 0/1 array in the drawn layout (small boards as blocks)."""
-        bits = np.array([(stones >> a) & 1 for a in range(81)], dtype=np.int8)
-        # (board_row, board_col, cell_row, cell_col) -> (board_row, cell_row, board_col, cell_col)
-        return bits.reshape(3, 3, 3, 3).transpose(0, 2, 1, 3).reshape(9, 9)
-
     def observation(self, state: State, player: int) -> np.ndarray:
         """Planes (9, 9, 3): own stones, opponent stones, cells the player to move may play now.
 
@@ -223,12 +221,11 @@ class UltimateTicTacToe(BoardGame[State]):
         """
         own, other = (state[0], state[1]) if player == 0 else (state[1], state[0])
         legal = sum(1 << a for a in self.legal_actions(state))
-        return np.stack(
-            [self._cell_array(own), self._cell_array(other), self._cell_array(legal)], axis=-1
-        )
+        return self._planes(own, other, legal)
 
     def grid(self, state: State) -> np.ndarray:
-        return self._cell_array(state[0]) + 2 * self._cell_array(state[1])
+        planes = self._grid_planes(state[0], state[1])
+        return planes[..., 0] + 2 * planes[..., 1]
 
     def render_text(self, state: State) -> str:
         symbols = ".XO"

@@ -196,3 +196,26 @@ def test_restore_after_game_end(env_fn: Any) -> None:
     raw.restore_state(end)
     assert (observe_all(raw), bookkeeping(raw)) == before
     assert sum(raw.rewards.values()) <= 1.0 + 1e-9
+
+
+def test_wrapped_env_refuses_use_before_reset(env_fn: Any) -> None:
+    env = env_fn()
+    with pytest.raises(envs.NotResetError, match="reset"):
+        env.step(0)
+    with pytest.raises(envs.NotResetError, match="reset"):
+        env.observe("player_0")
+    with pytest.raises(AssertionError):  # PettingZoo's own wrapper raises AssertionError here
+        env.step(0)
+
+
+def test_wrapped_env_matches_raw_env_move_for_move(env_fn: Any) -> None:
+    wrapped, raw = env_fn(), env_fn.raw()
+    wrapped.reset()
+    raw.reset()
+    rng = random.Random(0)
+    while not raw.game.is_terminal(raw.state):
+        action = rng.choice(raw.legal_actions())
+        raw.step(action)
+        wrapped.step(np.int64(action))
+        assert wrapped.unwrapped.save_state() == raw.save_state()
+        assert observe_all(wrapped) == observe_all(raw)
