@@ -1,0 +1,1 @@
+"""Speed benchmarks: run ``python -m benchmarks.envs`` and ``python -m benchmarks.search``."""
