@@ -53,6 +53,7 @@ __all__ = [
     "OpenSpielGame",
     "clone_env",
     "game_from_env",
+    "legal_actions",
 ]
 
 
@@ -92,6 +93,42 @@ def game_from_env(env: Any) -> tuple[Game, State]:
     if openspiel_type is not None and isinstance(raw, openspiel_type):
         return _openspiel_game(env, raw)
     return _env_game(env)
+
+
+def legal_actions(env: Any) -> list[int]:
+    """Legal actions of the agent to move in any live AEC env, without cloning it.
+
+    Our envs answer from the rules core; others from ``observation["action_mask"]``, else
+    ``info["action_mask"]``, else every action of the ``Discrete`` space (mask index ``i`` is
+    action ``space.start + i``).
+
+    Raises:
+        GameOverError, NoLegalActionError, NotResetError: as ``game_from_env``.
+    """
+    raw = env.unwrapped
+    agents, selected, terminations, truncations = _bookkeeping(env)
+    _check_live(env, agents, selected, terminations, truncations)
+    space = env.action_space(selected)
+    start = int(getattr(space, "start", 0))
+    if isinstance(raw, BoardGameEnv):
+        actions = raw.legal_actions()
+    else:
+        observation = env.observe(selected)
+        if isinstance(observation, dict) and "action_mask" in observation:
+            mask = observation["action_mask"]
+        else:
+            mask = info_mask(env, selected)
+        if mask is None:
+            if not isinstance(space, spaces.Discrete):
+                raise CloneError(
+                    f"{describe_env(env)} has no action mask and a {type(space).__name__} "
+                    "action space; a Discrete space or a mask is needed"
+                )
+            return list(range(start, start + int(space.n)))
+        actions = [start + int(i) for i in np.flatnonzero(mask)]
+    if not actions:
+        raise NoLegalActionError(f"{selected} has no legal action in {env}")
+    return actions
 
 
 # ---------------------------------------------------------------------------- liveness checks

@@ -5,11 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any, Protocol, runtime_checkable
 
-import numpy as np
-
-from mcts_agents.adapters import game_from_env
+from mcts_agents.adapters import game_from_env, legal_actions
 from mcts_agents.config import Budget, SearchConfig
-from mcts_agents.errors import GameOverError, NoLegalActionError
 from mcts_agents.result import SearchResult
 from mcts_agents.search import MCTS
 
@@ -54,11 +51,7 @@ class MCTSAgent:
 
     def search(self, env: Any) -> SearchResult:
         """Search from ``env``'s current position and return the full result."""
-        game, state = game_from_env(env)
-        if game.is_terminal(state):
-            raise GameOverError(f"the game in {env} is over; there is nothing to search")
-        if not game.legal_actions(state):
-            raise NoLegalActionError(f"{env.agent_selection} has no legal action in {env}")
+        game, state = game_from_env(env)  # raises for a finished or stuck env
         self.last_result = self.mcts.search(game, state)
         return self.last_result
 
@@ -104,25 +97,3 @@ class RandomAgent:
 
     def __repr__(self) -> str:
         return f"RandomAgent(seed={self.seed})"
-
-
-def legal_actions(env: Any) -> list[int]:
-    """Legal actions of the agent to move, from our envs' fast path or the action mask."""
-    raw = env.unwrapped
-    agent = env.agent_selection
-    if not env.agents or env.terminations[agent] or env.truncations[agent]:
-        raise GameOverError(f"{agent} is done in {env}; there is no action to choose")
-    if hasattr(raw, "legal_actions") and hasattr(raw, "save_state"):
-        actions = list(raw.legal_actions())
-    else:
-        observation = env.observe(agent)
-        if isinstance(observation, dict) and "action_mask" in observation:
-            mask = observation["action_mask"]
-        elif "action_mask" in env.infos.get(agent, {}):
-            mask = env.infos[agent]["action_mask"]
-        else:
-            return list(range(int(env.action_space(agent).n)))
-        actions = [int(a) for a in np.flatnonzero(mask)]
-    if not actions:
-        raise NoLegalActionError(f"{agent} has no legal action in {env}")
-    return actions
