@@ -44,3 +44,30 @@ def random_line(raw: Any, rng: random.Random, max_moves: int = 10_000) -> list[i
         raw.step(action)
         moves.append(action)
     return moves
+
+
+def play_against_openspiel(env: Any, reference: Any, rng: random.Random, games: int) -> list[Any]:
+    """Random games on our raw ``env`` and OpenSpiel's ``reference`` game side by side.
+
+    For games whose action encodings agree: at every step the terminal flag, the legal actions
+    and the player to move must be equal, and at the end the returns. Returns each game's
+    final returns.
+    """
+    outcomes = []
+    for _ in range(games):
+        env.reset()
+        spiel = reference.new_initial_state()
+        while True:
+            over = env.game.is_terminal(env.state)
+            assert over == spiel.is_terminal()
+            if over:
+                break
+            assert env.legal_actions() == sorted(spiel.legal_actions())
+            assert env.agent_selection == f"player_{spiel.current_player()}"
+            action = rng.choice(env.legal_actions())
+            env.step(action)
+            spiel.apply_action(action)
+        returns = [env.rewards[agent] for agent in env.possible_agents]
+        assert returns == list(spiel.returns())
+        outcomes.append(returns)
+    return outcomes

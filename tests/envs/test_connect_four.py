@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import random
 
+import pyspiel
 import pytest
 
 from envs import GameOverError, InvalidParameterError, connect_four_v0
 from envs.games.connect_four import ConnectFour
+from tests.envs.conftest import play_against_openspiel
 
 # Published Connect Four 7x6 perft: move sequences of each length from the empty board.
 PERFT = {1: 7, 2: 49, 3: 343, 4: 2_401, 5: 16_807, 6: 117_649, 7: 823_536}
@@ -105,3 +107,12 @@ def test_core_rollout_matches_generic_rollout_statistics() -> None:
 def test_bad_parameters(kwargs: dict[str, object]) -> None:
     with pytest.raises(InvalidParameterError, match=next(iter(kwargs))):
         connect_four_v0.raw_env(**kwargs)
+
+
+@pytest.mark.parametrize(("width", "height", "k"), [(7, 6, 4), (5, 4, 3), (8, 7, 5)])
+def test_matches_openspiel_connect_four(width: int, height: int, k: int) -> None:
+    """OpenSpiel's action is the column too; 300 random games agree move by move."""
+    reference = pyspiel.load_game("connect_four", {"columns": width, "rows": height, "x_in_row": k})
+    env = connect_four_v0.raw_env(width=width, height=height, k=k)
+    outcomes = play_against_openspiel(env, reference, random.Random(width * height), 300)
+    assert {tuple(r) for r in outcomes} >= {(1.0, -1.0), (-1.0, 1.0)}  # wins for both sides

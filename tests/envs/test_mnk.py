@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from envs import InvalidParameterError, mnk_v0
 from envs.games.mnk import MNK
-from tests.envs.conftest import random_line
+from tests.envs.conftest import play_against_openspiel, random_line
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -74,23 +74,8 @@ def test_matches_openspiel_mnk(rows: int, cols: int, k: int, games: int) -> None
     assert reference.num_distinct_actions() == rows * cols
     rng = random.Random(rows * 100 + cols * 10 + k)
     env = mnk_v0.raw_env(m=rows, n=cols, k=k)
-    decided = 0
-    for _ in range(games):
-        env.reset()
-        spiel = reference.new_initial_state()
-        while True:
-            over = env.game.is_terminal(env.state)
-            assert over == spiel.is_terminal()
-            if over:
-                break
-            assert env.legal_actions() == sorted(spiel.legal_actions())
-            assert env.agent_selection == f"player_{spiel.current_player()}"
-            action = rng.choice(env.legal_actions())
-            env.step(action)
-            spiel.apply_action(action)
-        returns = [env.rewards[agent] for agent in env.possible_agents]
-        assert returns == list(spiel.returns())
-        decided += returns != [0.0, 0.0]
+    outcomes = play_against_openspiel(env, reference, rng, games)
+    decided = sum(returns != [0.0, 0.0] for returns in outcomes)
     assert decided > 0  # the comparison covered wins, not only draws
 
 

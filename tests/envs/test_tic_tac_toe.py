@@ -11,7 +11,7 @@ import pytest
 
 from envs import tic_tac_toe_v0
 from envs.games.mnk import MNK
-from tests.envs.conftest import random_line
+from tests.envs.conftest import play_against_openspiel, random_line
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -98,20 +98,7 @@ def test_matches_openspiel_tic_tac_toe() -> None:
     reference = pyspiel.load_game("tic_tac_toe")
     rng = random.Random(2024)
     env = tic_tac_toe_v0.raw_env()
-    for _ in range(300):
-        env.reset()
-        spiel = reference.new_initial_state()
-        while True:
-            ours_over = env.game.is_terminal(env.state)
-            assert ours_over == spiel.is_terminal()
-            if ours_over:
-                break
-            assert env.legal_actions() == sorted(spiel.legal_actions())
-            assert env.agent_selection == f"player_{spiel.current_player()}"
-            action = rng.choice(env.legal_actions())
-            env.step(action)
-            spiel.apply_action(action)
-        assert [env.rewards[a] for a in env.possible_agents] == list(spiel.returns())
+    play_against_openspiel(env, reference, rng, 300)
 
 
 @pytest.mark.parametrize(
