@@ -1,0 +1,498 @@
+"""Reinforcement-learning glue: a Gymnasium env against an opponent, and policies as agents.
+
+``SingleAgentVsOpponent`` turns one seat of a PettingZoo AEC game into a single-agent
+``gymnasium.Env`` (the opponents, e.g. an ``MCTSAgent``, move inside ``reset`` and ``step``), with
+``action_masks()`` for sb3-contrib's ``MaskablePPO``. ``PolicyAgent`` goes the other way: it
+wraps a ``policy(observation, action_mask) -> action`` callable, or a trained Stable-Baselines3
+model, as an agent with ``act(env)`` for the arena and the standard AEC loop.
+
+Neither imports Stable-Baselines3 or torch.
+"""
+
+from __future__ import annotations
+
+import inspect
+import operator
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, SupportsFloat
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from envs.core.errors import ActionTypeError
+from mcts_agents.errors import (
+    GameOverError,
+    IllegalActionError,
+    InvalidOptionError,
+    NoLegalActionError,
+    NotResetError,
+)
+
+__all__ = ["PolicyAgent", "SingleAgentVsOpponent"]
+
+#: What ``SingleAgentVsOpponent.step`` does with an action the mask forbids.
+IllegalActionMode = Literal["lose", "raise"]
+_ILLEGAL_MODES = ("lose", "raise")
+_SEED_LIMIT = 2**31 - 1
+
+
+def _action_index(action: Any, who: str) -> int:
+    """``action`` as a Python int (numpy integers and one-element arrays are accepted)."""
+    if isinstance(action, np.ndarray) and action.size == 1:
+        action = action.reshape(()).item()
+    if isinstance(action, (bool, np.bool_)):
+        raise ActionTypeError(f"{who} gave the action {action!r}; expected an integer, not a bool")
+    try:
+        return operator.index(action)
+    except TypeError:
+        raise ActionTypeError(
+            f"{who} gave the action {action!r} of type {type(action).__name__}; expected an integer"
+        ) from None
+
+
+def _legal_from_mask(mask: np.ndarray, start: int) -> list[int]:
+    return [start + int(i) for i in np.flatnonzero(mask)]
+
+
+def _has_act(agent: Any) -> bool:
+    return callable(getattr(agent, "act", None))
+
+
+class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
+    """One seat of a PettingZoo AEC game as a single-agent ``gymnasium.Env``.
+
+    The learner plays ``learner``'s seat; every other seat is played by ``opponent``, whose moves
+    happen inside ``reset`` and ``step``, so the learner only ever sees its own turns. The
+    opponent acts on the live AEC env exactly as in the standard loop: nothing but the rules
+    changes what it sees.
+
+    Args:
+        aec_env: a PettingZoo AEC env with two or more seats, ``Discrete`` action spaces and
+            dict observations ``{"observation", "action_mask"}`` (ours, or PettingZoo's classic
+            games such as ``connect_four_v3`` and ``tictactoe_v3``). The wrapper owns it.
+        opponent: an agent with ``act(env) -> action`` (``MCTSAgent``, ``RandomAgent``, a
+            ``PolicyAgent``, ...) playing every other seat, or a mapping seat -> agent (every seat
+            the learner may not hold needs one). Agents with ``reset(seed=...)`` are reset and
+            reseeded at each ``reset`` (an ``MCTSAgent`` forgets its node table).
+        learner: the learner's seat (e.g. ``"player_1"``; default: the env's first seat,
+            ``possible_agents[0]``), or ``"random"`` for a seeded random seat per episode (every seat must then share one observation and action space).
+        seed: seed of the first ``reset`` when it is called without one.
+        illegal_action: what an action outside the mask does. ``"lose"`` (default; PettingZoo's
+            terminate-on-illegal convention): the episode ends at once with reward
+            ``illegal_reward`` and ``info["illegal_action"]`` set; the AEC env is not stepped with
+            it, so the opponent never sees the move. ``"raise"``: ``IllegalActionError`` naming
+            the action and the legal actions, and the episode goes on. An action outside the
+            action space always raises (``IllegalActionError``, or ``ActionTypeError`` for a
+            non-integer).
+        illegal_reward: the learner's reward for an illegal action under ``"lose"``.
+
+    Spaces: ``observation_space`` is the learner seat's ``"observation"`` space and observations
+    are ``env.observe(learner)["observation"]``; ``action_space`` is the seat's ``Discrete``
+    space. ``action_masks()`` gives the boolean mask of the current position.
+
+    Rewards are from the learner's view: the sum of its PettingZoo rewards over its own move and
+    the opponents' replies. ``terminated`` when the learner's game ends, ``truncated`` when the
+    AEC env truncates it. ``info`` holds ``"learner"`` (the seat) and, at the end, ``"returns"``
+    (every seat's summed rewards over the episode).
+
+    Seeding: ``reset(seed=s)`` seeds ``np_random``, from which the AEC env's seed, the learner's
+    seat and the opponents' seeds are drawn; the same seed gives the same episode when the
+    opponents are seeded by ``reset(seed=...)`` and the learner plays the same actions.
+    """
+
+    def __init__(
+        self,
+        aec_env: AECEnv[Any, Any, Any],
+        opponent: Any,
+        learner: str | None = None,
+        seed: int | None = None,
+        illegal_action: IllegalActionMode = "lose",
+        illegal_reward: float = -1.0,
+    ) -> None:
+        if not isinstance(aec_env, AECEnv):
+            raise TypeError(
+                f"aec_env must be a PettingZoo AECEnv, got {type(aec_env).__name__} "
+                "(wrap a ParallelEnv with pettingzoo.utils.parallel_to_aec)"
+            )
+        seats = list(aec_env.possible_agents)
+        if len(seats) < 2:
+            raise InvalidOptionError(
+                f"aec_env has {len(seats)} seat(s) {seats}; SingleAgentVsOpponent needs a game "
+                "of two or more players"
+            )
+        if learner is None:
+            learner = seats[0]
+        elif learner != "random" and learner not in seats:
+            raise InvalidOptionError(
+                f"learner must be one of the env's seats {seats} or 'random', got {learner!r}"
+            )
+        if illegal_action not in _ILLEGAL_MODES:
+            raise InvalidOptionError(
+                f"illegal_action must be one of {list(_ILLEGAL_MODES)}, got {illegal_action!r}"
+            )
+        self.seats = seats
+        learner_seats = seats if learner == "random" else [learner]
+        self.opponents = self._check_opponents(opponent, seats, learner_seats)
+        observation_space, action_space = self._check_spaces(aec_env, learner_seats)
+        self.aec_env = aec_env
+        self.opponent = opponent
+        self.learner: str = learner
+        self.seed = seed
+        self.illegal_action: IllegalActionMode = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.observation_space = observation_space
+        self.action_space = action_space
+        self._start = int(action_space.start)
+        self._num_actions = int(action_space.n)
+        self.metadata = {
+            "render_modes": list(getattr(aec_env, "metadata", {}).get("render_modes", []))
+        }
+        self.render_mode = getattr(aec_env, "render_mode", None)
+        self.seat: str | None = None  # the learner's seat in the current episode
+        self._returns: dict[str, float] = {}
+        self._done = True
+        self._has_reset = False
+
+    # ------------------------------------------------------------------ checks
+    @staticmethod
+    def _check_opponents(
+        opponent: Any, seats: list[str], learner_seats: list[str]
+    ) -> dict[str, Any]:
+        """Seat -> agent for every seat an opponent may have to play."""
+        if isinstance(opponent, Mapping):
+            unknown = [seat for seat in opponent if seat not in seats]
+            if unknown:
+                raise InvalidOptionError(
+                    f"opponent has seats {unknown} that the env does not have; seats: {seats}"
+                )
+            needed = (
+                seats if len(learner_seats) > 1 else [s for s in seats if s != learner_seats[0]]
+            )
+            missing = [seat for seat in needed if seat not in opponent]
+            if missing:
+                raise InvalidOptionError(
+                    f"opponent mapping has no agent for seat(s) {missing}; it needs {needed}"
+                )
+            for seat, agent in opponent.items():
+                if not _has_act(agent):
+                    raise TypeError(
+                        f"opponent for seat {seat!r} ({type(agent).__name__}) has no "
+                        "act(env) method"
+                    )
+            return dict(opponent)
+        if not _has_act(opponent):
+            raise TypeError(
+                f"opponent must be an agent with an act(env) method (e.g. MCTSAgent) or a "
+                f"mapping seat -> agent, got {type(opponent).__name__}"
+            )
+        return dict.fromkeys(seats, opponent)
+
+    @staticmethod
+    def _check_spaces(
+        aec_env: AECEnv[Any, Any, Any], learner_seats: list[str]
+    ) -> tuple[spaces.Space[Any], spaces.Discrete]:
+        """The learner's observation and action spaces (equal for every possible seat)."""
+        found: list[tuple[spaces.Space[Any], spaces.Discrete]] = []
+        for seat in learner_seats:
+            space = aec_env.observation_space(seat)
+            if not (
+                isinstance(space, spaces.Dict)
+                and "observation" in space.spaces
+                and "action_mask" in space.spaces
+            ):
+                raise TypeError(
+                    f"the observation space of seat {seat!r} is {space}; SingleAgentVsOpponent "
+                    "needs dict observations {'observation': ..., 'action_mask': ...}"
+                )
+            action_space = aec_env.action_space(seat)
+            if not isinstance(action_space, spaces.Discrete):
+                raise TypeError(
+                    f"the action space of seat {seat!r} is {action_space}; a Discrete space is "
+                    "needed"
+                )
+            found.append((space["observation"], action_space))
+        if any(pair != found[0] for pair in found[1:]):
+            raise InvalidOptionError(
+                f"learner='random' needs every seat to share one observation and action space; "
+                f"seats {learner_seats} have {found}"
+            )
+        return found[0]
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Start an episode; the opponents move until it is the learner's turn."""
+        if seed is None and not self._has_reset:
+            seed = self.seed
+        super().reset(seed=seed)
+        self._has_reset = True
+        rng = self.np_random
+        env_seed = int(rng.integers(_SEED_LIMIT))
+        if self.learner == "random":
+            self.seat = self.seats[int(rng.integers(len(self.seats)))]
+        else:
+            self.seat = self.learner
+        # Each distinct opponent object is reset once, with its own seed.
+        distinct = {id(agent): agent for agent in self.opponents.values()}
+        for agent in distinct.values():
+            opponent_seed = int(rng.integers(_SEED_LIMIT))
+            reset = getattr(agent, "reset", None)
+            if callable(reset):
+                reset(seed=opponent_seed)
+        self.aec_env.reset(seed=env_seed)
+        self._returns = dict.fromkeys(self.seats, 0.0)
+        self._done = False
+        self._play_opponents()
+        if self._done:
+            raise GameOverError(
+                f"the game in {self.aec_env} ended before {self.seat}'s first turn "
+                f"(returns {self._returns}); the learner needs at least one move per episode"
+            )
+        return self._observation(), {"learner": self.seat}
+
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Play the learner's ``action``, then the opponents' replies."""
+        if not self._has_reset:
+            raise NotResetError("reset() must be called before step()")
+        if self._done:
+            raise GameOverError(
+                f"the episode is over for {self.seat}; call reset() to start a new one "
+                f"(got action {action!r})"
+            )
+        seat = self._learner_seat()
+        action = _action_index(action, f"the learner ({seat})")
+        if not self.action_space.contains(action):
+            raise IllegalActionError(
+                f"action {action} for {seat} is outside the action space {self.action_space}"
+            )
+        mask = self._mask()
+        if not mask[action - self._start]:
+            legal = _legal_from_mask(mask, self._start)
+            if self.illegal_action == "raise":
+                raise IllegalActionError(
+                    f"action {action} is not legal for {seat} in {self.aec_env}; legal: {legal}"
+                )
+            return self._lose_on_illegal(action, legal)
+        before = self._returns[seat]
+        self._step_env(action)
+        self._play_opponents()
+        reward = self._returns[seat] - before
+        terminated, truncated = self._learner_flags()
+        info: dict[str, Any] = {"learner": seat}
+        if self._done:
+            info["returns"] = dict(self._returns)
+        return self._observation(), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask over the action space of the current position (all False at the end)."""
+        if not self._has_reset:
+            raise NotResetError("reset() must be called before action_masks()")
+        if self._done:
+            return np.zeros(self._num_actions, dtype=bool)
+        return self._mask()
+
+    def render(self) -> Any:
+        """The AEC env's ``render()``."""
+        return self.aec_env.render()
+
+    def close(self) -> None:
+        self.aec_env.close()
+
+    # ------------------------------------------------------------------ internals
+    def _observe(self) -> Mapping[str, Any]:
+        observation = self.aec_env.observe(self.seat)
+        if not isinstance(observation, Mapping) or "action_mask" not in observation:
+            raise TypeError(
+                f"{self.aec_env} observed {type(observation).__name__} for {self.seat}; "
+                "a dict {'observation': ..., 'action_mask': ...} was expected"
+            )
+        return observation
+
+    def _observation(self) -> Any:
+        observation = self._observe()["observation"]
+        return (
+            np.array(observation, copy=True) if isinstance(observation, np.ndarray) else observation
+        )
+
+    def _mask(self) -> np.ndarray:
+        return np.asarray(self._observe()["action_mask"]).astype(bool)
+
+    def _step_env(self, action: Any) -> None:
+        env = self.aec_env
+        env.step(action)
+        for agent, reward in env.rewards.items():
+            if reward:
+                self._returns[agent] += float(reward)
+
+    def _learner_flags(self) -> tuple[bool, bool]:
+        env, seat = self.aec_env, self.seat
+        if seat not in env.agents:
+            return True, False
+        terminated = bool(env.terminations[seat])
+        return terminated, bool(env.truncations[seat]) and not terminated
+
+    def _learner_seat(self) -> str:
+        if self.seat is None:
+            raise NotResetError("reset() must be called first")
+        return self.seat
+
+    def _play_opponents(self) -> None:
+        """Step the AEC env until the learner is to move or its game is over.
+
+        Finished seats other than the learner's are stepped with ``None``, as the AEC loop does.
+        """
+        env, seat = self.aec_env, self._learner_seat()
+        # Every step either removes a finished agent or is a move, so this ends for finite games.
+        while True:
+            terminated, truncated = self._learner_flags()
+            if terminated or truncated or not env.agents:
+                self._done = True
+                break
+            current = env.agent_selection
+            if env.terminations[current] or env.truncations[current]:
+                self._step_env(None)
+                continue
+            if current == seat:
+                if not self._mask().any():
+                    raise NoLegalActionError(
+                        f"{seat} is to move in {env} but its action mask has no legal action"
+                    )
+                break
+            opponent = self.opponents[current]
+            action = _action_index(opponent.act(env), f"opponent {opponent!r} ({current})")
+            mask = np.asarray(env.observe(current)["action_mask"]).astype(bool)
+            start = int(getattr(env.action_space(current), "start", 0))
+            if not 0 <= action - start < len(mask) or not mask[action - start]:
+                raise IllegalActionError(
+                    f"opponent {opponent!r} played the illegal action {action} for {current}; "
+                    f"legal: {_legal_from_mask(mask, start)}"
+                )
+            self._step_env(action)
+
+    def _lose_on_illegal(
+        self, action: int, legal: list[int]
+    ) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """End the episode as PettingZoo's terminate-on-illegal does, without stepping the env."""
+        seat = self._learner_seat()
+        self._done = True
+        returns = dict.fromkeys(self.seats, 0.0)
+        returns[seat] = self.illegal_reward
+        info = {"learner": seat, "returns": returns, "illegal_action": action, "legal": legal}
+        return self._observation(), self.illegal_reward, True, False, info
+
+    def __repr__(self) -> str:
+        return (
+            f"SingleAgentVsOpponent({self.aec_env}, opponent={self.opponent!r}, "
+            f"learner={self.learner!r}, illegal_action={self.illegal_action!r})"
+        )
+
+
+Policy = Callable[[Any, np.ndarray], Any]
+
+
+class PolicyAgent:
+    """An agent (``act(env) -> action``) from a ``policy(observation, action_mask) -> action``.
+
+    ``act`` reads ``env.observe(env.agent_selection)`` and calls the policy with its
+    ``"observation"`` and boolean ``"action_mask"`` (the same values ``SingleAgentVsOpponent``
+    gives a learner). A policy returning an action the mask forbids raises
+    ``IllegalActionError`` naming the policy, the action and the legal actions: no silent
+    fallback. A policy object with a ``reset(seed=...)`` method is reset with the agent.
+
+    Args:
+        policy: the callable.
+        name: a label for tables and ``repr`` (default: the policy's name).
+    """
+
+    def __init__(self, policy: Policy, name: str | None = None) -> None:
+        if not callable(policy):
+            raise TypeError(
+                f"policy must be a callable policy(observation, action_mask) -> action, got "
+                f"{type(policy).__name__}"
+            )
+        self.policy = policy
+        self.name = name if name is not None else getattr(policy, "__name__", repr(policy))
+
+    @classmethod
+    def from_sb3(
+        cls, model: Any, deterministic: bool = True, name: str | None = None
+    ) -> PolicyAgent:
+        """Wrap a Stable-Baselines3 / sb3-contrib model (anything with ``predict``).
+
+        Models whose ``predict`` takes ``action_masks`` (sb3-contrib's ``MaskablePPO``) get the
+        mask; others are called with the observation alone, so they may pick an illegal action
+        (and ``act`` then raises). Stable-Baselines3 itself is not imported here.
+
+        Args:
+            model: the trained model.
+            deterministic: passed to ``predict``; with ``False`` the agent's ``reset(seed=s)``
+                calls ``model.set_random_seed(s)``.
+            name: a label (default: the model's class name).
+        """
+        if not callable(getattr(model, "predict", None)):
+            raise TypeError(
+                f"model must have a predict(observation, ...) method (an SB3 model), got "
+                f"{type(model).__name__}"
+            )
+        return cls(_SB3Policy(model, deterministic), name or type(model).__name__)
+
+    def act(self, env: Any) -> int:
+        """The policy's action for ``env.agent_selection``."""
+        agent = env.agent_selection
+        observation = env.observe(agent)
+        if not isinstance(observation, Mapping) or "action_mask" not in observation:
+            raise TypeError(
+                f"PolicyAgent needs dict observations {{'observation', 'action_mask'}}; "
+                f"{env} observed {type(observation).__name__} for {agent}"
+            )
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        action = _action_index(
+            self.policy(observation["observation"], mask), f"policy {self.name!r}"
+        )
+        start = int(getattr(env.action_space(agent), "start", 0))
+        if not 0 <= action - start < len(mask) or not mask[action - start]:
+            raise IllegalActionError(
+                f"policy {self.name!r} chose the illegal action {action} for {agent}; legal: "
+                f"{_legal_from_mask(mask, start)}"
+            )
+        return action
+
+    def reset(self, seed: int | None = None) -> None:
+        """Between games: ``policy.reset(seed=seed)`` if the policy has one."""
+        reset = getattr(self.policy, "reset", None)
+        if callable(reset):
+            reset(seed=seed)
+
+    def __repr__(self) -> str:
+        return f"PolicyAgent({self.name})"
+
+
+class _SB3Policy:
+    """``policy(observation, mask)`` over an SB3 model's ``predict``."""
+
+    def __init__(self, model: Any, deterministic: bool) -> None:
+        self.model = model
+        self.deterministic = bool(deterministic)
+        try:
+            parameters = inspect.signature(model.predict).parameters
+        except (TypeError, ValueError):
+            parameters = {}  # type: ignore[assignment]
+        self.masked = "action_masks" in parameters
+
+    def __call__(self, observation: Any, mask: np.ndarray) -> Any:
+        if self.masked:
+            action, _ = self.model.predict(
+                observation, action_masks=mask, deterministic=self.deterministic
+            )
+        else:
+            action, _ = self.model.predict(observation, deterministic=self.deterministic)
+        return action
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None and not self.deterministic:
+            set_seed = getattr(self.model, "set_random_seed", None)
+            if callable(set_seed):
+                set_seed(seed)
