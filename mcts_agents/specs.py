@@ -1,0 +1,367 @@
+"""Agents and envs named by short spec strings: ``mcts:iterations=1000``, ``connect_four:width=8``.
+
+A spec is ``kind`` or ``kind:key=value,key=value``. Values are read as ints, floats,
+``on/off/true/false/yes/no`` (bools), ``none`` (``None``), else kept as strings. Specs are
+frozen, picklable dataclasses, so they travel to worker processes and build fresh agents and
+envs there.
+
+Agent kinds:
+
+- ``mcts``: ``MCTSAgent``; ``time`` is an alias of ``time_limit``; every other key goes to
+  ``MCTSAgent(...)`` as a keyword, which validates it (so options added later work as is).
+- ``random``: ``RandomAgent`` (option ``seed``).
+- ``human``: ``HumanAgent``, moves typed on a text stream.
+
+Every agent kind also takes ``name=...``, the display name (default: the spec string).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import envs
+from mcts_agents.adapters import legal_actions
+from mcts_agents.agent import MCTSAgent, RandomAgent
+from mcts_agents.config import Budget, SearchConfig
+
+__all__ = [
+    "AGENT_KINDS",
+    "ENV_SPECS",
+    "AgentSpec",
+    "EnvSpec",
+    "HumanAgent",
+    "SpecError",
+    "listing",
+    "make_agent",
+    "make_env",
+    "parse_agent_spec",
+    "parse_env_spec",
+]
+
+
+class SpecError(ValueError):
+    """A bad agent or env spec; the message names the offending text and what is expected."""
+
+
+# ------------------------------------------------------------------------------ parsing
+_BOOLS = {"on": True, "true": True, "yes": True, "off": False, "false": False, "no": False}
+
+
+def parse_value(text: str) -> Any:
+    """``"3"`` -> 3, ``"0.5"`` -> 0.5, ``"off"`` -> False, ``"none"`` -> None, else the text."""
+    lowered = text.strip().lower()
+    if lowered in _BOOLS:
+        return _BOOLS[lowered]
+    if lowered == "none":
+        return None
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _split(text: str, what: str) -> tuple[str, dict[str, str]]:
+    """``"kind:a=1,b=x"`` -> ``("kind", {"a": "1", "b": "x"})`` (raw strings)."""
+    if not isinstance(text, str):
+        raise SpecError(f"{what} spec must be a string, got {text!r}")
+    kind, _, rest = text.strip().partition(":")
+    kind = kind.strip()
+    if not kind:
+        raise SpecError(
+            f"{what} spec {text!r} has no kind; expected 'kind' or 'kind:key=value,...'"
+        )
+    pairs: dict[str, str] = {}
+    if rest.strip():
+        for item in rest.split(","):
+            key, eq, value = item.partition("=")
+            key = key.strip()
+            if not eq or not key.isidentifier() or not value.strip():
+                raise SpecError(
+                    f"{what} spec {text!r}: {item.strip()!r} is not of the form key=value"
+                )
+            if key in pairs:
+                raise SpecError(f"{what} spec {text!r}: option {key!r} is given twice")
+            pairs[key] = value.strip()
+    return kind, pairs
+
+
+# ------------------------------------------------------------------------------- agents
+class HumanAgent:
+    """A person typing moves (action numbers) on a text stream.
+
+    Shows the board (``env.render()`` when the env renders as ``ansi``) and the legal moves,
+    then reads a line; a non-integer or an illegal move is explained and asked again. End of
+    input raises ``EOFError``.
+
+    Args:
+        input: where moves are read (default ``sys.stdin``).
+        output: where the board and prompts are written (default ``sys.stdout``).
+        name: display name.
+    """
+
+    def __init__(
+        self, input: TextIO | None = None, output: TextIO | None = None, name: str = "human"
+    ) -> None:
+        self.input = input
+        self.output = output
+        self.name = name
+
+    def act(self, env: Any) -> int:
+        out = self.output if self.output is not None else sys.stdout
+        inp = self.input if self.input is not None else sys.stdin
+        if getattr(env.unwrapped, "render_mode", None) == "ansi":
+            out.write(f"{env.render()}\n")
+        legal = legal_actions(env)
+        out.write(f"legal moves: {' '.join(map(str, legal))}\n")
+        while True:
+            out.write(f"{env.agent_selection} move: ")
+            out.flush()
+            line = inp.readline()
+            if not line:
+                out.write("\n")
+                raise EOFError("input ended before a move was given")
+            text = line.strip()
+            try:
+                action = int(text)
+            except ValueError:
+                out.write(f"{text!r} is not an integer; type one of the legal moves\n")
+                continue
+            if action not in legal:
+                out.write(f"{action} is not a legal move; legal: {' '.join(map(str, legal))}\n")
+                continue
+            return action
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing to forget between games."""
+
+    def __repr__(self) -> str:
+        return f"HumanAgent(name={self.name!r})"
+
+
+def _build_mcts(options: Mapping[str, Any], seed: int | None) -> MCTSAgent:
+    kwargs = dict(options)
+    if seed is not None and "seed" not in kwargs:
+        kwargs["seed"] = seed
+    return MCTSAgent(**kwargs)
+
+
+def _build_random(options: Mapping[str, Any], seed: int | None) -> RandomAgent:
+    kwargs = dict(options)
+    if seed is not None and "seed" not in kwargs:
+        kwargs["seed"] = seed
+    return RandomAgent(**kwargs)
+
+
+def _build_human(options: Mapping[str, Any], seed: int | None) -> HumanAgent:
+    return HumanAgent(**options)
+
+
+#: agent kind -> builder ``(options, seed) -> agent``.
+AGENT_KINDS: dict[str, Callable[[Mapping[str, Any], int | None], Any]] = {
+    "mcts": _build_mcts,
+    "random": _build_random,
+    "human": _build_human,
+}
+_ALIASES = {"mcts": {"time": "time_limit"}}
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed agent spec: builds fresh agents (``make_agent``), pickles, compares by value.
+
+    Attributes:
+        kind: ``"mcts"``, ``"random"`` or ``"human"``.
+        options: keyword arguments of the agent (aliases resolved, values parsed).
+        name: display name (the ``name=`` option, else the spec text).
+        text: the spec string as given.
+    """
+
+    kind: str
+    options: dict[str, Any] = field(default_factory=dict)
+    name: str = ""
+    text: str = ""
+
+    def build(self, seed: int | None = None, **streams: Any) -> Any:
+        """A fresh agent; ``seed`` seeds it unless the spec fixes its own ``seed``."""
+        return make_agent(self, seed=seed, **streams)
+
+    def __call__(self) -> Any:
+        return self.build()
+
+
+def parse_agent_spec(text: str | AgentSpec) -> AgentSpec:
+    """Parse ``kind[:key=value,...]`` and check it by building the agent once.
+
+    Raises:
+        SpecError: unknown kind, malformed ``key=value``, unknown option or bad value.
+    """
+    if isinstance(text, AgentSpec):
+        return text
+    kind, raw = _split(text, "agent")
+    if kind not in AGENT_KINDS:
+        raise SpecError(
+            f"agent spec {text!r}: unknown kind {kind!r}; expected one of {sorted(AGENT_KINDS)}"
+        )
+    name = raw.pop("name", text.strip())
+    aliases = _ALIASES.get(kind, {})
+    options: dict[str, Any] = {}
+    for key, value in raw.items():
+        key = aliases.get(key, key)
+        if key in options:
+            raise SpecError(f"agent spec {text!r}: option {key!r} is given twice (via an alias)")
+        options[key] = parse_value(value)
+    spec = AgentSpec(kind=kind, options=options, name=name, text=text.strip())
+    make_agent(spec)  # validates every option now, not in the middle of a tournament
+    return spec
+
+
+def make_agent(
+    spec: str | AgentSpec,
+    seed: int | None = None,
+    *,
+    input: TextIO | None = None,
+    output: TextIO | None = None,
+) -> Any:
+    """A fresh agent from a spec; ``seed`` is used unless the spec fixes its own ``seed``.
+
+    ``input``/``output`` are the streams of a ``human`` agent (ignored by other kinds).
+
+    Raises:
+        SpecError: naming the spec and what was wrong.
+    """
+    spec = parse_agent_spec(spec) if isinstance(spec, str) else spec
+    build = AGENT_KINDS.get(spec.kind)
+    if build is None:
+        raise SpecError(
+            f"agent spec {spec.text!r}: unknown kind {spec.kind!r}; "
+            f"expected one of {sorted(AGENT_KINDS)}"
+        )
+    options = dict(spec.options)
+    fixed_seed = options.get("seed")
+    if fixed_seed is not None and (isinstance(fixed_seed, bool) or not isinstance(fixed_seed, int)):
+        raise SpecError(f"agent spec {spec.text!r}: seed must be an int, got {fixed_seed!r}")
+    if spec.kind == "human":
+        options.update(input=input, output=output, name=spec.name or "human")
+    try:
+        return build(options, seed)
+    except TypeError as error:  # an unexpected keyword of the agent's constructor
+        raise SpecError(
+            f"agent spec {spec.text!r}: {error}; options of {spec.kind!r}: "
+            f"{', '.join(agent_options(spec.kind)) or 'none'}"
+        ) from None
+    except ValueError as error:  # InvalidOptionError and friends
+        raise SpecError(f"agent spec {spec.text!r}: {error}") from None
+
+
+def agent_options(kind: str) -> list[str]:
+    """``"key=default"`` for each option of an agent kind (read from the code, so it stays true)."""
+    if kind == "mcts":
+        items = [f"{f.name}={f.default}" for f in dataclasses.fields(Budget)]
+        items.append("seed=None")
+        items += [f"{f.name}={f.default}" for f in dataclasses.fields(SearchConfig)]
+        return items
+    if kind == "random":
+        return ["seed=None"]
+    return []
+
+
+# --------------------------------------------------------------------------------- envs
+#: env spec name (a registered variant) -> (module in ``envs``, the variant's keyword arguments).
+ENV_SPECS: dict[str, tuple[str, dict[str, Any]]] = {
+    variant: (module, dict(kwargs))
+    for module, variants in envs.ENV_MODULES.items()
+    for variant, kwargs in variants.items()
+}
+
+
+def env_parameters(module: str) -> dict[str, Any]:
+    """Options of an env module's ``raw_env`` with their defaults (``render_mode`` left out)."""
+    signature = inspect.signature(envs.load(module).raw_env.__init__)
+    return {
+        name: p.default
+        for name, p in signature.parameters.items()
+        if name not in ("self", "render_mode") and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """A parsed env spec; calling it returns a fresh wrapped env (``env()``). Picklable.
+
+    Attributes:
+        name: the variant (``"connect_four"``, ``"gomoku"``, ...).
+        module: its module in ``envs`` (``"connect_four_v0"``).
+        kwargs: the variant's keyword arguments with the spec's options merged over them.
+        text: the spec string as given.
+    """
+
+    name: str
+    module: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    text: str = ""
+
+    def __call__(self, render_mode: str | None = None) -> Any:
+        return envs.load(self.module).env(render_mode=render_mode, **self.kwargs)
+
+    def __str__(self) -> str:
+        return self.text or self.name
+
+
+def parse_env_spec(text: str | EnvSpec) -> EnvSpec:
+    """Parse ``name[:key=value,...]`` (``connect_four:width=8,height=7``) and check it.
+
+    Raises:
+        SpecError: unknown env (the message lists the valid names), unknown option (lists the
+            env's options) or a value the env refuses.
+    """
+    if isinstance(text, EnvSpec):
+        return text
+    name, raw = _split(text, "env")
+    if name not in ENV_SPECS:
+        raise SpecError(f"unknown env {name!r} in {text!r}; expected one of {sorted(ENV_SPECS)}")
+    module, base = ENV_SPECS[name]
+    parameters = env_parameters(module)
+    unknown = sorted(set(raw) - set(parameters))
+    if unknown:
+        raise SpecError(
+            f"env spec {text!r}: unknown option(s) {unknown}; options of {name!r}: "
+            f"{', '.join(f'{k}={v!r}' for k, v in parameters.items()) or 'none'}"
+        )
+    kwargs = {**base, **{k: parse_value(v) for k, v in raw.items()}}
+    spec = EnvSpec(name=name, module=module, kwargs=kwargs, text=text.strip())
+    try:
+        spec()
+    except (ValueError, TypeError) as error:
+        raise SpecError(f"env spec {text!r}: {error}") from None
+    return spec
+
+
+def make_env(text: str | EnvSpec, render_mode: str | None = None) -> Any:
+    """A fresh wrapped env (``env()``, not yet reset) from a spec string or ``EnvSpec``."""
+    return parse_env_spec(text)(render_mode=render_mode)
+
+
+# ------------------------------------------------------------------------------ listing
+def listing() -> str:
+    """What ``mcts-agents list`` prints: envs with options and defaults, agent kinds and options."""
+    lines = ["envs (spec: name[:key=value,...]):"]
+    for name, (module, base) in ENV_SPECS.items():
+        options = {**env_parameters(module), **base}
+        described = ", ".join(f"{k}={v!r}" for k, v in options.items())
+        lines.append(f"  {name:<22} {described or '(no options)'}")
+    lines.append("")
+    lines.append("agents (spec: kind[:key=value,...]; every kind also takes name=...):")
+    for kind in AGENT_KINDS:
+        described = ", ".join(agent_options(kind))
+        lines.append(f"  {kind:<8} {described or '(no options)'}")
+    lines.append("  (mcts: time= is an alias of time_limit=; give at least one budget)")
+    lines.append("")
+    lines.append("values: ints, floats, on/off/true/false/yes/no, none, else text")
+    return "\n".join(lines)

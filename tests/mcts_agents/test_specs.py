@@ -1,0 +1,184 @@
+"""Agent and env specs: parsing, values, building, errors that name the spec, pickling, humans."""
+
+from __future__ import annotations
+
+import io
+import pickle
+
+import pytest
+
+from envs import tic_tac_toe_v0
+from mcts_agents import MCTSAgent, RandomAgent
+from mcts_agents.specs import (
+    AgentSpec,
+    EnvSpec,
+    HumanAgent,
+    SpecError,
+    listing,
+    make_agent,
+    make_env,
+    parse_agent_spec,
+    parse_env_spec,
+    parse_value,
+)
+
+
+# ------------------------------------------------------------------------------ values
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("3", 3),
+        ("-2", -2),
+        ("0.5", 0.5),
+        ("1e3", 1000.0),
+        ("on", True),
+        ("Yes", True),
+        ("true", True),
+        ("off", False),
+        ("no", False),
+        ("FALSE", False),
+        ("none", None),
+        ("ucb1_tuned", "ucb1_tuned"),
+    ],
+)
+def test_values_are_parsed(text: str, value: object) -> None:
+    parsed = parse_value(text)
+    assert parsed == value and type(parsed) is type(value)
+
+
+# ------------------------------------------------------------------------------ agents
+def test_mcts_spec_options_and_time_alias() -> None:
+    spec = parse_agent_spec("mcts:time=0.5,c=1.4,solver=off")
+    assert spec.kind == "mcts"
+    assert spec.options == {"time_limit": 0.5, "c": 1.4, "solver": False}
+    assert spec.name == "mcts:time=0.5,c=1.4,solver=off"
+    agent = make_agent(spec, seed=7)
+    assert isinstance(agent, MCTSAgent)
+    assert agent.budget.time_limit == 0.5 and agent.budget.iterations is None
+    assert agent.config.c == 1.4 and agent.config.solver is False
+    assert agent.seed == 7
+
+
+def test_every_mcts_agent_option_reaches_the_agent() -> None:
+    agent = make_agent("mcts:iterations=1000,selection=ucb1_tuned,fpu=none,final_move=value")
+    assert agent.budget.iterations == 1000
+    assert agent.config.selection == "ucb1_tuned"
+    assert agent.config.fpu is None and agent.config.final_move == "value"
+
+
+def test_random_and_human_specs() -> None:
+    assert parse_agent_spec("random") == AgentSpec("random", {}, "random", "random")
+    agent = make_agent("random:seed=3", seed=99)
+    assert isinstance(agent, RandomAgent) and agent.seed == 3  # the spec's own seed wins
+    assert make_agent("random", seed=5).seed == 5
+    human = make_agent("human:name=ann")
+    assert isinstance(human, HumanAgent) and human.name == "ann"
+
+
+def test_name_option_sets_the_display_name() -> None:
+    spec = parse_agent_spec("mcts:iterations=50,name=weak")
+    assert spec.name == "weak" and "name" not in spec.options
+
+
+def test_specs_pickle_and_build_fresh_agents() -> None:
+    spec = parse_agent_spec("mcts:iterations=10")
+    again = pickle.loads(pickle.dumps(spec))
+    assert again == spec
+    assert again.build() is not again.build()
+    env_spec = parse_env_spec("connect_four:width=8")
+    assert pickle.loads(pickle.dumps(env_spec)) == env_spec
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("alphazero", "unknown kind 'alphazero'.*'mcts'"),
+        ("mcts:iterations", "'iterations' is not of the form key=value"),
+        ("mcts:=3", "is not of the form key=value"),
+        ("mcts:iterations=10,,c=1", "is not of the form key=value"),
+        ("mcts:iterations=10,bogus=1", "'mcts:iterations=10,bogus=1'.*bogus"),
+        ("mcts:iterations=-5", "'mcts:iterations=-5'.*iterations"),
+        ("mcts:iterations=10,c=abc", "'mcts:iterations=10,c=abc'.*c must be a number"),
+        ("mcts:iterations=10,selection=foo", "selection"),
+        ("mcts", "budget"),
+        ("mcts:time=1,time_limit=2", "given twice"),
+        ("random:depth=3", "'random:depth=3'.*depth.*seed"),
+        ("random:seed=abc", "seed must be an int"),
+        ("human:level=3", "'human:level=3'.*level"),
+        ("", "no kind"),
+    ],
+)
+def test_bad_agent_specs_name_the_spec(text: str, message: str) -> None:
+    with pytest.raises(SpecError, match=message):
+        parse_agent_spec(text)
+    assert issubclass(SpecError, ValueError)
+
+
+# -------------------------------------------------------------------------------- envs
+def test_env_specs_merge_options_over_the_variant() -> None:
+    env = make_env("connect_four:width=8,height=7")
+    env.reset(seed=0)
+    assert env.action_space("player_0").n == 8
+    assert env.unwrapped.game.height == 7
+    gomoku = parse_env_spec("gomoku")
+    assert gomoku.module == "mnk_v0" and gomoku.kwargs == {"preset": "gomoku"}
+    deluxe = parse_env_spec("tic_tac_toe_deluxe")
+    assert deluxe.kwargs == {"preset": "deluxe"}
+
+
+def test_env_spec_is_a_callable_env_factory() -> None:
+    spec = parse_env_spec("tic_tac_toe")
+    assert isinstance(spec, EnvSpec)
+    first, second = spec(), spec()
+    assert first is not second
+    first.reset(seed=0)
+    first.step(4)
+    second.reset(seed=0)
+    assert second.unwrapped.legal_actions() == list(range(9))  # fresh, not shared
+    assert spec(render_mode="ansi").unwrapped.render_mode == "ansi"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("chess", "unknown env 'chess'.*'connect_four'.*'tic_tac_toe_deluxe'"),
+        ("connect_four:depth=3", "'connect_four:depth=3'.*depth.*width=7"),
+        ("connect_four:width=0", "'connect_four:width=0'.*width"),
+        ("connect_four:width", "not of the form key=value"),
+    ],
+)
+def test_bad_env_specs_name_the_spec(text: str, message: str) -> None:
+    with pytest.raises(SpecError, match=message):
+        make_env(text)
+
+
+def test_listing_reads_the_options_from_the_code() -> None:
+    text = listing()
+    assert "connect_four" in text and "width=7" in text and "height=6" in text
+    assert "gomoku" in text and "preset='gomoku'" in text
+    assert "iterations=None" in text and "c=1.4" in text and "solver=True" in text
+    assert "random" in text and "human" in text
+
+
+# ------------------------------------------------------------------------------- human
+def test_human_agent_re_asks_after_bad_input_and_shows_the_board() -> None:
+    env = tic_tac_toe_v0.env(render_mode="ansi")
+    env.reset(seed=0)
+    env.step(4)
+    out = io.StringIO()
+    human = make_agent("human", input=io.StringIO("x\n4\n\n0\n"), output=out)
+    assert human.act(env) == 0
+    text = out.getvalue()
+    assert env.render() in text
+    assert "legal moves: 0 1 2 3 5 6 7 8" in text
+    assert "'x' is not an integer" in text
+    assert "4 is not a legal move" in text
+    assert "'' is not an integer" in text
+
+
+def test_human_agent_raises_eof_when_input_ends() -> None:
+    env = tic_tac_toe_v0.env()
+    env.reset(seed=0)
+    human = HumanAgent(input=io.StringIO("9\n"), output=io.StringIO())
+    with pytest.raises(EOFError):
+        human.act(env)
