@@ -11,6 +11,7 @@ from mcts_agents.errors import InvalidOptionError
 
 SelectionName = Literal["ucb1", "ucb1_tuned", "puct"]
 FinalMove = Literal["visits", "value", "robust_max"]
+Playout = Literal["random", "decisive"]
 
 #: An evaluator maps ``(game, state)`` to per-player values in [-1, 1] and optional priors
 #: (a mapping action -> prior, or a sequence indexed by action); ``None`` priors mean uniform.
@@ -74,6 +75,9 @@ class SearchConfig:
         rollout_depth: cap on random-playout length; a capped playout is worth ``cutoff_value``
             to every player. ``None``: play to the end.
         cutoff_value: value of a playout stopped by ``rollout_depth``.
+        playout: ``"decisive"`` (default): playouts win at once when they can and block the
+            opponent's immediate win, through the game's ``decisive_rollout`` where it has one
+            (Connect Four), else uniformly random; ``"random"``: uniformly random playouts.
         evaluator: optional callable replacing random playouts (see ``Evaluator``).
         solver: MCTS-Solver: prove wins, losses and draws and use the proofs.
         final_move: ``"visits"`` (most visits), ``"value"`` (highest mean) or ``"robust_max"``
@@ -88,6 +92,7 @@ class SearchConfig:
     expand_all: bool = False
     rollout_depth: int | None = None
     cutoff_value: float = 0.0
+    playout: Playout = "decisive"
     evaluator: Evaluator | None = None
     solver: bool = True
     final_move: FinalMove = "visits"
@@ -117,6 +122,10 @@ class SearchConfig:
         number("cutoff_value", self.cutoff_value)
         if not -1.0 <= self.cutoff_value <= 1.0:
             raise InvalidOptionError(f"cutoff_value must be in [-1, 1], got {self.cutoff_value!r}")
+        if self.playout not in ("random", "decisive"):
+            raise InvalidOptionError(
+                f"playout must be 'random' or 'decisive', got {self.playout!r}"
+            )
         if self.evaluator is not None and not callable(self.evaluator):
             raise InvalidOptionError(f"evaluator must be callable, got {self.evaluator!r}")
         for flag in ("expand_all", "solver", "reuse"):

@@ -201,6 +201,8 @@ class MCTS:
     def _make_rollout(self, game: Game) -> Callable[[State, random.Random], Sequence[float]]:
         depth = self.config.rollout_depth
         fast = getattr(game, "rollout", None)
+        if self.config.playout == "decisive":
+            fast = getattr(game, "decisive_rollout", fast)
         if depth is None:
             if fast is not None:
                 return fast

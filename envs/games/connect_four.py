@@ -43,6 +43,7 @@ class ConnectFour(BoardGame[State]):
         stride = height + 1
         self._stride = stride
         self._bottom = tuple(1 << (c * stride) for c in range(width))
+        self._bottom_row = sum(1 << (c * stride) for c in range(width))
         self._top = tuple(1 << (c * stride + height - 1) for c in range(width))
         self._full = sum(((1 << height) - 1) << (c * stride) for c in range(width))
         self._directions = (1, stride, stride - 1, stride + 1)  # |, -, \, /
@@ -146,6 +147,79 @@ class ConnectFour(BoardGame[State]):
                         return (1.0, -1.0) if player == 0 else (-1.0, 1.0)
             if ply == cells:
                 return (0.0, 0.0)
+
+    def _threats(self, board: int, empty: int) -> int:
+        """Empty cells (of ``empty``) where one more stone of ``board`` makes four in a row.
+
+        ``k == 4`` only. Lines through the spare top bit of a column are never complete, so
+        shifted bits that wrap into the next column cannot create false threats.
+        """
+        r = (board << 1) & (board << 2) & (board << 3)  # vertical: three stones below
+        for d in self._directions[1:]:
+            p = (board << d) & (board << (2 * d))
+            r |= p & ((board << (3 * d)) | (board >> d))
+            p = (board >> d) & (board >> (2 * d))
+            r |= p & ((board << d) | (board >> (3 * d)))
+        return r & empty
+
+    def decisive_rollout(self, state: State, rng: random.Random) -> tuple[float, ...]:
+        """Random playout with decisive and anti-decisive moves (``k == 4``; else uniform).
+
+        At each ply the player to move wins at once if it can; otherwise blocks the
+        opponent's only immediate win (two of them lose at once); otherwise plays a uniformly
+        random column, avoiding cells directly below an opponent's winning cell when any other
+        column is left. Stronger playouts per simulation than uniform random ones.
+        """
+        b0, b1, ply, status = state
+        if status:
+            return _RETURNS[status]
+        if self.k != 4:
+            return super().rollout(state, rng)
+        full = self._full
+        bottom = self._bottom_row
+        h, s, u = self._directions[1:]  # horizontal, and the two diagonals
+        h2, s2, u2, h3, s3, u3 = 2 * h, 2 * s, 2 * u, 3 * h, 3 * s, 3 * u
+        mask = b0 | b1
+        empty = full ^ mask
+        threats = [self._threats(b0, empty), self._threats(b1, empty)]
+        boards = [b0, b1]
+        player = ply & 1
+        rand = rng.random
+        while True:
+            possible = (mask + bottom) & full
+            if not possible:
+                return (0.0, 0.0)
+            if threats[player] & possible:
+                return (1.0, -1.0) if player == 0 else (-1.0, 1.0)
+            other = player ^ 1
+            forced = threats[other] & possible
+            if forced:
+                if forced & (forced - 1):  # two immediate wins for the opponent: lost
+                    return (-1.0, 1.0) if player == 0 else (1.0, -1.0)
+                move = forced
+            else:
+                safe = possible & ~(threats[other] >> 1)
+                if safe:
+                    possible = safe
+                k = int(rand() * possible.bit_count())
+                while k:
+                    possible &= possible - 1
+                    k -= 1
+                move = possible & -possible
+            mask |= move
+            b = boards[player] | move
+            boards[player] = b
+            # the mover's winning cells, inlined ``_threats`` (this is the playout's hot spot)
+            r = (b << 1) & (b << 2) & (b << 3)
+            x, y = b << h, b >> h
+            r |= ((x & (b << h2)) & ((b << h3) | y)) | ((y & (b >> h2)) & ((b >> h3) | x))
+            x, y = b << s, b >> s
+            r |= ((x & (b << s2)) & ((b << s3) | y)) | ((y & (b >> s2)) & ((b >> s3) | x))
+            x, y = b << u, b >> u
+            r |= ((x & (b << u2)) & ((b << u3) | y)) | ((y & (b >> u2)) & ((b >> u3) | x))
+            threats[player] = r & full & ~mask
+            threats[other] &= ~move
+            player = other
 
     # ------------------------------------------------------------------ views
     def observation(self, state: State, player: int) -> np.ndarray:

@@ -116,3 +116,81 @@ def test_matches_openspiel_connect_four(width: int, height: int, k: int) -> None
     env = connect_four_v0.raw_env(width=width, height=height, k=k)
     outcomes = play_against_openspiel(env, reference, random.Random(width * height), 300)
     assert {tuple(r) for r in outcomes} >= {(1.0, -1.0), (-1.0, 1.0)}  # wins for both sides
+
+
+# ---------------------------------------------------------------------------- decisive playouts
+def random_position(game: ConnectFour, rng: random.Random, plies: int) -> tuple[int, ...]:
+    """A running position after up to ``plies`` uniformly random moves."""
+    state = game.initial_state()
+    for _ in range(plies):
+        nxt = game.next_state(state, rng.choice(game.legal_actions(state)))
+        if game.is_terminal(nxt):
+            break
+        state = nxt
+    return state
+
+
+def brute_force_threats(game: ConnectFour, board: int, occupied: int) -> int:
+    """Every empty cell where one more stone makes four, checked one cell at a time."""
+    cells = 0
+    for c in range(game.width):
+        for r in range(game.height):
+            bit = 1 << (c * (game.height + 1) + r)
+            if not occupied & bit and game._wins(board | bit):
+                cells |= bit
+    return cells
+
+
+@pytest.mark.parametrize("width,height", [(7, 6), (8, 7), (5, 4)])
+def test_threat_cells_equal_a_cell_by_cell_check(width: int, height: int) -> None:
+    game = ConnectFour(width, height)
+    rng = random.Random(width * 100 + height)
+    for _ in range(300):
+        b0, b1, _, _ = random_position(game, rng, rng.randrange(width * height))
+        empty = game._full ^ (b0 | b1)
+        for board in (b0, b1):
+            assert game._threats(board, empty) == brute_force_threats(game, board, b0 | b1)
+
+
+def play(game: ConnectFour, columns: list[int]) -> tuple[int, ...]:
+    state = game.initial_state()
+    for column in columns:
+        state = game.next_state(state, column)
+    return state
+
+
+def test_decisive_playouts_take_an_immediate_win_and_see_a_double_threat() -> None:
+    game = ConnectFour()
+    # X has three in a row on the bottom (columns 1..3), O stacked on them: X to move wins at
+    # column 0 or 4, every time.
+    can_win = play(game, [1, 1, 2, 2, 3, 3])
+    assert all(game.decisive_rollout(can_win, random.Random(s)) == (1.0, -1.0) for s in range(50))
+    # ...and uniform random playouts do not always find it
+    assert {game.rollout(can_win, random.Random(s)) for s in range(50)} != {(1.0, -1.0)}
+    # O to move with no win of its own faces X's open three (columns 0 and 4): O loses.
+    double = play(game, [1, 6, 2, 6, 3])
+    assert all(game.decisive_rollout(double, random.Random(s)) == (1.0, -1.0) for s in range(50))
+    # O must block the only threat: X threatens column 3 after 0, 1, 2 on the bottom row.
+    block = play(game, [0, 6, 1, 6, 2])
+    outcomes = {game.decisive_rollout(block, random.Random(s)) for s in range(200)}
+    assert (-1.0, 1.0) in outcomes  # O survives the block and sometimes wins
+
+
+def test_decisive_playouts_end_in_valid_results_everywhere() -> None:
+    rng = random.Random(7)
+    for width, height in [(7, 6), (6, 5), (4, 4)]:
+        game = ConnectFour(width, height)
+        for _ in range(200):
+            state = random_position(game, rng, rng.randrange(width * height))
+            assert game.decisive_rollout(state, rng) in {(1.0, -1.0), (-1.0, 1.0), (0.0, 0.0)}
+    # a finished game returns its result; k != 4 falls back to uniform playouts
+    assert ConnectFour().decisive_rollout(play(ConnectFour(), [0, 1, 0, 1, 0, 1, 0]), rng) == (
+        1.0,
+        -1.0,
+    )
+    three = ConnectFour(5, 4, 3)
+    assert three.decisive_rollout(three.initial_state(), rng) in {
+        (1.0, -1.0),
+        (-1.0, 1.0),
+        (0.0, 0.0),
+    }

@@ -218,6 +218,7 @@ def test_full_wrapped_games_in_the_standard_loop() -> None:
         ({"iterations": 10, "rollout_depth": -2}, "rollout_depth"),
         ({"iterations": 10, "cutoff_value": 3}, "cutoff_value"),
         ({"iterations": 10, "evaluator": 5}, "evaluator"),
+        ({"iterations": 10, "playout": "greedy"}, "playout"),
         ({"iterations": 10, "explore": 2}, "unknown option"),
     ],
 )

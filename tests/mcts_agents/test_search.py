@@ -259,3 +259,20 @@ def test_expand_all_creates_every_child_at_first_expansion() -> None:
     plain = search(game, game.initial_state(), 3000)
     assert result.nodes > plain.nodes  # siblings stored before they are visited
     assert sum(c.visits for c in result.children) == 3000
+
+
+def test_decisive_playouts_are_the_default_and_random_ones_stay_available() -> None:
+    game = ConnectFour()
+    # X (to move) can win at column 0 or 4; every decisive playout after any first move by X
+    # that does not win still sees the double threat, so both searches find the win quickly.
+    state = game.initial_state()
+    for column in [1, 1, 2, 2, 3, 3]:
+        state = game.next_state(state, column)
+    decisive = MCTS(Budget(iterations=200), SearchConfig(solver=False), seed=0)
+    uniform = MCTS(Budget(iterations=200), SearchConfig(solver=False, playout="random"), seed=0)
+    assert decisive.config.playout == "decisive"
+    assert decisive.search(game, state).best_action in (0, 4)
+    assert uniform.search(game, state).best_action in (0, 4)
+    # the decisive search's evaluations agree that every non-winning move is worse
+    stats = {c.action: c.value for c in decisive.search(game, state).children}
+    assert max(stats, key=lambda a: stats[a]) in (0, 4)
