@@ -14,6 +14,7 @@ from mcts_agents.errors import (
 )
 from mcts_agents.game import Game
 from mcts_agents.result import ChildStats, SearchResult
+from mcts_agents.rl import PolicyAgent, SingleAgentVsOpponent
 from mcts_agents.search import MCTS
 
 __version__ = "0.1.0"
@@ -31,9 +32,11 @@ __all__ = [
     "MCTSAgent",
     "NoLegalActionError",
     "NotResetError",
+    "PolicyAgent",
     "RandomAgent",
     "SearchConfig",
     "SearchResult",
+    "SingleAgentVsOpponent",
     "clone_env",
     "game_from_env",
 ]
