@@ -18,6 +18,7 @@ from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
 from pettingzoo import AECEnv
 from pettingzoo.classic import connect_four_v3, tictactoe_v3
+from pettingzoo.utils import BaseWrapper
 
 from envs import connect_four_v0, multi_mnk_v0, othello_v0, tic_tac_toe_v0
 from mcts_agents import (
@@ -179,6 +180,38 @@ def test_tic_tac_toe_draw_pays_zero() -> None:
     assert (reward, terminated, info["returns"]) == (0.0, True, {"player_0": 0.0, "player_1": 0.0})
 
 
+class TruncateAfter(BaseWrapper[str, Any, int]):
+    """Truncates the game for every agent after ``moves`` moves (a time limit)."""
+
+    def __init__(self, env: Any, moves: int) -> None:
+        super().__init__(env)
+        self.moves = moves
+        self.count = 0
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self.count = 0
+        super().reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> None:
+        super().step(action)
+        self.count += 1
+        raw = self.env.unwrapped
+        if self.count >= self.moves and raw.agents and not any(raw.terminations.values()):
+            raw.truncations = dict.fromkeys(raw.agents, True)
+
+
+def test_aec_truncation_is_gymnasium_truncation() -> None:
+    env = SingleAgentVsOpponent(TruncateAfter(connect_four_v0.raw_env(), 5), LowestLegal())
+    env.reset(seed=0)
+    assert env.step(6)[1:4] == (0.0, False, False)
+    assert env.step(6)[1:4] == (0.0, False, False)
+    _, reward, terminated, truncated, info = env.step(5)  # the fifth move hits the limit
+    assert (reward, terminated, truncated) == (0.0, False, True)
+    assert info["returns"] == {"player_0": 0.0, "player_1": 0.0}
+    env.reset(seed=0)  # and a new episode starts afresh
+    assert env.step(6)[1:4] == (0.0, False, False)
+
+
 # --------------------------------------------------------------------------- seats and seeds
 def test_random_learner_takes_both_seats() -> None:
     aec = connect_four_v0.env()
@@ -244,7 +277,7 @@ def test_action_masks_are_the_envs_legal_actions(make: Any) -> None:
         done = False
         while not done:
             mask = env.action_masks()
-            assert mask.dtype == np.bool_ and mask.shape == (env.action_space.n,)
+            assert mask.dtype == np.bool_ and mask.shape == (make().action_space(env.seat).n,)
             assert np.flatnonzero(mask).tolist() == legal_actions(env.aec_env)
             _, _, terminated, truncated, _ = env.step(rng.choice(np.flatnonzero(mask).tolist()))
             done = terminated or truncated
@@ -374,7 +407,7 @@ def test_random_learner_with_a_mapping_needs_an_agent_for_every_seat() -> None:
 def test_policy_agent_plays_legal_games_in_the_aec_loop(make: Any) -> None:
     env = make()
     first, second = env.possible_agents
-    agents = {first: PolicyAgent(first_legal), second: RandomAgent(seed=0)}
+    agents: dict[str, Any] = {first: PolicyAgent(first_legal), second: RandomAgent(seed=0)}
     for seed in range(3):
         env.reset(seed=seed)
         moves = 0
