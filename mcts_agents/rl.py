@@ -77,7 +77,8 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
             the learner may not hold needs one). Agents with ``reset(seed=...)`` are reset and
             reseeded at each ``reset`` (an ``MCTSAgent`` forgets its node table).
         learner: the learner's seat (e.g. ``"player_1"``; default: the env's first seat,
-            ``possible_agents[0]``), or ``"random"`` for a seeded random seat per episode (every seat must then share one observation and action space).
+            ``possible_agents[0]``), or ``"random"`` for a seeded random seat per episode
+            (every seat must then share one observation and action space).
         seed: seed of the first ``reset`` when it is called without one.
         illegal_action: what an action outside the mask does. ``"lose"`` (default; PettingZoo's
             terminate-on-illegal convention): the episode ends at once with reward
@@ -100,6 +101,11 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
     Seeding: ``reset(seed=s)`` seeds ``np_random``, from which the AEC env's seed, the learner's
     seat and the opponents' seeds are drawn; the same seed gives the same episode when the
     opponents are seeded by ``reset(seed=...)`` and the learner plays the same actions.
+
+    Raises (besides the argument checks, ``TypeError``/``ValueError`` naming the argument):
+    ``GameOverError`` from ``reset`` if the game ends before the learner's first turn, and from
+    ``step`` after the episode ended; ``NoLegalActionError`` if the learner is to move with an
+    empty mask; ``IllegalActionError`` naming the opponent if an opponent plays an illegal move.
     """
 
     def __init__(
