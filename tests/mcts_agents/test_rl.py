@@ -430,7 +430,9 @@ def test_policy_agent_in_the_arena() -> None:
     result = arena.play_match(
         "tic_tac_toe", [PolicyAgent(first_legal, name="first"), RandomAgent()], games=4, seed=0
     )
-    assert result.to_dict()
+    assert [r["index"] for r in result.records] == [0, 1, 2, 3]
+    assert all(r["length"] >= 5 for r in result.records)  # tic-tac-toe: five moves at least
+    assert {s.name: s.games for s in result.standings()}["first"] == 4
 
 
 def test_policy_agent_refuses_an_illegal_choice_by_name() -> None:
