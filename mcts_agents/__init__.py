@@ -2,6 +2,7 @@
 
 from mcts_agents.adapters import game_from_env
 from mcts_agents.agent import Agent, MCTSAgent, RandomAgent
+from mcts_agents.arena import MatchResult, TournamentResult, play_match, tournament
 from mcts_agents.cloning import clone_env
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import (
@@ -13,9 +14,11 @@ from mcts_agents.errors import (
     NotResetError,
 )
 from mcts_agents.game import Game
+from mcts_agents.ratings import bradley_terry_elo, wilson_interval
 from mcts_agents.result import ChildStats, SearchResult
 from mcts_agents.rl import PolicyAgent, SingleAgentVsOpponent
 from mcts_agents.search import MCTS
+from mcts_agents.specs import make_agent, make_env, parse_agent_spec
 
 __version__ = "0.1.0"
 
@@ -30,6 +33,7 @@ __all__ = [
     "IllegalActionError",
     "InvalidOptionError",
     "MCTSAgent",
+    "MatchResult",
     "NoLegalActionError",
     "NotResetError",
     "PolicyAgent",
@@ -37,6 +41,14 @@ __all__ = [
     "SearchConfig",
     "SearchResult",
     "SingleAgentVsOpponent",
+    "TournamentResult",
+    "bradley_terry_elo",
     "clone_env",
     "game_from_env",
+    "make_agent",
+    "make_env",
+    "parse_agent_spec",
+    "play_match",
+    "tournament",
+    "wilson_interval",
 ]

@@ -259,8 +259,9 @@ def _process_pool(tasks: Sequence[_GameTask], workers: int) -> Iterator[Record]:
         if finished:
             executor.shutdown(wait=True)
         else:  # interrupted or failed: stop at once, the finished games are recorded
+            processes = list((getattr(executor, "_processes", None) or {}).values())
             executor.shutdown(wait=False, cancel_futures=True)
-            for process in list(getattr(executor, "_processes", {}).values()):
+            for process in processes:
                 process.terminate()
 
 
