@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from mcts_agents.ratings import bradley_terry_elo, wilson_interval
+from mcts_agents.ratings import bradley_terry_elo, mle_is_finite, wilson_interval
 from mcts_agents.specs import AgentSpec, EnvSpec, make_agent, parse_agent_spec, parse_env_spec
 
 __all__ = [
@@ -509,6 +509,12 @@ def _standings(names: Sequence[str], records: Sequence[Record]) -> list[AgentSta
     return stats
 
 
+_PRIOR_NOTE = (
+    "(someone won or lost every game against others, where the maximum-likelihood Elo is "
+    "infinite: one virtual draw per pair is added)"
+)
+
+
 def _pair_results(records: Sequence[Record]) -> list[tuple[str, str, float]]:
     return [
         (r["seats"][0], r["seats"][1], float(r["scores"][0]))
@@ -585,6 +591,8 @@ class MatchResult:
                 f"Elo {self.agents[0]} - {self.agents[1]}: {diff:+.1f} "
                 f"(95% CI {low:+.1f} .. {high:+.1f})"
             )
+            if not mle_is_finite(self.agents, _pair_results(self.records)):
+                lines.append(_PRIOR_NOTE)
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -675,6 +683,8 @@ class TournamentResult:
         for i, row in enumerate(self.matrix()):
             cells = " ".join(f"{'-':>6}" if v is None else f"{v:>6.3f}" for v in row)
             lines.append(f"{i + 1:>2} {self.agents[i]:<{width}} {cells}")
+        if not mle_is_finite(self.agents, _pair_results(self.records)):
+            lines.append(_PRIOR_NOTE)
         return "\n".join(lines)
 
     def __str__(self) -> str:

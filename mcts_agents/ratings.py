@@ -12,7 +12,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ELO_PER_NAT", "Z95", "bradley_terry_elo", "elo_from_rate", "wilson_interval"]
+__all__ = [
+    "ELO_PER_NAT",
+    "Z95",
+    "bradley_terry_elo",
+    "elo_from_rate",
+    "mle_is_finite",
+    "wilson_interval",
+]
 
 #: the two-sided 95% normal quantile.
 Z95 = 1.959963984540054
@@ -107,6 +114,22 @@ def _reachable(adjacency: np.ndarray, start: int) -> set[int]:
     return seen
 
 
+def _finite(points: np.ndarray) -> bool:
+    """The MLE is finite iff the "took points from" graph is strongly connected."""
+    took = points > 0
+    return all(len(_reachable(took, i)) == len(points) for i in range(len(points)))
+
+
+def mle_is_finite(names: Sequence[str], results: Iterable[Sequence[Any]]) -> bool:
+    """Whether ``bradley_terry_elo`` can return the exact MLE (no one swept a group).
+
+    When this is false and no ``prior`` is given, ``bradley_terry_elo`` adds one virtual draw
+    to every pair that played.
+    """
+    points, _ = _tables(list(names), results)
+    return _finite(points)
+
+
 def _log_likelihood(r: np.ndarray, points: np.ndarray) -> float:
     diff = r[:, None] - r[None, :]
     # log sigma(x) = -log(1 + exp(-x)); the diagonal has no points.
@@ -162,10 +185,7 @@ def bradley_terry_elo(
     if len(connected) != len(names):
         missing = [n for i, n in enumerate(names) if i not in connected]
         raise ValueError(f"no games connect {missing} to the anchor {anchor!r}; Elo is undefined")
-    # The MLE is finite iff "took points from" is strongly connected.
-    took = points > 0
-    finite = all(len(_reachable(took, i)) == len(names) for i in range(len(names)))
-    if prior is None and not finite:
+    if prior is None and not _finite(points):
         prior = 1.0
     if prior:
         if prior < 0:

@@ -9,7 +9,13 @@ import math
 import numpy as np
 import pytest
 
-from mcts_agents.ratings import ELO_PER_NAT, bradley_terry_elo, elo_from_rate, wilson_interval
+from mcts_agents.ratings import (
+    ELO_PER_NAT,
+    bradley_terry_elo,
+    elo_from_rate,
+    mle_is_finite,
+    wilson_interval,
+)
 
 
 # ---------------------------------------------------------------------------- Wilson
@@ -129,6 +135,11 @@ def test_a_clean_sweep_gets_one_virtual_draw_not_infinity() -> None:
     ratings = bradley_terry_elo(["a", "b"], [("a", "b", 10, 10)], anchor="b")
     assert ratings["a"][0] == pytest.approx(400 * math.log10(10.5 / 0.5), abs=1e-6)
     assert elo_from_rate(1.0) == math.inf
+    assert not mle_is_finite(["a", "b"], [("a", "b", 10, 10)])
+    assert mle_is_finite(["a", "b"], [("a", "b", 9.5, 10)])  # a draw is a point for each
+    # An explicit prior is always used: 6 / 8 plus 2 virtual draws is 7 / 10.
+    with_prior = bradley_terry_elo(["a", "b"], [("a", "b", 6, 8)], anchor="b", prior=2)
+    assert with_prior["a"][0] == pytest.approx(400 * math.log10(7 / 3), abs=1e-6)
 
 
 def test_a_player_who_lost_everything_in_a_group_still_gets_finite_ratings() -> None:
