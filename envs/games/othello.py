@@ -31,6 +31,7 @@ _RETURNS = {1: (1.0, -1.0), -1: (-1.0, 1.0), 0: (0.0, 0.0)}
 
 MoveGen = Callable[[int, int], int]
 FlipGen = Callable[[int, int, int], int]
+Playout = Callable[[int, int, Callable[[], float], int], tuple[int, int, int]]
 
 
 def _kernels(size: int) -> tuple[MoveGen, FlipGen]:
@@ -166,6 +167,158 @@ def _kernels(size: int) -> tuple[MoveGen, FlipGen]:
     return moves, flips
 
 
+def _playout(size: int) -> tuple[Playout, Callable[[int], int]]:
+    """A uniformly random playout to the end, and the map from its layout back to the board's.
+
+    The playout works on boards with one empty guard column after each row (bit
+    ``row * (size + 1) + col``): shifts that leave the board land on a guard bit, which no disc
+    ever occupies, so runs of discs stop at the edge with no masks. Each ply draws candidates,
+    the empty squares next to an opponent's disc (a superset of the legal moves), uniformly
+    without replacement until one flips something: the first legal candidate drawn is uniform
+    over the legal moves, and no ply generates all the legal moves. A draw is the ``k``-th of
+    the ``n`` remaining candidates in ascending order, ``k = int(rand() * n)``. A player whose
+    candidates run out passes; the game ends when both players' run out in a row.
+
+    ``playout(own, other, rand, limit)`` takes the discs (board layout) of the player to move
+    and of the other and plays to the end, or until ``limit`` plies (passes included) have been
+    played (``limit=-1``: no limit). It returns the discs (guard layout) of the player to move
+    and of the other, and the number of plies played, whose parity says who is to move.
+    """
+    wide = size + 1
+    row = (1 << size) - 1
+    board = sum(row << (r * wide) for r in range(size))
+    s, se, sw = wide, wide + 1, wide - 1
+
+    def to_wide(x: int) -> int:
+        y = 0
+        for r in range(size):
+            y |= ((x >> (r * size)) & row) << (r * wide)
+        return y
+
+    def from_wide(x: int) -> int:
+        y = 0
+        for r in range(size):
+            y |= ((x >> (r * wide)) & row) << (r * size)
+        return y
+
+    def playout(
+        own: int, other: int, rand: Callable[[], float], limit: int
+    ) -> tuple[int, int, int]:
+        own = to_wide(own)
+        other = to_wide(other)
+        empty = board ^ (own | other)
+        passed = False
+        plies = 0
+        while True:
+            near = other | other << 1 | other >> 1
+            candidates = (near | near << s | near >> s) & empty
+            while candidates:
+                # a uniformly random candidate, counted from the nearer end
+                n = candidates.bit_count()
+                k = int(rand() * n)
+                c = candidates
+                if k + k < n:
+                    while k:
+                        c &= c - 1
+                        k -= 1
+                    move = c & -c
+                else:
+                    k = n - 1 - k
+                    while k:
+                        c ^= 1 << (c.bit_length() - 1)
+                        k -= 1
+                    move = 1 << (c.bit_length() - 1)
+                flipped = 0
+                x = move << 1 & other
+                if x:
+                    run = x
+                    x <<= 1
+                    while x & other:
+                        run |= x
+                        x <<= 1
+                    if x & own:
+                        flipped |= run
+                x = move >> 1 & other
+                if x:
+                    run = x
+                    x >>= 1
+                    while x & other:
+                        run |= x
+                        x >>= 1
+                    if x & own:
+                        flipped |= run
+                x = move << s & other
+                if x:
+                    run = x
+                    x <<= s
+                    while x & other:
+                        run |= x
+                        x <<= s
+                    if x & own:
+                        flipped |= run
+                x = move >> s & other
+                if x:
+                    run = x
+                    x >>= s
+                    while x & other:
+                        run |= x
+                        x >>= s
+                    if x & own:
+                        flipped |= run
+                x = move << se & other
+                if x:
+                    run = x
+                    x <<= se
+                    while x & other:
+                        run |= x
+                        x <<= se
+                    if x & own:
+                        flipped |= run
+                x = move >> se & other
+                if x:
+                    run = x
+                    x >>= se
+                    while x & other:
+                        run |= x
+                        x >>= se
+                    if x & own:
+                        flipped |= run
+                x = move << sw & other
+                if x:
+                    run = x
+                    x <<= sw
+                    while x & other:
+                        run |= x
+                        x <<= sw
+                    if x & own:
+                        flipped |= run
+                x = move >> sw & other
+                if x:
+                    run = x
+                    x >>= sw
+                    while x & other:
+                        run |= x
+                        x >>= sw
+                    if x & own:
+                        flipped |= run
+                if flipped:
+                    passed = False
+                    empty ^= move
+                    own, other = other ^ flipped, own | move | flipped
+                    break
+                candidates ^= move
+            else:  # no legal move: pass, and the game is over if the other could not move either
+                if passed:
+                    return own, other, plies
+                passed = True
+                own, other = other, own
+            plies += 1
+            if plies == limit:
+                return own, other, plies
+
+    return playout, from_wide
+
+
 class Othello(BoardGame[State]):
     """Black (player 0) and white take turns placing discs that outflank and flip the other's.
 
@@ -188,6 +341,7 @@ class Othello(BoardGame[State]):
         self.num_actions = size * size + 1
         self.observation_shape = (size, size, 2)
         self._moves, self._flips = _kernels(size)
+        self._playout, self._from_wide = _playout(size)
         self._planes = BitPlanes(np.arange(self.cells).reshape(size, size), 2)
         h = size // 2  # white on the centre's main diagonal (d4, e5 on 8x8), black on the other
         white = (1 << ((h - 1) * size + h - 1)) | (1 << (h * size + h))
@@ -281,32 +435,29 @@ class Othello(BoardGame[State]):
     def rollout(self, state: State, rng: random.Random) -> tuple[float, ...]:
         """Uniformly random play to the end, on bare bitboards (no states, no action lists).
 
-        Each placing move is the ``k``-th legal action in ascending order with
-        ``k = int(rng.random() * n)``; a forced pass draws no random number.
+        Each ply's move is uniform over the legal moves (drawn by rejection among the empty
+        squares next to an opponent's disc, see ``_playout``); passes and the end are as in
+        ``next_state``.
         """
         own, other, player, moves = state
         if moves < 0:
             return self._score(own, other)
-        gen, flip = self._moves, self._flips
-        rand = rng.random
-        while True:
-            if moves:
-                k = int(rand() * moves.bit_count())
-                while k:
-                    moves &= moves - 1
-                    k -= 1
-                move = moves & -moves
-                flipped = flip(own, other, move)
-                own, other = other ^ flipped, own | move | flipped
-                player ^= 1
-                moves = gen(own, other)
-                if not moves and not gen(other, own):
-                    break  # neither side can move
-            else:  # pass: the other player has a move by construction
-                own, other = other, own
-                player ^= 1
-                moves = gen(own, other)
-        return self._score(own, other) if player == 0 else self._score(other, own)
+        own, other, plies = self._playout(own, other, rng.random, -1)
+        return self._score(own, other) if player == plies & 1 else self._score(other, own)
+
+    def _playout_discs(
+        self, state: State, rng: random.Random, plies: int = -1
+    ) -> tuple[int, int, int]:
+        """Black's and white's discs where ``rollout(state, rng)`` ends, or after ``plies``
+        plies (passes included), and the number of plies played: the rollout's moves, for tests.
+        """
+        own, other, player, moves = state
+        played = 0
+        if moves >= 0:
+            own, other, played = self._playout(own, other, rng.random, plies)
+            own, other = self._from_wide(own), self._from_wide(other)
+            player ^= played & 1
+        return ((own, other) if player == 0 else (other, own)) + (played,)
 
     # ------------------------------------------------------------------ views
     def black_white(self, state: State) -> tuple[int, int]:

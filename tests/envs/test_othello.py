@@ -416,7 +416,7 @@ def test_transposed_move_orders_have_equal_futures(seed: int) -> None:
 
 # ---------------------------------------------------------------------------- rollouts
 def reference_rollout(game: Othello, state: State, rng: random.Random) -> tuple[float, ...]:
-    """The documented rollout rule, played through ``next_state``: a pass draws no number."""
+    """Uniformly random play through ``next_state``: the k-th legal action, k drawn by ``rng``."""
     while not game.is_terminal(state):
         legal = game.legal_actions(state)
         action = legal[0] if legal == [game.pass_action] else legal[int(rng.random() * len(legal))]
@@ -424,21 +424,148 @@ def reference_rollout(game: Othello, state: State, rng: random.Random) -> tuple[
     return game.returns(state)
 
 
-@settings(max_examples=40, deadline=None)
-@given(
-    size=st.sampled_from([4, 6, 8, 10]), seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 80)
-)
-def test_rollouts_reach_the_end_with_valid_returns(size: int, seed: int, plies: int) -> None:
-    game = Othello(size)
+def rejection_rollout(game: Othello, state: State, rng: random.Random) -> State:
+    """The playout's documented draws, through ``next_state``: the end state.
+
+    Candidates are the empty squares next to an opponent's disc (found square by square); each
+    draw takes the k-th remaining candidate in ascending order, k = int(rng.random() * n), until
+    one is legal; a player whose candidates run out passes.
+    """
+    n = game.size
+    while not game.is_terminal(state):
+        grid = game.grid(state)
+        opponent = 2 - game.to_play(state)
+        candidates = [
+            r * n + c
+            for r in range(n)
+            for c in range(n)
+            if grid[r, c] == 0
+            and any(
+                0 <= r + dr < n and 0 <= c + dc < n and grid[r + dr, c + dc] == opponent
+                for dr, dc in DIRECTIONS
+            )
+        ]
+        legal = game.legal_actions(state)
+        action = game.pass_action
+        while candidates:
+            candidate = candidates.pop(int(rng.random() * len(candidates)))
+            if candidate in legal:
+                action = candidate
+                break
+        assert game.is_legal(state, action)
+        state = game.next_state(state, action)
+    return state
+
+
+def random_position(game: Othello, seed: int, plies: int) -> State:
     rng = random.Random(seed)
     state = game.initial_state()
     for _ in range(plies):
         if game.is_terminal(state):
             break
         state = game.next_state(state, rng.choice(game.legal_actions(state)))
+    return state
+
+
+def chi_square_limit(df: int) -> float:
+    """The chi-square statistic exceeded with probability ~1e-6 (Wilson-Hilferty)."""
+    z = 4.753
+    return df * (1 - 2 / (9 * df) + z * (2 / (9 * df)) ** 0.5) ** 3
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    size=st.sampled_from([4, 6, 8, 10]), seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 80)
+)
+def test_rollouts_reach_the_end_with_valid_returns(size: int, seed: int, plies: int) -> None:
+    """The playout ends where no one can move, scores that board, and keeps every disc placed."""
+    game = Othello(size)
+    state = random_position(game, seed, plies)
     result = game.rollout(state, random.Random(seed))
     assert result in {(1.0, -1.0), (-1.0, 1.0), (0.0, 0.0)}
-    assert result == reference_rollout(game, state, random.Random(seed))
+    black, white, played = game._playout_discs(state, random.Random(seed))
+    start_black, start_white = game.black_white(state)
+    assert black & white == 0 and (black | white) >> (size * size) == 0
+    occupied = start_black | start_white
+    assert (black | white) & occupied == occupied  # discs never leave the board
+    assert (black | white).bit_count() <= occupied.bit_count() + played
+    # the rules core and the naive reference agree that neither player can move
+    end = game._after_move(white, black, 1)
+    assert game.is_terminal(end)
+    assert game.black_white(end) == (black, white)
+    assert result == game.returns(end)
+    naive = NaiveOthello(size)
+    naive.board = [[0] * size for _ in range(size)]
+    for bit in range(size * size):
+        naive.board[bit // size][bit % size] = (black >> bit & 1) + 2 * (white >> bit & 1)
+    assert naive.placing(0) == naive.placing(1) == []
+    assert result == naive.returns()
+    if game.is_terminal(state):
+        assert (black, white, played) == (start_black, start_white, 0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(size=st.sampled_from([4, 6, 8]), seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 60))
+def test_rollouts_follow_their_documented_draws_move_for_move(
+    size: int, seed: int, plies: int
+) -> None:
+    """Each ply takes the k-th remaining candidate until one is legal (see ``_playout``)."""
+    game = Othello(size)
+    state = random_position(game, seed, plies)
+    end = rejection_rollout(game, state, random.Random(seed))
+    black, white, _ = game._playout_discs(state, random.Random(seed))
+    assert (black, white) == game.black_white(end)
+    assert game.rollout(state, random.Random(seed)) == game.returns(end)
+
+
+def first_moves(game: Othello, state: State, seeds: range) -> dict[int, int]:
+    """How often the playout's first ply was each action, over ``seeds``."""
+    occupied = state[0] | state[1]
+    seen: dict[int, int] = defaultdict(int)
+    for seed in seeds:
+        black, white, played = game._playout_discs(state, random.Random(seed), plies=1)
+        assert played == 1
+        placed = (black | white) ^ occupied
+        seen[placed.bit_length() - 1 if placed else game.pass_action] += 1
+    return seen
+
+
+@pytest.mark.parametrize(("size", "plies"), [(8, 0), (8, 6), (8, 16), (8, 30), (8, 44), (6, 12)])
+def test_rollouts_choose_uniformly_among_legal_moves(size: int, plies: int) -> None:
+    """The first move's frequencies over many seeds fit the uniform law on the legal moves."""
+    game = Othello(size)
+    state = random_position(game, 7 + plies, plies)
+    legal = game.legal_actions(state)
+    assert len(legal) >= 3
+    draws = 300 * len(legal)
+    seen = first_moves(game, state, range(draws))
+    assert set(seen) == set(legal)
+    expected = draws / len(legal)
+    chi2 = sum((seen[a] - expected) ** 2 / expected for a in legal)
+    assert chi2 < chi_square_limit(len(legal) - 1)
+
+
+def test_first_move_of_a_player_who_must_pass_is_the_pass() -> None:
+    state = GAME.apply(GAME.initial_state(), parse("c4 c3 f5 b4 a4 a5 b2 a3"))
+    assert GAME.legal_actions(state) == [PASS]
+    assert first_moves(GAME, state, range(20)) == {PASS: 20}
+
+
+def test_rollout_outcomes_match_the_reference_rollout_on_6x6() -> None:
+    """Black wins, white wins and draws from the start are as frequent as by ``next_state``."""
+    game = Othello(6)
+    start = game.initial_state()
+    games = 3000
+    ours = [game.rollout(start, random.Random(seed)) for seed in range(games)]
+    ref = [reference_rollout(game, start, random.Random(10**6 + seed)) for seed in range(games)]
+    outcomes = [(1.0, -1.0), (-1.0, 1.0), (0.0, 0.0)]
+    chi2 = 0.0
+    for outcome in outcomes:  # two-sample chi-square on equal sample sizes
+        a, b = ours.count(outcome), ref.count(outcome)
+        if a + b:
+            chi2 += (a - b) ** 2 / (a + b)
+    assert chi2 < chi_square_limit(len(outcomes) - 1)
+    assert min(ours.count(o) for o in outcomes) > 0  # draws happen on 6x6 too
 
 
 def test_rollouts_are_not_constant() -> None:
