@@ -98,6 +98,8 @@ class MCTS:
             if node.returns is not None:  # terminal (solver off)
                 values = node.returns
                 break
+            if node.actions is None:
+                node.actions = list(game.legal_actions(node.state))
             i = select(node, c, fpu)
             if i == EXPAND:
                 child, values_or_none = self._expand(game, node)
@@ -133,6 +135,7 @@ class MCTS:
         """
         k = len(node.children)
         actions = node.actions
+        assert actions is not None  # set by the caller before selection
         if node.priors is None:  # expand in random order: swap a random untried action to k
             j = k + int(self.rng.random() * (len(actions) - k))
             actions[k], actions[j] = actions[j], actions[k]
@@ -153,17 +156,24 @@ class MCTS:
             table.add(child)
         elif child.visits == 0:  # stored by expand_all but never evaluated
             values = self._first_evaluation(game, child)
-        node.children.append(child)
-        node.edge_visits.append(0)
-        node.edge_value.append(0.0)
-        if self.config.selection == "ucb1_tuned":
-            node.edge_value_sq.append(0.0)
+        if k:
+            node.children.append(child)
+            node.edge_visits.append(0)
+            node.edge_value.append(0.0)
+            if self.config.selection == "ucb1_tuned":
+                node.edge_value_sq.append(0.0)
+        else:  # the first child: the node gets its own lists (see tree._NONE)
+            node.children = [child]
+            node.edge_visits = [0]
+            node.edge_value = [0.0]
+            if self.config.selection == "ucb1_tuned":
+                node.edge_value_sq = [0.0]
         return child, values
 
     def _create_siblings(self, game: Game, node: Node) -> None:
         """``expand_all``: put every child of ``node`` in the table at once (unevaluated)."""
         table, max_nodes = self.table, self.budget.max_nodes
-        for action in node.actions:
+        for action in node.actions or ():
             state = game.next_state(node.state, action)
             key = game.key(state)
             if key not in table.nodes and (max_nodes is None or len(table) < max_nodes):
@@ -173,7 +183,7 @@ class MCTS:
         if game.is_terminal(state):
             returns = tuple(game.returns(state))
             return Node(state, key, -1, [], returns, returns if self.config.solver else None)
-        return Node(state, key, game.to_play(state), list(game.legal_actions(state)))
+        return Node(state, key, game.to_play(state), None)  # actions: when first needed
 
     def _new_node(self, game: Game, state: State, key: Hashable) -> tuple[Node, Sequence[float]]:
         node = self._make_node(game, state, key)
@@ -185,7 +195,7 @@ class MCTS:
             return node.returns
         values, priors = self._evaluate(game, node.state)
         if priors is not None:
-            self._set_priors(node, priors)
+            self._set_priors(game, node, priors)
         return values
 
     def _evaluate(self, game: Game, state: State) -> tuple[Sequence[float], Any]:
@@ -220,8 +230,10 @@ class MCTS:
         return capped
 
     @staticmethod
-    def _set_priors(node: Node, priors: Any) -> None:
+    def _set_priors(game: Game, node: Node, priors: Any) -> None:
         """Store priors aligned with ``node.actions`` (normalised), highest first."""
+        if node.actions is None:
+            node.actions = list(game.legal_actions(node.state))
         if hasattr(priors, "get"):
             raw = [float(priors.get(a, 0.0)) for a in node.actions]
         else:
@@ -289,13 +301,17 @@ class MCTS:
         if root is None:
             self.table.clear()
             root = self._make_node(game, state, key)
+            if root.returns is None:
+                root.actions = list(game.legal_actions(state))
             evaluator = self.config.evaluator
             if evaluator is not None and root.returns is None:
                 priors = evaluator(game, state)[1]
                 if priors is not None:
-                    self._set_priors(root, priors)
+                    self._set_priors(game, root, priors)
             self.table.add(root)
             return root, 0, 0
+        if root.actions is None and root.returns is None:  # a reused leaf
+            root.actions = list(game.legal_actions(state))
         is_reachable = getattr(game, "is_reachable", None)
         if is_reachable is not None:
             pruned = self.table.prune_unreachable(lambda k: is_reachable(state, k))
@@ -348,9 +364,10 @@ class MCTS:
     ) -> SearchResult:
         player = root.to_play
         # with no simulation run (a tiny time budget) any legal action will do
-        best_action = root.actions[self.choose(root)] if root.children else root.actions[0]
+        actions = root.actions or []  # set by _prepare_root
+        best_action = actions[self.choose(root)] if root.children else actions[0]
         stats = []
-        for i, action in enumerate(root.actions):
+        for i, action in enumerate(actions):
             prior = root.priors[i] if root.priors is not None else None
             if i < len(root.children):
                 proven = root.children[i].proven
@@ -388,12 +405,13 @@ class MCTS:
 
     def _principal_variation(self, root: Node, best_action: int, limit: int = 64) -> list[int]:
         line = [best_action]
-        node = root.children[root.actions.index(best_action)] if root.children else None
+        actions = root.actions or []
+        node = root.children[actions.index(best_action)] if root.children else None
         seen = {root.key}
         while node is not None and node.children and len(line) < limit and node.key not in seen:
             seen.add(node.key)
             i = self.choose(node, "visits")
-            line.append(node.actions[i])
+            line.append((node.actions or [])[i])
             node = node.children[i]
         return line
 

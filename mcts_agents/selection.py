@@ -22,7 +22,7 @@ SelectionFn = Callable[[Node, float, "float | None"], int]
 
 def ucb1(node: Node, c: float, fpu: float | None) -> int:
     """UCB1: mean + c * sqrt(ln N / n)."""
-    untried = len(node.children) < len(node.actions)
+    untried = len(node.children) < len(node.actions or ())
     if untried and fpu is None:
         return EXPAND
     explore = c * sqrt(log(node.visits)) if node.visits > 1 else 0.0
@@ -44,7 +44,7 @@ def ucb1_tuned(node: Node, c: float, fpu: float | None) -> int:
     On rewards mapped to [0, 1]: mean + c * sqrt(ln N / n * min(1/4, var + sqrt(2 ln N / n))),
     with ``c = 1`` the published rule; reported back on the [-1, 1] scale.
     """
-    untried = len(node.children) < len(node.actions)
+    untried = len(node.children) < len(node.actions or ())
     if untried and fpu is None:
         return EXPAND
     log_n = log(node.visits) if node.visits > 1 else 0.0
@@ -70,7 +70,7 @@ def puct(node: Node, c: float, fpu: float | None) -> int:
     ``fpu`` (default 0) plus its exploration term, so strong priors are expanded early.
     """
     priors = node.priors
-    count = len(node.actions)
+    count = len(node.actions or ())
     if priors is None:
         priors = node.priors = [1.0 / count] * count
     scale = c * sqrt(node.visits)

@@ -10,7 +10,11 @@ possibly with different players to move before it. Children are shared through t
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
-from typing import Any
+from typing import Any, cast
+
+#: Shared by every node that has no children yet (most nodes: the leaves). Never mutated: the
+#: search gives a node its own lists when it links the first child. Saves ~330 bytes a leaf.
+_NONE: tuple[()] = ()
 
 
 class Node:
@@ -20,9 +24,11 @@ class Node:
         state: the game state (immutable; adapters' states are treated as immutable).
         key: its transposition key (the table key).
         to_play: index of the player to move (-1 for a terminal state).
-        actions: legal actions in expansion order (``children[i]`` is ``actions[i]``'s child).
+        actions: legal actions in expansion order (``children[i]`` is ``actions[i]``'s child);
+            ``None`` until the search first needs them (leaves never do).
         priors: prior probabilities aligned with ``actions`` (PUCT), or ``None``.
-        children: expanded children so far; ``len(children) <= len(actions)``.
+        children: expanded children so far; ``len(children) <= len(actions)``. The edge lists
+            are a shared empty tuple until the first child is linked.
         edge_visits: visits of each expanded edge.
         edge_value: sum of the mover's returns through each edge.
         edge_value_sq: sum of squared returns per edge (UCB1-Tuned only, else empty).
@@ -52,7 +58,7 @@ class Node:
         state: Any,
         key: Hashable,
         to_play: int,
-        actions: list[int],
+        actions: list[int] | None,
         returns: tuple[float, ...] | None = None,
         proven: tuple[float, ...] | None = None,
     ) -> None:
@@ -61,22 +67,22 @@ class Node:
         self.to_play = to_play
         self.actions = actions
         self.priors: list[float] | None = None
-        self.children: list[Node] = []
-        self.edge_visits: list[int] = []
-        self.edge_value: list[float] = []
-        self.edge_value_sq: list[float] = []
+        self.children = cast("list[Node]", _NONE)
+        self.edge_visits = cast("list[int]", _NONE)
+        self.edge_value = cast("list[float]", _NONE)
+        self.edge_value_sq = cast("list[float]", _NONE)
         self.visits = 0
         self.returns = returns
         self.proven = proven
 
     @property
     def fully_expanded(self) -> bool:
-        return len(self.children) == len(self.actions)
+        return self.actions is not None and len(self.children) == len(self.actions)
 
     def __repr__(self) -> str:
         return (
             f"Node(key={self.key!r}, to_play={self.to_play}, visits={self.visits}, "
-            f"children={len(self.children)}/{len(self.actions)}, proven={self.proven})"
+            f"children={len(self.children)}/{len(self.actions or ())}, proven={self.proven})"
         )
 
 
