@@ -14,11 +14,12 @@ from mcts_agents.errors import (
     NotResetError,
 )
 from mcts_agents.game import Game
+from mcts_agents.parallel import RootParallelSearch
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
 from mcts_agents.result import ChildStats, SearchResult
 from mcts_agents.rl import PolicyAgent, SingleAgentVsOpponent
 from mcts_agents.search import MCTS
-from mcts_agents.specs import make_agent, make_env, parse_agent_spec
+from mcts_agents.specs import HumanAgent, SpecError, make_agent, make_env, parse_agent_spec
 
 __version__ = "0.1.0"
 
@@ -30,6 +31,7 @@ __all__ = [
     "CloneError",
     "Game",
     "GameOverError",
+    "HumanAgent",
     "IllegalActionError",
     "InvalidOptionError",
     "MCTSAgent",
@@ -38,9 +40,11 @@ __all__ = [
     "NotResetError",
     "PolicyAgent",
     "RandomAgent",
+    "RootParallelSearch",
     "SearchConfig",
     "SearchResult",
     "SingleAgentVsOpponent",
+    "SpecError",
     "TournamentResult",
     "bradley_terry_elo",
     "clone_env",

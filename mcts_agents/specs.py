@@ -27,7 +27,7 @@ from typing import Any, TextIO
 import envs
 from mcts_agents.adapters import legal_actions
 from mcts_agents.agent import MCTSAgent, RandomAgent
-from mcts_agents.config import Budget, SearchConfig
+from mcts_agents.config import SearchConfig
 
 __all__ = [
     "AGENT_KINDS",
@@ -262,9 +262,12 @@ def make_agent(
 
 def agent_options(kind: str) -> list[str]:
     """``"key=default"`` for each option of an agent kind (read from the code, so it stays true)."""
-    if kind == "mcts":
-        items = [f"{f.name}={f.default}" for f in dataclasses.fields(Budget)]
-        items.append("seed=None")
+    if kind == "mcts":  # MCTSAgent's own arguments (budget, seed, workers), then SearchConfig's
+        items = [
+            f"{p.name}={p.default}"
+            for p in inspect.signature(MCTSAgent.__init__).parameters.values()
+            if p.name != "self" and p.kind is not inspect.Parameter.VAR_KEYWORD
+        ]
         items += [f"{f.name}={f.default}" for f in dataclasses.fields(SearchConfig)]
         return items
     if kind == "random":
