@@ -20,7 +20,9 @@ position set up by replaying the moves in ``envs.connect_four_v0``) and OpenSpie
 ``pyspiel.MCTSBot`` (the settings of ``benchmarks/matches.py``: ``uct_c=2``, one random
 rollout, ``solve=True``, ``max_wall_clock_time=t``) for a move, each from a fresh search, and
 reports the share of positions where the move keeps the game-theoretic result, with 95%
-Wilson intervals, overall and per ``K``, and the time each side spent per position.
+Wilson intervals, overall, per ``K`` and per value; the paired counts of positions that only
+one side gets right; and the time and simulations each side spent per position (a search
+stops early once its solver proves the root, so the mean time can be below ``t``).
 """
 
 from __future__ import annotations
@@ -219,6 +221,9 @@ def run(
         summary[name] = {
             "ours": share(rs, "ours"),
             "cpp": share(rs, "cpp"),
+            # paired: positions only one side gets right (what a McNemar test would compare)
+            "only_ours": sum(r["ours"]["correct"] and not r["cpp"]["correct"] for r in rs),
+            "only_cpp": sum(r["cpp"]["correct"] and not r["ours"]["correct"] for r in rs),
             "ours_time": sum(r["ours"]["time"] for r in rs) / len(rs),
             "cpp_time": sum(r["cpp"]["time"] for r in rs) / len(rs),
             "ours_sims": sum(r["ours"]["sims"] for r in rs) / len(rs),
@@ -235,6 +240,7 @@ def print_summary(result: dict[str, Any]) -> None:
             low, high = s[side]["ci95"]
             cells.append(f"{100 * s[side]['share']:.1f}% [{100 * low:.1f}, {100 * high:.1f}]")
         cells += [
+            f"{s['only_ours']}/{s['only_cpp']}",
             f"{s['ours_time']:.3f}",
             f"{s['cpp_time']:.3f}",
             f"{s['ours_sims']:,.0f}",
@@ -247,6 +253,7 @@ def print_summary(result: dict[str, Any]) -> None:
             "n",
             "ours correct (95% CI)",
             "C++ correct (95% CI)",
+            "only ours/only C++",
             "ours s",
             "C++ s",
             "ours sims",
