@@ -6,8 +6,11 @@ Run from the repository root::
 
 For tic-tac-toe, Connect Four and Othello, one search from the initial position by:
 
-- ours, ``MCTSAgent(iterations=n, c=2, solver=...).search(env)`` on our wrapped env ("agent"),
-  and ``MCTS(Budget(iterations=n), SearchConfig(c=2, solver=...)).search(game, state)`` on the
+- ours, ``MCTSAgent(iterations=n, c=2, solver=..., playout="random").search(env)`` on our
+  wrapped env ("agent": uniform random playouts, like OpenSpiel's), the same with our default
+  decisive playouts ("agent, decisive": fewer, stronger simulations) and with root
+  parallelism over 2 processes ("agent, workers=2"), and
+  ``MCTS(Budget(iterations=n), SearchConfig(c=2, solver=...)).search(game, state)`` on the
   rules core ("core"); a fresh agent / ``MCTS`` for every search, so nothing is reused;
 - OpenSpiel's Python ``open_spiel.python.algorithms.mcts.MCTSBot`` and C++ ``pyspiel.MCTSBot``,
   ``uct_c=2``, one random rollout per leaf, ``solve`` off and on.
@@ -97,13 +100,40 @@ class Variant:
 
 
 # ---------------------------------------------------------------------------- runners
-def ours_agent(make_env: Callable[[], Any], sims: int, solver: bool) -> Runner:
-    """``MCTSAgent.search(env)`` from the initial position, a fresh agent per search."""
+def ours_agent(
+    make_env: Callable[[], Any],
+    sims: int,
+    solver: bool,
+    playout: str = "random",
+    workers: int = 1,
+) -> Runner:
+    """``MCTSAgent.search(env)`` from the initial position, a fresh agent per search.
+
+    With ``workers > 1`` one agent is kept (its worker processes start once) and ``reset``
+    before every search, so no tree is reused either way.
+    """
+    kept: list[MCTSAgent] = []
 
     def run(seed: int) -> tuple[int, float]:
         env = make_env()
         env.reset(seed=seed)
-        agent = MCTSAgent(iterations=sims, seed=seed, solver=solver, c=C)
+        if workers == 1:
+            agent = MCTSAgent(iterations=sims, seed=seed, solver=solver, c=C, playout=playout)
+        else:
+            if not kept:
+                kept.append(
+                    MCTSAgent(
+                        iterations=sims,
+                        seed=seed,
+                        solver=solver,
+                        c=C,
+                        playout=playout,
+                        workers=workers,
+                    )
+                )
+                kept[0].search(env)  # start the worker processes outside the timing
+            agent = kept[0]
+            agent.reset(seed=seed)
         start = perf_counter()
         result = agent.search(env)
         return result.iterations, perf_counter() - start
@@ -116,7 +146,9 @@ def ours_core(make_env: Callable[[], Any], sims: int, solver: bool) -> Runner:
     game = make_env().unwrapped.game
 
     def run(seed: int) -> tuple[int, float]:
-        search = MCTS(Budget(iterations=sims), SearchConfig(c=C, solver=solver), seed)
+        search = MCTS(
+            Budget(iterations=sims), SearchConfig(c=C, solver=solver, playout="random"), seed
+        )
         state = game.initial_state()
         start = perf_counter()
         result = search.search(game, state)
@@ -184,6 +216,22 @@ def variants() -> list[Variant]:
                     solver,
                     g.ours,
                     ours_core(g.make_env, g.ours, solver),
+                    g.label,
+                ),
+                Variant(
+                    g.label,
+                    "ours agent, decisive",
+                    solver,
+                    g.ours,
+                    ours_agent(g.make_env, g.ours, solver, playout="decisive"),
+                    g.label,
+                ),
+                Variant(
+                    g.label,
+                    "ours agent, workers=2",
+                    solver,
+                    g.ours,
+                    ours_agent(g.make_env, g.ours, solver, workers=2),
                     g.label,
                 ),
                 Variant(

@@ -36,12 +36,14 @@ class MCTS:
         self.rng = random.Random(seed)
         self.table = NodeTable()
         self._game_id: Hashable = None
+        self._root_key: Hashable = None  # the last search's root (its table is pruned to it)
         self._select = SELECTION_RULES[config.selection]
 
     def reset(self) -> None:
         """Forget everything (call between games)."""
         self.table.clear()
         self._game_id = None
+        self._root_key = None
 
     # ------------------------------------------------------------------ public entry point
     def search(self, game: Game, state: State) -> SearchResult:
@@ -300,6 +302,7 @@ class MCTS:
         root = self.table.get(key)
         if root is None:
             self.table.clear()
+            self._root_key = key
             root = self._make_node(game, state, key)
             if root.returns is None:
                 root.actions = list(game.legal_actions(state))
@@ -312,6 +315,9 @@ class MCTS:
             return root, 0, 0
         if root.actions is None and root.returns is None:  # a reused leaf
             root.actions = list(game.legal_actions(state))
+        if key == self._root_key:  # the same position again: nothing became unreachable
+            return root, len(self.table), 0
+        self._root_key = key
         is_reachable = getattr(game, "is_reachable", None)
         if is_reachable is not None:
             pruned = self.table.prune_unreachable(lambda k: is_reachable(state, k))
