@@ -21,5 +21,5 @@ def test_quick_start_is_two_commands_install_and_tests() -> None:
     assert block is not None
     commands = block.group(1).strip().splitlines()
     assert len(commands) == 2
-    assert commands[0].startswith("pip install") and "mcts-agents demo" in commands[0]
+    assert commands[0].startswith("pip install") and "mcts-agents arena" in commands[0]
     assert "pytest" in commands[1]
