@@ -65,11 +65,11 @@ from benchmarks._common import (
     write_json,
 )
 from mcts_agents import MCTSAgent
+from mcts_agents.ratings import elo_from_rate, wilson_interval
 
 UCT_C = 2.0  # OpenSpiel's exploration constant (its returns are in [-1, 1])
 CPP_MAX_SIMULATIONS = 10**9  # out of reach: the wall-clock limit ends every search
 CPP_MAX_MEMORY_MB = 8000  # far above a 1 s search (~10^5 nodes of ~100 bytes)
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -111,24 +111,9 @@ def check_same_position(raw: Any, spiel_state: Any) -> None:
 
 
 # ---------------------------------------------------------------------------- statistics
-def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a proportion (``successes`` may be fractional: draws = 1/2)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def elo(score: float) -> float:
-    """Elo difference implied by a score rate (±inf at 0 and 1)."""
-    if score <= 0.0:
-        return -math.inf
-    if score >= 1.0:
-        return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+# the arena's statistics, under the names this module's callers use
+wilson = wilson_interval
+elo = elo_from_rate
 
 
 def json_float(x: float) -> float | str:
