@@ -16,15 +16,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-import envs
 from mcts_agents.agent import MCTSAgent, RandomAgent
-from mcts_agents.specs import HumanAgent, SpecError, listing, make_agent, parse_env_spec
-
-ENV_NAMES = {
-    variant: (module, kwargs)
-    for module, v in envs.ENV_MODULES.items()
-    for variant, kwargs in v.items()
-}
+from mcts_agents.specs import (
+    ENV_SPECS,
+    HumanAgent,
+    SpecError,
+    listing,
+    make_agent,
+    parse_env_spec,
+)
 
 
 class UsageError(Exception):
@@ -172,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("list", help="envs and agent kinds with their options")
 
     demo_parser = commands.add_parser("demo", help="MCTS vs random, printed move by move")
-    demo_parser.add_argument("env", nargs="?", default="connect_four", choices=sorted(ENV_NAMES))
+    demo_parser.add_argument("env", nargs="?", default="connect_four", choices=sorted(ENV_SPECS))
     demo_parser.add_argument("--iterations", type=int, default=2000)
     demo_parser.add_argument("--seed", type=int, default=0)
 
