@@ -35,7 +35,7 @@ from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.game import Game, State
 from mcts_agents.result import ChildStats, Proven, SearchResult
-from mcts_agents.search import MCTS, ROBUST_MAX_EXTENSION
+from mcts_agents.search import MCTS, ROBUST_MAX_EXTENSION, pick_child, proven_label
 
 __all__ = [
     "RootParallelSearch",
@@ -48,8 +48,6 @@ __all__ = [
     "worker_seed",
 ]
 
-WIN = 1.0
-LOSS = -1.0
 #: Seconds a worker may run past its budget before it is deemed hung (a slow simulation, a
 #: loaded machine); a dead worker is noticed at once, whatever this says.
 GRACE_SECONDS = 30.0
@@ -89,33 +87,15 @@ def split_iterations(total: int, workers: int) -> list[int]:
 
 # ---------------------------------------------------------------------------- merging
 def choose_action(children: Sequence[ChildStats], rule: str = "visits") -> int:
-    """The action to play from (merged) root statistics; ``MCTS.choose`` over ``ChildStats``.
-
-    A proven win is played at once (the most visited of them); proven losses are avoided while
-    anything else is left; among the rest, most visits (``rule="value"``: highest value), ties
-    to the smaller action; a proven result beats an estimate that is no better.
-    """
+    """The action to play from (merged) root statistics: ``MCTS.choose``'s rule
+    (``search.pick_child``) over ``ChildStats``, ties to the smaller action."""
     if not children:
         raise ValueError("no root statistics to choose from")
     ordered = sorted(children, key=lambda c: c.action)
-    wins = [c for c in ordered if c.proven == "win"]
-    if wins:
-        return max(wins, key=lambda c: c.visits).action
-    candidates = [c for c in ordered if c.proven != "loss"] or ordered
-    if rule == "value":
-        pick = max(candidates, key=lambda c: (c.value, c.visits))
-    else:
-        pick = max(candidates, key=lambda c: (c.visits, c.value))
-    proven = [c for c in candidates if c.proven is not None]
-    if proven:
-        safest = max(proven, key=lambda c: c.value)
-        if safest.value >= pick.value:
-            pick = safest
-    return pick.action
-
-
-def _label(value: float) -> Proven:
-    return "win" if value >= WIN else "loss" if value <= LOSS else "draw"
+    i = pick_child(
+        [c.visits for c in ordered], [c.value for c in ordered], [c.proven for c in ordered], rule
+    )
+    return ordered[i].action
 
 
 def merge_results(
@@ -167,10 +147,10 @@ def merge_results(
         proven, root_value = proved.proven, proved.root_value
     elif any(c.proven == "win" for c in children):
         root_value = max(c.value for c in children if c.proven == "win")
-        proven = _label(root_value)
+        proven = proven_label(root_value)
     elif children and len(proven_children) == len(children):
         root_value = max(c.value for c in children)
-        proven = _label(root_value)
+        proven = proven_label(root_value)
     else:
         totals = [sum(c.visits for c in r.children) for r in results]
         total = sum(totals)

@@ -342,28 +342,13 @@ class MCTS:
 
     def choose(self, node: Node, rule: str | None = None) -> int:
         """Index of the child to play at ``node``: proven wins first, proven losses last."""
-        rule = rule or self.config.final_move
         player = node.to_play
-        indices = range(len(node.children))
-        wins = [
-            i for i in indices if (p := node.children[i].proven) is not None and p[player] >= WIN
+        labels = [
+            None if (p := child.proven) is None else proven_label(p[player])
+            for child in node.children
         ]
-        if wins:
-            return max(wins, key=lambda i: node.edge_visits[i])
-        candidates = [
-            i for i in indices if (p := node.children[i].proven) is None or p[player] > LOSS
-        ] or list(indices)
-        visits, value = node.edge_visits, self._edge_value
-        if rule == "value":
-            pick = max(candidates, key=lambda i: (value(node, i), visits[i]))
-        else:
-            pick = max(candidates, key=lambda i: (visits[i], value(node, i)))
-        proven = [i for i in candidates if node.children[i].proven is not None]
-        if proven:  # an exact result beats an estimate that is no better
-            safest = max(proven, key=lambda i: value(node, i))
-            if value(node, safest) >= value(node, pick):
-                pick = safest
-        return pick
+        values = [self._edge_value(node, i) for i in range(len(node.children))]
+        return pick_child(node.edge_visits, values, labels, rule or self.config.final_move)
 
     def _result(
         self, root: Node, iterations: int, elapsed: float, reused: int, pruned: int
@@ -383,7 +368,7 @@ class MCTS:
                         visits=root.edge_visits[i],
                         value=self._edge_value(root, i),
                         prior=prior,
-                        proven=_label(proven[player]) if proven is not None else None,
+                        proven=proven_label(proven[player]) if proven is not None else None,
                     )
                 )
             else:
@@ -405,7 +390,7 @@ class MCTS:
             children=tuple(stats),
             principal_variation=tuple(self._principal_variation(root, best_action)),
             root_value=root_value,
-            proven=_label(root.proven[player]) if root.proven is not None else None,
+            proven=proven_label(root.proven[player]) if root.proven is not None else None,
             to_play=player,
         )
 
@@ -422,5 +407,35 @@ class MCTS:
         return line
 
 
-def _label(value: float) -> Proven:
+def proven_label(value: float) -> Proven:
+    """``"win"``, ``"loss"`` or ``"draw"`` for a proven return of the player concerned."""
     return "win" if value >= WIN else "loss" if value <= LOSS else "draw"
+
+
+def pick_child(
+    visits: Sequence[int],
+    values: Sequence[float],
+    labels: Sequence[Proven | None],
+    rule: str = "visits",
+) -> int:
+    """The final-move rule over per-child statistics; returns the chosen index.
+
+    A proven win is played at once (the most visited of them); proven losses are avoided
+    while anything else is left; among the rest, most visits (``rule="value"``: highest
+    value); a proven result beats an estimate that is no better. Ties go to the lower index.
+    """
+    indices = range(len(visits))
+    wins = [i for i in indices if labels[i] == "win"]
+    if wins:
+        return max(wins, key=visits.__getitem__)
+    candidates = [i for i in indices if labels[i] != "loss"] or list(indices)
+    if rule == "value":
+        pick = max(candidates, key=lambda i: (values[i], visits[i]))
+    else:
+        pick = max(candidates, key=lambda i: (visits[i], values[i]))
+    proven = [i for i in candidates if labels[i] is not None]
+    if proven:  # an exact result beats an estimate that is no better
+        safest = max(proven, key=values.__getitem__)
+        if values[safest] >= values[pick]:
+            pick = safest
+    return pick
