@@ -12,6 +12,7 @@ from mcts_agents.errors import InvalidOptionError
 SelectionName = Literal["ucb1", "ucb1_tuned", "puct"]
 FinalMove = Literal["visits", "value", "robust_max"]
 Playout = Literal["random", "decisive"]
+Backend = Literal["auto", "python", "numba"]
 
 #: An evaluator maps ``(game, state)`` to per-player values in [-1, 1] and optional priors
 #: (a mapping action -> prior, or a sequence indexed by action); ``None`` priors mean uniform.
@@ -84,6 +85,11 @@ class SearchConfig:
             (most visits and highest mean at once; searches up to 50% longer to get one, then
             falls back to most visits). A proven result overrides the rule.
         reuse: keep the node table from move to move within a game.
+        backend: ``"auto"`` (default): a compiled kernel (``mcts_agents.compiled``, needs the
+            ``fast`` extra, numba) where one implements the game and these options, else
+            Python; ``"python"``: always the Python search; ``"numba"``: the kernel, or an
+            ``InvalidOptionError`` saying why it cannot run. Same seed, same result within a
+            backend (the backends draw different random numbers).
     """
 
     c: float = 1.4
@@ -97,6 +103,7 @@ class SearchConfig:
     solver: bool = True
     final_move: FinalMove = "visits"
     reuse: bool = True
+    backend: Backend = "auto"
 
     def __post_init__(self) -> None:
         def number(name: str, value: Any) -> None:
@@ -136,6 +143,11 @@ class SearchConfig:
         if self.final_move not in ("visits", "value", "robust_max"):
             raise InvalidOptionError(
                 f"final_move must be 'visits', 'value' or 'robust_max', got {self.final_move!r}"
+            )
+
+        if self.backend not in ("auto", "python", "numba"):
+            raise InvalidOptionError(
+                f"backend must be 'auto', 'python' or 'numba', got {self.backend!r}"
             )
 
     @classmethod

@@ -12,13 +12,18 @@ import logging
 import random
 from collections.abc import Callable, Hashable, Sequence
 from time import perf_counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from mcts_agents import compiled
 from mcts_agents.config import Budget, SearchConfig
+from mcts_agents.errors import InvalidOptionError
 from mcts_agents.game import Game, State, default_rollout
 from mcts_agents.result import ChildStats, Proven, SearchResult
 from mcts_agents.selection import CLOSED, EXPAND, SELECTION_RULES
 from mcts_agents.tree import Node, NodeTable
+
+if TYPE_CHECKING:  # numba is imported only when a kernel runs
+    from mcts_agents.compiled.connect_four import CompiledConnectFour
 
 logger = logging.getLogger(__name__)
 
@@ -38,17 +43,56 @@ class MCTS:
         self._game_id: Hashable = None
         self._root_key: Hashable = None  # the last search's root (its table is pruned to it)
         self._select = SELECTION_RULES[config.selection]
+        self.kernel: CompiledConnectFour | None = None  # the last game's compiled search
+        self._kernel_active = False  # whether the last search ran in ``kernel``
+        if config.backend == "numba" and not compiled.numba_available():
+            raise InvalidOptionError(
+                "backend='numba' needs numba: pip install 'mcts-agents[fast]' "
+                "(or use backend='auto' or 'python')"
+            )
 
     def reset(self) -> None:
         """Forget everything (call between games)."""
         self.table.clear()
         self._game_id = None
         self._root_key = None
+        if self.kernel is not None:
+            self.kernel.reset()
+
+    def table_size(self) -> int:
+        """Entries in the node table of the last search (Python table or compiled kernel's)."""
+        if self.kernel is not None and self._kernel_active:
+            return len(self.kernel)
+        return len(self.table)
+
+    def table_keys(self) -> list[Hashable]:
+        """The transposition keys stored in the node table, whichever backend holds it."""
+        if self.kernel is not None and self._kernel_active:
+            return list(self.kernel.keys())
+        return list(self.table.nodes)
+
+    def _kernel_for(self, game: Game) -> CompiledConnectFour | None:
+        """The compiled search for ``game`` if the backend option lets one run it, else None."""
+        if self.config.backend == "python":
+            return None
+        if self.kernel is not None and self.kernel.game == game:
+            return self.kernel
+        reason = compiled.unsupported(game, self.config)
+        if reason is not None:
+            if self.config.backend == "numba":
+                raise InvalidOptionError(f"backend='numba' cannot search {game!r}: {reason}")
+            return None
+        self.kernel = compiled.make_kernel_search(game, self.budget, self.config)
+        return self.kernel
 
     # ------------------------------------------------------------------ public entry point
     def search(self, game: Game, state: State) -> SearchResult:
         """Search from ``state`` and return the result; ``state`` must not be terminal."""
+        kernel = self._kernel_for(game)  # compiles or loads a kernel once: not search time
         start = perf_counter()
+        self._kernel_active = kernel is not None
+        if kernel is not None:
+            return kernel.search(state, self.rng, start)
         root, reused, pruned = self._prepare_root(game, state)
         self._rollout = self._make_rollout(game)
         self._acyclic = bool(getattr(game, "acyclic", False))
@@ -58,33 +102,19 @@ class MCTS:
 
     # ------------------------------------------------------------------ the loop
     def _run(self, game: Game, root: Node, start: float) -> int:
-        budget = self.budget
-        limit = budget.iterations
-        deadline = start + budget.time_limit if budget.time_limit is not None else None
-        # with no other limit, a full table ends the search; otherwise it only stops growth
-        full_table_stops = limit is None and deadline is None
-        iterations = 0
-        extended = False
-        while root.proven is None:
-            spent = (
-                (limit is not None and iterations >= limit)
-                or (deadline is not None and perf_counter() >= deadline)
-                or (full_table_stops and len(self.table) >= budget.max_nodes)  # type: ignore[operator]
-            )
-            if spent:
-                if self.config.final_move != "robust_max" or self._robust_agrees(root):
-                    break
-                if extended or full_table_stops:
-                    break
-                extended = True  # robust-max: search up to 50% longer for an agreeing child
-                if limit is not None:
-                    limit += int(limit * ROBUST_MAX_EXTENSION) + 1
-                if deadline is not None:
-                    deadline += (deadline - start) * ROBUST_MAX_EXTENSION
-                continue
+        def simulate(_: int | None) -> int:
             self._simulate(game, root)
-            iterations += 1
-        return iterations
+            return 1
+
+        return run_budget(
+            self.budget,
+            self.config.final_move,
+            start,
+            simulate,
+            solved=lambda: root.proven is not None,
+            robust_agrees=lambda: self._robust_agrees(root),
+            table_size=self.table.__len__,
+        )
 
     def _simulate(self, game: Game, root: Node) -> None:
         """One simulation: walk down by the selection rule, expand one node, evaluate, back up."""
@@ -392,6 +422,7 @@ class MCTS:
             root_value=root_value,
             proven=proven_label(root.proven[player]) if root.proven is not None else None,
             to_play=player,
+            extra={"backend": "python"},
         )
 
     def _principal_variation(self, root: Node, best_action: int, limit: int = 64) -> list[int]:
@@ -405,6 +436,48 @@ class MCTS:
             line.append((node.actions or [])[i])
             node = node.children[i]
         return line
+
+
+def run_budget(
+    budget: Budget,
+    final_move: str,
+    start: float,
+    simulate: Callable[[int | None], int],
+    solved: Callable[[], bool],
+    robust_agrees: Callable[[], bool],
+    table_size: Callable[[], int],
+) -> int:
+    """Call ``simulate`` until the budget is spent or the root is ``solved``; return the count.
+
+    ``simulate(n)`` runs at least one and at most ``n`` simulations (``None``: no cap) and
+    returns how many it ran. With no iteration or time limit a full table (``max_nodes``) ends
+    the search; otherwise it only stops the table's growth. Under ``robust_max`` a spent budget
+    is extended once by 50% while the most visited child is not the best valued one.
+    """
+    limit = budget.iterations
+    deadline = start + budget.time_limit if budget.time_limit is not None else None
+    full_table_stops = limit is None and deadline is None
+    iterations = 0
+    extended = False
+    while not solved():
+        spent = (
+            (limit is not None and iterations >= limit)
+            or (deadline is not None and perf_counter() >= deadline)
+            or (full_table_stops and table_size() >= budget.max_nodes)  # type: ignore[operator]
+        )
+        if spent:
+            if final_move != "robust_max" or robust_agrees():
+                break
+            if extended or full_table_stops:
+                break
+            extended = True  # robust-max: search up to 50% longer for an agreeing child
+            if limit is not None:
+                limit += int(limit * ROBUST_MAX_EXTENSION) + 1
+            if deadline is not None:
+                deadline += (deadline - start) * ROBUST_MAX_EXTENSION
+            continue
+        iterations += simulate(None if limit is None else limit - iterations)
+    return iterations
 
 
 def proven_label(value: float) -> Proven:

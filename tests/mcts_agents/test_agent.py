@@ -17,8 +17,11 @@ from mcts_agents import (
     InvalidOptionError,
     MCTSAgent,
     RandomAgent,
+    compiled,
 )
 from tests.envs.conftest import VARIANTS, make_factory
+
+BACKENDS = ("python", "numba")  # the compiled kernel searches Connect Four (extra ``fast``)
 
 
 def fingerprint(env: Any) -> tuple[Any, ...]:
@@ -42,10 +45,11 @@ def fingerprint(env: Any) -> tuple[Any, ...]:
 
 
 # --------------------------------------------------------------------------- tree reuse
-def test_tree_is_reused_after_the_opponents_reply() -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_tree_is_reused_after_the_opponents_reply(backend: str) -> None:
     env = connect_four_v0.raw_env()
     env.reset()
-    agent = MCTSAgent(iterations=5000, seed=0)
+    agent = MCTSAgent(iterations=5000, seed=0, backend=backend)
     first = agent.search(env)
     assert first.reused_nodes == 0
     env.step(first.best_action)
@@ -54,7 +58,7 @@ def test_tree_is_reused_after_the_opponents_reply() -> None:
     assert second.reused_nodes > 0
     assert second.pruned_nodes > 0
     game, root = env.game, env.state
-    keys = list(agent.mcts.table.nodes)
+    keys = agent.mcts.table_keys()
     assert all(game.is_reachable(root, key) for key in keys)
     assert second.nodes == len(keys)
 
@@ -92,10 +96,11 @@ def test_pruning_by_graph_walk_when_the_game_has_no_reachability_test() -> None:
     assert set(table) == reached
 
 
-def test_new_game_starts_a_fresh_table() -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_new_game_starts_a_fresh_table(backend: str) -> None:
     env = connect_four_v0.raw_env()
     env.reset()
-    agent = MCTSAgent(iterations=2000, seed=0)
+    agent = MCTSAgent(iterations=2000, seed=0, backend=backend)
     env.step(agent.act(env))
     env.step(3)
     assert agent.search(env).reused_nodes > 0
@@ -105,24 +110,26 @@ def test_new_game_starts_a_fresh_table() -> None:
     assert result.reused_nodes == 0 and result.pruned_nodes == 0
 
 
-def test_reuse_off_keeps_nothing() -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reuse_off_keeps_nothing(backend: str) -> None:
     env = connect_four_v0.raw_env()
     env.reset()
-    agent = MCTSAgent(iterations=2000, seed=0, reuse=False)
+    agent = MCTSAgent(iterations=2000, seed=0, reuse=False, backend=backend)
     env.step(agent.act(env))
     env.step(3)
     assert agent.search(env).reused_nodes == 0
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("max_nodes", [1, 50, 1000])
-def test_max_nodes_is_never_exceeded(max_nodes: int) -> None:
+def test_max_nodes_is_never_exceeded(max_nodes: int, backend: str) -> None:
     env = connect_four_v0.raw_env()
     env.reset()
-    agent = MCTSAgent(iterations=3000, max_nodes=max_nodes, seed=0)
+    agent = MCTSAgent(iterations=3000, max_nodes=max_nodes, seed=0, backend=backend)
     for _ in range(6):
         result = agent.search(env)
         assert result.nodes <= max_nodes
-        assert len(agent.mcts.table) <= max_nodes
+        assert agent.mcts.table_size() == result.nodes
         assert result.iterations == 3000  # the search goes on without adding nodes
         env.step(result.best_action)
 
@@ -134,10 +141,12 @@ def test_max_nodes_alone_is_a_budget() -> None:
     assert result.nodes == 500
 
 
-def test_time_budget_is_anytime_and_overshoots_little() -> None:
-    env = othello_v0.raw_env()
+@pytest.mark.parametrize("module", [othello_v0, connect_four_v0])
+def test_time_budget_is_anytime_and_overshoots_little(module: Any) -> None:
+    env = module.raw_env()
     env.reset()
-    agent = MCTSAgent(time_limit=0.2, seed=0)
+    agent = MCTSAgent(time_limit=0.2, seed=0)  # Connect Four: the compiled kernel
+    compiled.warm_up()  # loading the kernel (once per process) is outside the time budget
     start = time.perf_counter()
     result = agent.search(env)
     wall = time.perf_counter() - start

@@ -96,7 +96,7 @@ class TableWatchingAgent(MCTSAgent):
 
     def act(self, env: Any) -> int:
         if self.fresh:
-            self.tables_at_start.append(len(self.mcts.table.nodes))
+            self.tables_at_start.append(self.mcts.table_size())
             self.fresh = False
         return super().act(env)
 

@@ -107,10 +107,14 @@ def test_play_exits_1_when_input_ends() -> None:
     assert "input ended" in run.stderr
 
 
+# The Python search: games last long enough (~0.3 s) for the signal to land between them.
+SLOW_MCTS = "mcts:iterations=300,backend=python"
+
+
 def test_ctrl_c_keeps_every_finished_game_and_a_rerun_resumes(tmp_path: Path) -> None:
     out = tmp_path / "games.jsonl"
     args = [
-        "arena", "connect_four", "--agents", "mcts:iterations=300", "random",
+        "arena", "connect_four", "--agents", SLOW_MCTS, "random",
         "--games", "6", "--out", str(out), "--no-progress", "--workers", "2",
     ]  # fmt: skip
     process = subprocess.Popen(
@@ -140,5 +144,5 @@ def test_ctrl_c_keeps_every_finished_game_and_a_rerun_resumes(tmp_path: Path) ->
     assert sorted(r["index"] for r in records) == list(range(6))  # none lost, none twice
     assert records[: len(kept)] == kept
     # The same games as an uninterrupted run in one process.
-    clean = play_match("connect_four", ["mcts:iterations=300", "random"], games=6)
+    clean = play_match("connect_four", [SLOW_MCTS, "random"], games=6)
     assert without_times(sorted(records, key=lambda r: r["index"])) == without_times(clean.records)

@@ -273,7 +273,7 @@ def test_an_agent_with_workers_pickles_its_configuration_only() -> None:
         copy = pickle.loads(pickle.dumps(agent))
     with copy, MCTSAgent(iterations=600, seed=5, workers=2) as fresh:
         assert not copy.parallel.started and copy.mcts is copy.parallel.local
-        assert len(copy.mcts.table) == 0
+        assert copy.mcts.table_size() == 0
         assert visits(copy.search(env)) == visits(fresh.search(env))
         assert repr(copy) == "MCTSAgent(iterations=600, seed=5, workers=2)"
 

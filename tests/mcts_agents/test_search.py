@@ -14,6 +14,7 @@ from mcts_agents import MCTS, Budget, MCTSAgent, SearchConfig
 from tests.reference import exact_returns, optimal_actions
 
 TTT = tic_tac_toe_v0.raw_env().game
+BACKENDS = ("python", "numba")  # the compiled kernel searches Connect Four (extra ``fast``)
 SOLVE_TTT = exact_returns(TTT)
 
 
@@ -109,20 +110,23 @@ FORCED_WINS = [
 ]
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(("moves", "depth", "winning"), FORCED_WINS)
 def test_connect_four_forced_wins_are_proven_and_played(
-    moves: list[int], depth: int, winning: set[int]
+    moves: list[int], depth: int, winning: set[int], backend: str
 ) -> None:
     env = connect_four_v0.raw_env()
     env.reset()
     for column in moves:
         env.step(column)
-    result = MCTSAgent(iterations=50_000, seed=0).search(env)
+    result = MCTSAgent(iterations=50_000, seed=0, backend=backend).search(env)
+    assert result.extra["backend"] == backend
     assert result.proven == "win"
     assert result.best_action in winning
 
 
-def test_connect_four_forced_win_in_three_from_reference_search() -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_connect_four_forced_win_in_three_from_reference_search(backend: str) -> None:
     """Positions where a depth-limited exact search finds a win in <= 3 of the mover's moves."""
     game = ConnectFour()
     rng = random.Random(11)
@@ -143,7 +147,7 @@ def test_connect_four_forced_win_in_three_from_reference_search() -> None:
         ]
         if not wins:
             continue
-        result = search(game, state, 60_000, seed=found)
+        result = search(game, state, 60_000, seed=found, backend=backend)
         assert result.proven == "win", (state, wins)
         assert result.best_action in wins
         found += 1
@@ -191,11 +195,15 @@ def test_every_rule_finds_the_forced_win(selection: str, final_move: str) -> Non
         assert agent.act(env) == 3
 
 
-def test_same_seed_same_moves() -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_same_seed_same_moves(backend: str) -> None:
     def play(seed: int) -> list[int]:
         env = connect_four_v0.raw_env()
         env.reset()
-        agents = [MCTSAgent(iterations=300, seed=seed), MCTSAgent(iterations=200, seed=seed + 1)]
+        agents = [
+            MCTSAgent(iterations=300, seed=seed, backend=backend),
+            MCTSAgent(iterations=200, seed=seed + 1, backend=backend),
+        ]
         moves = []
         while not env.game.is_terminal(env.state):
             moves.append(agents[env.game.to_play(env.state)].act(env))
@@ -261,15 +269,20 @@ def test_expand_all_creates_every_child_at_first_expansion() -> None:
     assert sum(c.visits for c in result.children) == 3000
 
 
-def test_decisive_playouts_are_the_default_and_random_ones_stay_available() -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_decisive_playouts_are_the_default_and_random_ones_stay_available(backend: str) -> None:
     game = ConnectFour()
     # X (to move) can win at column 0 or 4; every decisive playout after any first move by X
     # that does not win still sees the double threat, so both searches find the win quickly.
     state = game.initial_state()
     for column in [1, 1, 2, 2, 3, 3]:
         state = game.next_state(state, column)
-    decisive = MCTS(Budget(iterations=200), SearchConfig(solver=False), seed=0)
-    uniform = MCTS(Budget(iterations=200), SearchConfig(solver=False, playout="random"), seed=0)
+    decisive = MCTS(Budget(iterations=200), SearchConfig(solver=False, backend=backend), seed=0)
+    uniform = MCTS(
+        Budget(iterations=200),
+        SearchConfig(solver=False, playout="random", backend=backend),
+        seed=0,
+    )
     assert decisive.config.playout == "decisive"
     assert decisive.search(game, state).best_action in (0, 4)
     assert uniform.search(game, state).best_action in (0, 4)

@@ -1,0 +1,294 @@
+"""The Python side of the compiled Connect Four search: budgets, growth, reuse, the result."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Hashable
+from time import perf_counter
+from typing import Any
+
+import numpy as np
+
+from mcts_agents.compiled import connect_four_kernel as kernel
+from mcts_agents.config import Budget, SearchConfig
+from mcts_agents.result import ChildStats, Proven, SearchResult
+from mcts_agents.search import pick_child, proven_label, run_budget
+
+NO_LIMIT = 1 << 62
+CHUNK_SECONDS = 0.001  # under a time limit, kernel calls last about this long
+
+
+class CompiledConnectFour:
+    """MCTS for ``envs.games.connect_four.ConnectFour`` (``k == 4``) in the numba kernel.
+
+    Same interface as ``MCTS.search``/``reset`` for one game; see ``connect_four_kernel`` for
+    the node table. Arrays start small and double when full (``capacity``: initial nodes).
+    """
+
+    def __init__(
+        self, game: Any, budget: Budget, config: SearchConfig, capacity: int = 1 << 12
+    ) -> None:
+        self.game = game
+        self.budget = budget
+        self.config = config
+        stride = game.height + 1
+        self.geometry = (game.width, game.height, stride, game._full, game._bottom_row)
+        self.meta = np.zeros(2, np.int64)
+        self.rng_state = np.ones(1, np.uint64)
+        self.nd, self.ed, self.slots = _allocate(capacity, capacity * game.width)
+        self._root_key: Hashable = None
+        self._chunk = 64
+        warm_up()
+
+    def __len__(self) -> int:
+        return int(self.meta[0])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the node table's arrays (capacity, not just the nodes in use)."""
+        return sum(a.nbytes for a in (*self.nd, *self.ed, self.slots))
+
+    def reset(self) -> None:
+        self.meta[:] = 0
+        self.slots[:] = -1
+        self._root_key = None
+
+    def keys(self) -> list[tuple[int, int, int, int]]:
+        """The stored positions, as states of the rules core (for tests and inspection)."""
+        return [self._state(int(self.nd[0][i]), int(self.nd[1][i])) for i in range(len(self))]
+
+    # ------------------------------------------------------------------ search
+    def search(self, state: Any, rng: random.Random, start: float) -> SearchResult:
+        """Search from the core state ``state`` (not terminal); ``rng`` seeds the kernel."""
+        self.rng_state[0] = rng.getrandbits(64) | 1
+        root, reused, pruned = self._prepare_root(state)
+        time_limit = self.budget.time_limit
+        max_nodes = self.budget.max_nodes or NO_LIMIT
+        stop_when_full = self.budget.iterations is None and time_limit is None
+        config = self.config
+        decisive = config.playout == "decisive"
+        nd, ed = self.nd, self.ed
+
+        def simulate(cap: int | None) -> int:
+            n = (cap if cap is not None else NO_LIMIT) if time_limit is None else self._chunk
+            if cap is not None:
+                n = min(n, cap)
+            began = perf_counter()
+            done, status = kernel.run(
+                self.nd, self.ed, self.slots, self.meta, self.rng_state, self.geometry,
+                root, n, config.c, config.solver, decisive, max_nodes, stop_when_full,
+            )  # fmt: skip
+            if status == kernel.GROW_NODES:
+                self._grow_nodes()
+            elif status == kernel.GROW_EDGES:
+                self._grow_edges()
+            if time_limit is not None:  # keep each call near CHUNK_SECONDS
+                took = perf_counter() - began
+                if status == kernel.DONE and took < CHUNK_SECONDS / 2:
+                    self._chunk = min(self._chunk * 2, 1 << 16)
+                elif took > CHUNK_SECONDS * 2:
+                    self._chunk = max(self._chunk // 2, 8)
+            return int(done)
+
+        iterations = run_budget(
+            self.budget,
+            config.final_move,
+            start,
+            simulate,
+            solved=lambda: int(self.nd[3][root]) != kernel.UNKNOWN,
+            robust_agrees=lambda: self._robust_agrees(root),
+            table_size=self.__len__,
+        )
+        del nd, ed
+        return self._result(state, root, iterations, perf_counter() - start, reused, pruned)
+
+    def _prepare_root(self, state: Any) -> tuple[int, int, int]:
+        cur, mask = _position(state)
+        if not self.config.reuse:
+            self.reset()
+        nd = self.nd
+        root = int(kernel.find(self.slots, nd[0], nd[1], cur, mask))
+        if root < 0:
+            self.reset()
+            self._root_key = (cur, mask)
+            root = int(kernel.add_node(nd, self.slots, self.meta, cur, mask, kernel.UNKNOWN, True))
+            return root, 0, 0
+        if self._root_key == (cur, mask):  # the same position again: nothing to prune
+            return root, len(self), 0
+        self._root_key = (cur, mask)
+        before = len(self)
+        capacity, edges = len(nd[0]), len(self.ed[0])
+        new_nd, new_ed, new_slots = _allocate(capacity, edges)
+        kernel.reroot(nd, self.ed, new_nd, new_ed, new_slots, self.meta, cur, mask)
+        self.nd, self.ed, self.slots = new_nd, new_ed, new_slots
+        root = int(kernel.find(new_slots, new_nd[0], new_nd[1], cur, mask))
+        return root, len(self), before - len(self)
+
+    def _grow_nodes(self) -> None:
+        n = len(self)
+        bigger = _allocate(2 * len(self.nd[0]), 0)[0]
+        for old, new in zip(self.nd, bigger, strict=True):
+            new[:n] = old[:n]
+        self.nd = bigger
+        self.slots = np.empty(2 * len(bigger[0]), np.int32)
+        kernel.rehash(self.slots, bigger[0], bigger[1], n)
+
+    def _grow_edges(self) -> None:
+        used = int(self.meta[1])
+        bigger = _allocate(0, 2 * len(self.ed[0]))[1]
+        for old, new in zip(self.ed, bigger, strict=True):
+            new[:used] = old[:used]
+        self.ed = bigger
+
+    # ------------------------------------------------------------------ the answer
+    def _edges(self, node: int) -> range:
+        first = int(self.nd[5][node])
+        return range(first, first + int(self.nd[7][node])) if first >= 0 else range(0)
+
+    def _edge_stats(self, node: int) -> tuple[list[int], list[float], list[Proven | None]]:
+        """Visits, values and proven labels (mover's view) of ``node``'s expanded edges."""
+        visits: list[int] = []
+        values: list[float] = []
+        labels: list[Proven | None] = []
+        proven_col = self.nd[3]
+        for e in self._edges(node):
+            n = int(self.ed[2][e])
+            proven = int(proven_col[self.ed[1][e]])
+            visits.append(n)
+            if proven != kernel.UNKNOWN:
+                values.append(float(-proven))
+                labels.append(proven_label(-proven))
+            else:
+                values.append(float(self.ed[3][e]) / n if n else 0.0)
+                labels.append(None)
+        return visits, values, labels
+
+    def _robust_agrees(self, root: int) -> bool:
+        visits, values, _ = self._edge_stats(root)
+        if not visits:
+            return True
+        return max(range(len(visits)), key=visits.__getitem__) == max(
+            range(len(values)), key=values.__getitem__
+        )
+
+    def _choose(self, node: int, rule: str) -> int:
+        """The chosen edge of ``node``, by the same rule as ``MCTS.choose``."""
+        visits, values, labels = self._edge_stats(node)
+        return self._edges(node)[pick_child(visits, values, labels, rule)]
+
+    def _result(
+        self, state: Any, root: int, iterations: int, elapsed: float, reused: int, pruned: int
+    ) -> SearchResult:
+        nd, ed = self.nd, self.ed
+        first, nact = int(nd[5][root]), int(nd[6][root])
+        expanded = self._edges(root)
+        visits, values, labels = self._edge_stats(root)
+        if expanded:
+            best_action = int(ed[0][self._choose(root, self.config.final_move)])
+        else:  # no simulation ran (a tiny time budget): any legal action will do
+            best_action = self.game.legal_actions(state)[0]
+        stats = [
+            ChildStats(int(ed[0][e]), visits[i], values[i], None, labels[i])
+            for i, e in enumerate(expanded)
+        ]
+        for e in range(first + len(expanded), first + nact if first >= 0 else first):
+            stats.append(ChildStats(int(ed[0][e]), 0, 0.0, None, None))
+        stats.sort(key=lambda s: (-s.visits, s.action))
+        proven = int(nd[3][root])
+        total = sum(visits)
+        if proven != kernel.UNKNOWN:
+            root_value = float(proven)
+        else:
+            root_value = sum(float(ed[3][e]) for e in expanded) / total if total else 0.0
+        return SearchResult(
+            best_action=best_action,
+            iterations=iterations,
+            elapsed=elapsed,
+            nodes=len(self),
+            reused_nodes=reused,
+            pruned_nodes=pruned,
+            children=tuple(stats),
+            principal_variation=tuple(self._principal_variation(root, best_action)),
+            root_value=root_value,
+            proven=proven_label(proven) if proven != kernel.UNKNOWN else None,
+            to_play=state[2] & 1,
+            extra={"backend": "numba"},
+        )
+
+    def _principal_variation(self, root: int, best_action: int, limit: int = 64) -> list[int]:
+        line = [best_action]
+        edge = next((e for e in self._edges(root) if self.ed[0][e] == best_action), None)
+        node = int(self.ed[1][edge]) if edge is not None else -1
+        while node >= 0 and self._edges(node) and len(line) < limit:
+            e = self._choose(node, "visits")
+            line.append(int(self.ed[0][e]))
+            node = int(self.ed[1][e])
+        return line
+
+    def _state(self, cur: int, mask: int) -> tuple[int, int, int, int]:
+        """The rules core's state for a stored position."""
+        ply = mask.bit_count()
+        other = cur ^ mask
+        b0, b1 = (cur, other) if ply % 2 == 0 else (other, cur)
+        return _core_state(self.game, b0, b1, ply)
+
+
+_warm = False
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) every kernel function once per process.
+
+    Runs at the first search of a game the kernel plays (about 0.3-0.6 s with numba's cache,
+    some seconds to compile), outside the search's time budget; call it ahead to keep it out
+    of a timed game altogether."""
+    global _warm
+    if _warm:
+        return
+    _warm = True
+    from envs.games.connect_four import ConnectFour
+
+    game = ConnectFour()
+    search = CompiledConnectFour(game, Budget(iterations=64), SearchConfig(), capacity=16)
+    state = game.initial_state()
+    search.search(state, random.Random(0), perf_counter())  # grows nodes and edges
+    search.search(game.next_state(state, 3), random.Random(0), perf_counter())  # re-roots
+
+
+def _position(state: Any) -> tuple[int, int]:
+    """``(cur, mask)`` of a core state ``(b0, b1, ply, status)``."""
+    b0, b1, ply, _ = state
+    return (b0 if ply % 2 == 0 else b1), b0 | b1
+
+
+def _core_state(game: Any, b0: int, b1: int, ply: int) -> tuple[int, int, int, int]:
+    status = 0
+    if game._wins(b0):
+        status = 1
+    elif game._wins(b1):
+        status = 2
+    elif ply == game.width * game.height:
+        status = 3
+    return (b0, b1, ply, status)
+
+
+def _allocate(nodes: int, edges: int) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...], Any]:
+    """Empty node columns for ``nodes``, edge columns for ``edges``, a hash table (see kernel)."""
+    nd = (
+        np.zeros(nodes, np.int64),  # cur
+        np.zeros(nodes, np.int64),  # mask
+        np.zeros(nodes, np.int32),  # visits
+        np.zeros(nodes, np.int8),  # proven
+        np.zeros(nodes, np.int8),  # term
+        np.zeros(nodes, np.int32),  # first edge
+        np.zeros(nodes, np.int8),  # legal moves
+        np.zeros(nodes, np.int8),  # expanded
+    )
+    ed = (
+        np.zeros(edges, np.int8),  # action
+        np.zeros(edges, np.int32),  # child
+        np.zeros(edges, np.int32),  # visits
+        np.zeros(edges, np.float64),  # value sum
+    )
+    slots = np.full(2 * nodes, -1, np.int32)  # at most half full
+    return nd, ed, slots

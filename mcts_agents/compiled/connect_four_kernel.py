@@ -1,0 +1,430 @@
+"""Connect Four MCTS compiled by numba: the same search as ``mcts_agents.search``, in arrays.
+
+Everything here is ``@njit`` code over a structure-of-arrays node table; ``connect_four.py``
+holds the Python side (budgets, growth, tree reuse, the result). The search is the one of
+``MCTS`` restricted to UCB1 with classic first-play urgency (every child once before any twice),
+random expansion order, random or decisive playouts and MCTS-Solver through transpositions.
+
+Positions are ``(cur, mask)`` bitboards in int64: ``cur`` the stones of the player to move,
+``mask`` all stones; bit ``col * stride + row`` as in ``envs.games.connect_four``. Values are
+from the view of the player to move at a node; an edge holds the sum of its mover's returns.
+
+Node columns (``nd_*``, indexed by node id) and edge columns (``ed_*``, a node's legal moves
+are the ``nact`` edges from ``first``):
+    nd_cur, nd_mask: the position (its transposition key).
+    nd_visits: simulations through the node.
+    nd_proven: solver value for the player to move (-1, 0, 1) or ``UNKNOWN``.
+    nd_term: value of a terminal position for the player to move, or ``UNKNOWN``.
+    nd_first, nd_nact, nd_nexp: first edge (-1 until first selected), legal moves, expanded.
+    ed_action, ed_child, ed_visits, ed_value: column, child id, visits, sum of mover returns.
+``meta`` holds ``[nodes, edges]`` in use; ``slots`` is an open-addressing hash table of node ids
+(-1 empty, size a power of two, at most half full).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+UNKNOWN = 2
+DONE, ROOT_PROVEN, GROW_NODES, GROW_EDGES, TABLE_FULL = 0, 1, 2, 3, 4
+MAX_DEPTH = 64  # longer than any Connect Four game the kernel accepts (<= 62 cells)
+
+_H1 = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 as a signed 64-bit int
+_H2 = np.int64(-4417276706812531889)  # 0xC2B2AE3D27D4EB4F
+
+
+@njit(cache=True)
+def _random(rng: np.ndarray) -> float:
+    """xorshift64*: the next float in [0, 1) from the uint64 state ``rng[0]``."""
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    return float((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _popcount(x: int) -> int:
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _pick_bit(bits: int, rng: np.ndarray) -> int:
+    """A uniformly random set bit of ``bits`` (non-zero), as a one-bit mask."""
+    k = int(_random(rng) * _popcount(bits))
+    while k:
+        bits &= bits - 1
+        k -= 1
+    return bits & -bits
+
+
+@njit(cache=True)
+def _won(b: int, stride: int) -> bool:
+    """Four in a row in ``b``, with ``stride = height + 1`` (the spare bit stops wrap-arounds)."""
+    m = b & (b >> 1)
+    if m & (m >> 2):
+        return True
+    m = b & (b >> stride)
+    if m & (m >> (2 * stride)):
+        return True
+    m = b & (b >> (stride - 1))
+    if m & (m >> (2 * (stride - 1))):
+        return True
+    m = b & (b >> (stride + 1))
+    return (m & (m >> (2 * (stride + 1)))) != 0
+
+
+@njit(cache=True)
+def _threats(b: int, empty: int, stride: int) -> int:
+    """Cells of ``empty`` where one more stone of ``b`` makes four in a row.
+
+    Left shifts may push bits past bit 63; only right-shifted copies of ``b`` itself are used,
+    and the result is masked with ``empty``, so those bits never matter.
+    """
+    r = (b << 1) & (b << 2) & (b << 3)
+    for d in (stride, stride - 1, stride + 1):
+        x = b << d
+        y = b >> d
+        r |= (x & (b << (2 * d))) & ((b << (3 * d)) | y)
+        r |= (y & (b >> (2 * d))) & ((b >> (3 * d)) | x)
+    return r & empty
+
+
+@njit(cache=True)
+def _rollout(
+    cur: int, mask: int, stride: int, full: int, bottom: int, decisive: bool, rng: np.ndarray
+) -> float:
+    """A playout to the end; the value for the player to move at ``(cur, mask)``.
+
+    Uniform: a uniformly random playable column each ply. Decisive: win at once when possible,
+    block the opponent's single immediate win (two lose at once), else a random column that
+    does not play under an opponent's winning cell while any other is left.
+    """
+    sign = 1.0  # the mover's value, relative to the player to move at the start
+    if not decisive:
+        while True:
+            possible = (mask + bottom) & full
+            if not possible:
+                return 0.0
+            move = _pick_bit(possible, rng)
+            cur |= move
+            mask |= move
+            if _won(cur, stride):
+                return sign
+            cur ^= mask
+            sign = -sign
+    empty = full & ~mask
+    mine = _threats(cur, empty, stride)
+    theirs = _threats(cur ^ mask, empty, stride)
+    while True:
+        possible = (mask + bottom) & full
+        if not possible:
+            return 0.0
+        if mine & possible:
+            return sign
+        forced = theirs & possible
+        if forced:
+            if forced & (forced - 1):
+                return -sign
+            move = forced
+        else:
+            safe = possible & ~(theirs >> 1)
+            move = _pick_bit(safe if safe else possible, rng)
+        cur |= move
+        mask |= move
+        mine = _threats(cur, full & ~mask, stride)
+        theirs &= ~move
+        cur ^= mask
+        mine, theirs = theirs, mine
+        sign = -sign
+
+
+@njit(cache=True)
+def _slot(slots: np.ndarray, nd_cur: np.ndarray, nd_mask: np.ndarray, cur: int, mask: int) -> int:
+    """The hash slot of ``(cur, mask)``: the one holding it, or the empty one it would take."""
+    h = cur * _H1 ^ mask * _H2
+    size_mask = len(slots) - 1
+    i = (h ^ (h >> 29)) & size_mask
+    while True:
+        nid = slots[i]
+        if nid < 0 or (nd_cur[nid] == cur and nd_mask[nid] == mask):
+            return i
+        i = (i + 1) & size_mask
+
+
+@njit(cache=True)
+def rehash(slots: np.ndarray, nd_cur: np.ndarray, nd_mask: np.ndarray, n: int) -> None:
+    """Fill the (new, bigger) ``slots`` with nodes ``0..n-1``."""
+    slots[:] = -1
+    for nid in range(n):
+        slots[_slot(slots, nd_cur, nd_mask, nd_cur[nid], nd_mask[nid])] = nid
+
+
+@njit(cache=True)
+def find(slots: np.ndarray, nd_cur: np.ndarray, nd_mask: np.ndarray, cur: int, mask: int) -> int:
+    """The id of the node ``(cur, mask)``, or -1."""
+    return slots[_slot(slots, nd_cur, nd_mask, cur, mask)]
+
+
+@njit(cache=True)
+def add_node(
+    nd: tuple, slots: np.ndarray, meta: np.ndarray, cur: int, mask: int, term: int, solver: bool
+) -> int:
+    """Store a new node (the caller checked capacity); return its id."""
+    nd_cur, nd_mask, nd_visits, nd_proven, nd_term, nd_first, nd_nact, nd_nexp = nd
+    nid = meta[0]
+    meta[0] = nid + 1
+    nd_cur[nid] = cur
+    nd_mask[nid] = mask
+    nd_visits[nid] = 0
+    nd_term[nid] = term
+    nd_proven[nid] = term if solver else UNKNOWN
+    nd_first[nid] = -1
+    nd_nact[nid] = 0
+    nd_nexp[nid] = 0
+    slots[_slot(slots, nd_cur, nd_mask, cur, mask)] = nid
+    return nid
+
+
+@njit(cache=True)
+def _try_prove(nd: tuple, ed: tuple, node: int) -> bool:
+    """Prove ``node`` from its children: a proven win for its mover, or all children proven."""
+    nd_proven, nd_first, nd_nact, nd_nexp = nd[3], nd[5], nd[6], nd[7]
+    ed_child = ed[1]
+    first = nd_first[node]
+    if first < 0:
+        return False
+    complete = nd_nexp[node] == nd_nact[node]
+    best = -2
+    for e in range(first, first + nd_nexp[node]):
+        proven = nd_proven[ed_child[e]]
+        if proven == UNKNOWN:
+            complete = False
+            continue
+        if -proven >= 1:
+            nd_proven[node] = 1
+            return True
+        best = max(best, -proven)
+    if complete and best > -2:
+        nd_proven[node] = best
+        return True
+    return False
+
+
+@njit(cache=True)
+def run(
+    nd: tuple,
+    ed: tuple,
+    slots: np.ndarray,
+    meta: np.ndarray,
+    rng: np.ndarray,
+    geometry: tuple,
+    root: int,
+    iterations: int,
+    c: float,
+    solver: bool,
+    decisive: bool,
+    max_nodes: int,
+    stop_when_full: bool,
+) -> tuple:
+    """Run up to ``iterations`` simulations from ``root``; return ``(done, status)``.
+
+    ``status`` is ``DONE``, ``ROOT_PROVEN``, ``GROW_NODES``/``GROW_EDGES`` (the caller grows the
+    arrays and calls again) or ``TABLE_FULL`` (``max_nodes`` nodes stored and
+    ``stop_when_full``; otherwise a full table only stops growth, as in ``MCTS``).
+    """
+    nd_cur, nd_mask, nd_visits, nd_proven, nd_term, nd_first, nd_nact, nd_nexp = nd
+    ed_action, ed_child, ed_visits, ed_value = ed
+    width, height, stride, full, bottom = geometry
+    path_nodes = np.empty(MAX_DEPTH, np.int64)
+    path_edges = np.empty(MAX_DEPTH, np.int64)
+    root_cur = nd_cur[root]
+    root_mask = nd_mask[root]
+    done = 0
+    while done < iterations:
+        if nd_proven[root] != UNKNOWN:
+            return done, ROOT_PROVEN
+        if meta[0] >= len(nd_cur) and meta[0] < max_nodes:
+            return done, GROW_NODES
+        if meta[1] + width * MAX_DEPTH > len(ed_child):  # a simulation may open MAX_DEPTH nodes
+            return done, GROW_EDGES
+        if stop_when_full and meta[0] >= max_nodes:
+            return done, TABLE_FULL
+        node = root
+        cur = root_cur
+        mask = root_mask
+        depth = 0
+        while True:
+            if nd_proven[node] != UNKNOWN:
+                value = float(nd_proven[node])
+                break
+            if nd_term[node] != UNKNOWN:
+                value = float(nd_term[node])
+                break
+            first = nd_first[node]
+            if first < 0:  # first selection: the legal moves become edges
+                first = meta[1]
+                n = 0
+                for col in range(width):
+                    if not mask & (1 << (col * stride + height - 1)):
+                        e = first + n
+                        ed_action[e] = col
+                        ed_child[e] = -1
+                        ed_visits[e] = 0
+                        ed_value[e] = 0.0
+                        n += 1
+                meta[1] = first + n
+                nd_first[node] = first
+                nd_nact[node] = n
+            k = nd_nexp[node]
+            nact = nd_nact[node]
+            if k < nact:  # expand a random untried move
+                e = first + k
+                j = e + int(_random(rng) * (nact - k))
+                col = ed_action[j]
+                ed_action[j] = ed_action[e]
+                ed_action[e] = col
+                move = (mask + (1 << (col * stride))) & ~mask
+                mover = cur | move
+                mask |= move
+                cur = mover ^ mask
+                child = find(slots, nd_cur, nd_mask, cur, mask)
+                if child < 0:
+                    if _won(mover, stride):
+                        term = -1
+                    elif mask == full:
+                        term = 0
+                    else:
+                        term = UNKNOWN
+                    if meta[0] >= max_nodes:  # table full: evaluate without storing
+                        if term != UNKNOWN:
+                            value = -float(term)
+                        else:
+                            value = -_rollout(cur, mask, stride, full, bottom, decisive, rng)
+                        break
+                    child = add_node(nd, slots, meta, cur, mask, term, solver)
+                    ed_child[e] = child
+                    nd_nexp[node] = k + 1
+                    path_nodes[depth] = node
+                    path_edges[depth] = e
+                    depth += 1
+                    node = child
+                    if term != UNKNOWN:
+                        value = float(term)
+                    else:
+                        value = _rollout(cur, mask, stride, full, bottom, decisive, rng)
+                    break
+                ed_child[e] = child  # a transposition: keep descending
+                nd_nexp[node] = k + 1
+                path_nodes[depth] = node
+                path_edges[depth] = e
+                depth += 1
+                node = child
+                continue
+            visits = nd_visits[node]
+            explore = c * np.sqrt(np.log(visits)) if visits > 1 else 0.0
+            best = -1
+            best_score = -np.inf
+            for e in range(first, first + nact):
+                if nd_proven[ed_child[e]] != UNKNOWN:
+                    continue
+                n = ed_visits[e]
+                score = ed_value[e] / n + explore / np.sqrt(n)
+                if score > best_score:
+                    best = e
+                    best_score = score
+            if best < 0:  # every child proven: so is this node
+                _try_prove(nd, ed, node)
+                value = float(nd_proven[node])
+                break
+            path_nodes[depth] = node
+            path_edges[depth] = best
+            depth += 1
+            move = (mask + (1 << (ed_action[best] * stride))) & ~mask
+            mask |= move
+            cur = (cur | move) ^ mask
+            node = ed_child[best]
+        # back up: ``value`` is for the player to move at ``node``; the players alternate
+        nd_visits[node] += 1
+        for i in range(depth - 1, -1, -1):
+            value = -value
+            parent = path_nodes[i]
+            e = path_edges[i]
+            nd_visits[parent] += 1
+            ed_visits[e] += 1
+            ed_value[e] += value
+        if solver and nd_proven[node] != UNKNOWN:
+            for i in range(depth - 1, -1, -1):
+                parent = path_nodes[i]
+                if nd_proven[parent] != UNKNOWN or not _try_prove(nd, ed, parent):
+                    break
+        done += 1
+    return done, DONE
+
+
+@njit(cache=True)
+def reroot(
+    nd: tuple,
+    ed: tuple,
+    new_nd: tuple,
+    new_ed: tuple,
+    new_slots: np.ndarray,
+    meta: np.ndarray,
+    root_cur: int,
+    root_mask: int,
+) -> None:
+    """Copy the nodes that can still occur after ``(root_cur, root_mask)`` into ``new_*``.
+
+    A position can follow the root only if it holds every stone of the root, each of its own
+    colour. Children of a kept node are kept too, so edges stay valid after renumbering.
+    ``meta`` is updated to the new counts.
+    """
+    n = meta[0]
+    remap = np.full(n, -1, np.int64)
+    root_other = root_cur ^ root_mask
+    parity = _popcount(root_mask) & 1
+    kept = 0
+    for nid in range(n):
+        cur = nd[0][nid]
+        mask = nd[1][nid]
+        other = cur ^ mask
+        if _popcount(mask) & 1 == parity:
+            ok = (cur & root_cur) == root_cur and (other & root_other) == root_other
+        else:
+            ok = (cur & root_other) == root_other and (other & root_cur) == root_cur
+        if ok and (mask & root_mask) == root_mask:
+            remap[nid] = kept
+            new_nd[0][kept] = cur
+            new_nd[1][kept] = mask
+            new_nd[2][kept] = nd[2][nid]
+            new_nd[3][kept] = nd[3][nid]
+            new_nd[4][kept] = nd[4][nid]
+            new_nd[5][kept] = -1
+            new_nd[6][kept] = nd[6][nid]
+            new_nd[7][kept] = nd[7][nid]
+            kept += 1
+    edges = 0
+    for nid in range(n):
+        new = remap[nid]
+        if new < 0:
+            continue
+        first = nd[5][nid]
+        if first < 0:
+            continue
+        new_nd[5][new] = edges
+        for e in range(first, first + nd[6][nid]):
+            new_ed[0][edges] = ed[0][e]
+            child = ed[1][e]
+            new_ed[1][edges] = remap[child] if child >= 0 else -1
+            new_ed[2][edges] = ed[2][e]
+            new_ed[3][edges] = ed[3][e]
+            edges += 1
+    meta[0] = kept
+    meta[1] = edges
+    rehash(new_slots, new_nd[0], new_nd[1], kept)
