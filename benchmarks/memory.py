@@ -11,7 +11,8 @@ keeps growing, as it does over a long game. Each interval between checkpoints is
 chunks, sized from the nodes added per iteration so far, until the table holds at least the
 checkpoint's number of nodes.
 
-Per interval: microseconds per iteration. Each ``search`` call also re-roots the table and
+Per interval: microseconds per iteration (and, from the compiled kernel, the mean number of
+tree levels a simulation walks through). Each ``search`` call also re-roots the table and
 prunes what cannot occur any more (O(nodes)), so a 1-iteration search is timed after every
 chunk and its time (the "re-root" column: what tree reuse costs per move at that size) is taken
 off the chunk's time. At each checkpoint, outside the timed chunks, after ``gc.collect()``:
@@ -22,7 +23,10 @@ off the chunk's time. At each checkpoint, outside the timed chunks, after ``gc.c
 - accounted: a walk over the table adding up ``sys.getsizeof`` of the table's dict and of
   every object a node holds (the node, its lists, its state tuple and the ints in it, the floats
   in its statistics), each object once (shared ones, like a bitboard that a parent and a child
-  have in common, are counted once), divided by the nodes.
+  have in common, are counted once), divided by the nodes. When the compiled kernel searches
+  (``backend=numba``, Connect Four): the bytes of its arrays as allocated (they double when
+  full, so up to half can be spare room), and "used": the rows holding the stored nodes and
+  their edges, plus the hash table.
 
 ``--tracemalloc N`` adds a cross-check of the accounting with ``tracemalloc`` (total traced
 bytes / nodes) on a second table of about ``N`` nodes built the same way. It is off by default
@@ -119,6 +123,7 @@ def grow(
         start_nodes = nodes
         loop_s = reroot_s = 0.0
         iterations = chunks = 0
+        depth_sum: float | None = 0.0
         rate = 1.0  # nodes added per iteration, re-estimated after every chunk
         while nodes < target and not proven:
             step = max(1, (target - start_nodes) // CHUNKS_PER_INTERVAL)
@@ -130,6 +135,8 @@ def grow(
             quick = search.search(game, state)  # re-root + prune + 1 iteration
             nodes = quick.nodes
             iterations += result.iterations
+            depth = result.extra.get("mean_depth")  # reported by the compiled kernel
+            depth_sum = None if depth is None or depth_sum is None else depth_sum + depth * n
             chunks += 1
             reroot_s += quick.elapsed
             loop_s += max(0.0, result.elapsed - quick.elapsed)
@@ -145,6 +152,7 @@ def grow(
             "total_iterations": iterations_total,
             "us_per_iteration": 1e6 * loop_s / iterations if iterations else None,
             "reroot_ms": 1e3 * reroot_s / chunks if chunks else None,
+            "mean_depth": depth_sum / iterations if depth_sum is not None and iterations else None,
         }
         gc.collect()
         row.update(on_checkpoint(search, nodes))
@@ -185,13 +193,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     def measure(search: MCTS, nodes: int) -> dict[str, Any]:
         rss = rss_bytes()
         started = perf_counter()
-        accounted = accounted_bytes(search)
-        return {
+        row = {
             "rss_mb": rss / 2**20,
             "rss_bytes_per_node": (rss - rss0) / max(nodes, 1),
-            "accounted_bytes_per_node": accounted / max(nodes, 1),
-            "accounting_s": perf_counter() - started,
         }
+        if search.kernel is not None and search.kernel_active:  # arrays: exact sizes
+            row["accounted_bytes_per_node"] = search.kernel.nbytes / max(nodes, 1)
+            row["used_bytes_per_node"] = search.kernel.used_bytes / max(nodes, 1)
+        else:
+            row["accounted_bytes_per_node"] = accounted_bytes(search) / max(nodes, 1)
+        row["accounting_s"] = perf_counter() - started
+        return row
 
     start = perf_counter()
     rows = grow(game, config, args.seed, checkpoints, measure, log)
@@ -221,10 +233,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "interval",
             "iterations",
             "µs/iteration",
+            "mean depth",
             "re-root ms",
             "RSS MB",
             "RSS B/node",
             "accounted B/node",
+            "used B/node",
         ],
         [
             [
@@ -232,10 +246,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 f"{fmt(r['interval'][0])}-{fmt(r['interval'][1])}",
                 fmt(r["iterations"]),
                 fmt(r["us_per_iteration"], 1),
+                fmt(r["mean_depth"], 1),
                 fmt(r["reroot_ms"], 1),
                 fmt(r["rss_mb"]),
                 fmt(r["rss_bytes_per_node"]),
                 fmt(r["accounted_bytes_per_node"]),
+                fmt(r.get("used_bytes_per_node")),
             ]
             for r in rows
         ],

@@ -6,10 +6,12 @@ Run from the repository root::
 
 For tic-tac-toe, Connect Four and Othello, one search from the initial position by:
 
-- ours, ``MCTSAgent(iterations=n, c=2, solver=..., playout="random").search(env)`` on our
-  wrapped env ("agent": uniform random playouts, like OpenSpiel's), the same with our default
-  decisive playouts ("agent, decisive": fewer, stronger simulations) and with root
-  parallelism over 2 processes ("agent, workers=2"), and
+- ours, ``MCTSAgent(iterations=n, c=2, solver=..., playout="random", backend="python")
+  .search(env)`` on our wrapped env ("agent": uniform random playouts, like OpenSpiel's), the
+  same with our default decisive playouts ("agent, decisive": fewer, stronger simulations)
+  and with root parallelism over 2 processes ("agent, workers=2"); where the game has a
+  compiled kernel (Connect Four) the same with ``backend="numba"``, random and decisive
+  playouts, at the C++ bot's simulation budget ("agent, numba"); and
   ``MCTS(Budget(iterations=n), SearchConfig(c=2, solver=...)).search(game, state)`` on the
   rules core ("core"); a fresh agent / ``MCTS`` for every search, so nothing is reused;
 - OpenSpiel's Python ``open_spiel.python.algorithms.mcts.MCTSBot`` and C++ ``pyspiel.MCTSBot``,
@@ -74,11 +76,14 @@ class GameSpec:
     ours: int
     python: int
     cpp: int
+    compiled: int | None = None  # our compiled kernel (numba), where the game has one
 
 
 GAMES: tuple[GameSpec, ...] = (
     GameSpec("tic-tac-toe", envs.tic_tac_toe_v0.env, "tic_tac_toe", 20_000, 20_000, 500_000),
-    GameSpec("connect four", envs.connect_four_v0.env, "connect_four", 20_000, 10_000, 200_000),
+    GameSpec(
+        "connect four", envs.connect_four_v0.env, "connect_four", 20_000, 10_000, 200_000, 200_000
+    ),
     GameSpec("othello", envs.othello_v0.env, "othello", 3_000, 2_000, 5_000),
 )
 ADAPTER_SIMS = 1_000  # our agent on PettingZoo's connect_four_v3 (cloning adapter)
@@ -106,6 +111,7 @@ def ours_agent(
     solver: bool,
     playout: str = "random",
     workers: int = 1,
+    backend: str = "python",
 ) -> Runner:
     """``MCTSAgent.search(env)`` from the initial position, a fresh agent per search.
 
@@ -118,7 +124,9 @@ def ours_agent(
         env = make_env()
         env.reset(seed=seed)
         if workers == 1:
-            agent = MCTSAgent(iterations=sims, seed=seed, solver=solver, c=C, playout=playout)
+            agent = MCTSAgent(
+                iterations=sims, seed=seed, solver=solver, c=C, playout=playout, backend=backend
+            )
         else:
             if not kept:
                 kept.append(
@@ -129,6 +137,7 @@ def ours_agent(
                         c=C,
                         playout=playout,
                         workers=workers,
+                        backend=backend,
                     )
                 )
                 kept[0].search(env)  # start the worker processes outside the timing
@@ -147,7 +156,9 @@ def ours_core(make_env: Callable[[], Any], sims: int, solver: bool) -> Runner:
 
     def run(seed: int) -> tuple[int, float]:
         search = MCTS(
-            Budget(iterations=sims), SearchConfig(c=C, solver=solver, playout="random"), seed
+            Budget(iterations=sims),
+            SearchConfig(c=C, solver=solver, playout="random", backend="python"),
+            seed,
         )
         state = game.initial_state()
         start = perf_counter()
@@ -251,6 +262,27 @@ def variants() -> list[Variant]:
                     g.label,
                 ),
             ]
+            if g.compiled is not None:
+                rows += [
+                    Variant(
+                        g.label,
+                        "ours agent, numba",
+                        solver,
+                        g.compiled,
+                        ours_agent(g.make_env, g.compiled, solver, backend="numba"),
+                        g.label,
+                    ),
+                    Variant(
+                        g.label,
+                        "ours agent, numba, decisive",
+                        solver,
+                        g.compiled,
+                        ours_agent(
+                            g.make_env, g.compiled, solver, playout="decisive", backend="numba"
+                        ),
+                        g.label,
+                    ),
+                ]
     for solver in (False, True):
         rows.append(
             Variant(
@@ -337,7 +369,7 @@ def print_results(results: list[dict[str, Any]]) -> None:
 def profile_connect_four(sims: int, top: int = 15) -> str:
     """cProfile of one core search on Connect Four (solver on): top functions by tottime."""
     game = envs.connect_four_v0.raw_env().game
-    search = MCTS(Budget(iterations=sims), SearchConfig(c=C, solver=True), 0)
+    search = MCTS(Budget(iterations=sims), SearchConfig(c=C, solver=True, backend="python"), 0)
     profiler = cProfile.Profile()
     profiler.enable()
     search.search(game, game.initial_state())

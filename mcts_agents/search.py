@@ -59,6 +59,11 @@ class MCTS:
         if self.kernel is not None:
             self.kernel.reset()
 
+    @property
+    def kernel_active(self) -> bool:
+        """Whether the last search ran in the compiled ``kernel`` (see ``SearchConfig.backend``)."""
+        return self.kernel is not None and self._kernel_active
+
     def table_size(self) -> int:
         """Entries in the node table of the last search (Python table or compiled kernel's)."""
         if self.kernel is not None and self._kernel_active:
@@ -92,6 +97,7 @@ class MCTS:
         start = perf_counter()
         self._kernel_active = kernel is not None
         if kernel is not None:
+            kernel.budget = self.budget  # callers may change the budget between searches
             return kernel.search(state, self.rng, start)
         root, reused, pruned = self._prepare_root(game, state)
         self._rollout = self._make_rollout(game)

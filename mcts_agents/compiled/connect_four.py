@@ -33,7 +33,7 @@ class CompiledConnectFour:
         self.config = config
         stride = game.height + 1
         self.geometry = (game.width, game.height, stride, game._full, game._bottom_row)
-        self.meta = np.zeros(2, np.int64)
+        self.meta = np.zeros(3, np.int64)  # nodes, edges, total path depth (see kernel)
         self.rng_state = np.ones(1, np.uint64)
         self.nd, self.ed, self.slots = _allocate(capacity, capacity * game.width)
         self._root_key: Hashable = None
@@ -48,6 +48,13 @@ class CompiledConnectFour:
         """Bytes held by the node table's arrays (capacity, not just the nodes in use)."""
         return sum(a.nbytes for a in (*self.nd, *self.ed, self.slots))
 
+    @property
+    def used_bytes(self) -> int:
+        """Bytes of the rows in use: the stored nodes, their edges, and the hash table."""
+        node_row = sum(a.itemsize for a in self.nd)
+        edge_row = sum(a.itemsize for a in self.ed)
+        return len(self) * node_row + int(self.meta[1]) * edge_row + self.slots.nbytes
+
     def reset(self) -> None:
         self.meta[:] = 0
         self.slots[:] = -1
@@ -61,6 +68,7 @@ class CompiledConnectFour:
     def search(self, state: Any, rng: random.Random, start: float) -> SearchResult:
         """Search from the core state ``state`` (not terminal); ``rng`` seeds the kernel."""
         self.rng_state[0] = rng.getrandbits(64) | 1
+        self.meta[2] = 0
         root, reused, pruned = self._prepare_root(state)
         time_limit = self.budget.time_limit
         max_nodes = self.budget.max_nodes or NO_LIMIT
@@ -117,11 +125,8 @@ class CompiledConnectFour:
             return root, len(self), 0
         self._root_key = (cur, mask)
         before = len(self)
-        capacity, edges = len(nd[0]), len(self.ed[0])
-        new_nd, new_ed, new_slots = _allocate(capacity, edges)
-        kernel.reroot(nd, self.ed, new_nd, new_ed, new_slots, self.meta, cur, mask)
-        self.nd, self.ed, self.slots = new_nd, new_ed, new_slots
-        root = int(kernel.find(new_slots, new_nd[0], new_nd[1], cur, mask))
+        kernel.reroot(nd, self.ed, self.slots, self.meta, cur, mask)
+        root = int(kernel.find(self.slots, nd[0], nd[1], cur, mask))
         return root, len(self), before - len(self)
 
     def _grow_nodes(self) -> None:
@@ -212,7 +217,7 @@ class CompiledConnectFour:
             root_value=root_value,
             proven=proven_label(proven) if proven != kernel.UNKNOWN else None,
             to_play=state[2] & 1,
-            extra={"backend": "numba"},
+            extra={"backend": "numba", "mean_depth": int(self.meta[2]) / max(iterations, 1)},
         )
 
     def _principal_variation(self, root: int, best_action: int, limit: int = 64) -> list[int]:
@@ -273,22 +278,25 @@ def _core_state(game: Any, b0: int, b1: int, ply: int) -> tuple[int, int, int, i
 
 
 def _allocate(nodes: int, edges: int) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...], Any]:
-    """Empty node columns for ``nodes``, edge columns for ``edges``, a hash table (see kernel)."""
+    """Node columns for ``nodes``, edge columns for ``edges``, an empty hash table (see kernel).
+
+    The columns are uninitialised: the kernel writes every row before it reads it.
+    """
     nd = (
-        np.zeros(nodes, np.int64),  # cur
-        np.zeros(nodes, np.int64),  # mask
-        np.zeros(nodes, np.int32),  # visits
-        np.zeros(nodes, np.int8),  # proven
-        np.zeros(nodes, np.int8),  # term
-        np.zeros(nodes, np.int32),  # first edge
-        np.zeros(nodes, np.int8),  # legal moves
-        np.zeros(nodes, np.int8),  # expanded
+        np.empty(nodes, np.int64),  # cur
+        np.empty(nodes, np.int64),  # mask
+        np.empty(nodes, np.int32),  # visits
+        np.empty(nodes, np.int8),  # proven
+        np.empty(nodes, np.int8),  # term
+        np.empty(nodes, np.int32),  # first edge
+        np.empty(nodes, np.int8),  # legal moves
+        np.empty(nodes, np.int8),  # expanded
     )
     ed = (
-        np.zeros(edges, np.int8),  # action
-        np.zeros(edges, np.int32),  # child
-        np.zeros(edges, np.int32),  # visits
-        np.zeros(edges, np.float64),  # value sum
+        np.empty(edges, np.int8),  # action
+        np.empty(edges, np.int32),  # child
+        np.empty(edges, np.int32),  # visits
+        np.empty(edges, np.float64),  # value sum
     )
     slots = np.full(2 * nodes, -1, np.int32)  # at most half full
     return nd, ed, slots
