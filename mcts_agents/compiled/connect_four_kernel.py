@@ -17,8 +17,9 @@ are the ``nact`` edges from ``first``):
     nd_term: value of a terminal position for the player to move, or ``UNKNOWN``.
     nd_first, nd_nact, nd_nexp: first edge (-1 until first selected), legal moves, expanded.
     ed_action, ed_child, ed_visits, ed_value: column, child id, visits, sum of mover returns.
-``meta`` holds ``[nodes, edges]`` in use and the total depth of all simulations' paths; ``slots`` is an open-addressing hash table of node ids
-(-1 empty, size a power of two, at most half full).
+``meta`` holds the nodes and edges in use and the summed depth of the simulations' paths;
+``slots`` is an open-addressing hash table of node ids (-1 empty, size a power of two, at most
+half full).
 """
 
 from __future__ import annotations
