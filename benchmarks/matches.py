@@ -64,7 +64,7 @@ from benchmarks._common import (
     print_table,
     write_json,
 )
-from mcts_agents import MCTSAgent
+from mcts_agents import MCTSAgent, compiled
 from mcts_agents.ratings import elo_from_rate, wilson_interval
 
 UCT_C = 2.0  # OpenSpiel's exploration constant (its returns are in [-1, 1])
@@ -306,8 +306,9 @@ def run_match(
             f"score {points:g}/{len(records)}; {perf_counter() - start:.0f} s"
         )
 
+    compiled.warm_up()  # load our compiled kernels (if any) before any move is timed
     if workers > 1:
-        with multiprocessing.Pool(workers) as pool:
+        with multiprocessing.Pool(workers, initializer=compiled.warm_up) as pool:
             for record in pool.imap_unordered(play_game, tasks):
                 note(record)
     else:

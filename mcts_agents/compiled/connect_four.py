@@ -285,7 +285,7 @@ def _allocate(nodes: int, edges: int) -> tuple[tuple[np.ndarray, ...], tuple[np.
     nd = (
         np.empty(nodes, np.int64),  # cur
         np.empty(nodes, np.int64),  # mask
-        np.empty(nodes, np.int32),  # visits
+        np.empty(nodes, np.int64),  # visits (int64: hours of search overflow int32)
         np.empty(nodes, np.int8),  # proven
         np.empty(nodes, np.int8),  # term
         np.empty(nodes, np.int32),  # first edge
@@ -295,7 +295,7 @@ def _allocate(nodes: int, edges: int) -> tuple[tuple[np.ndarray, ...], tuple[np.
     ed = (
         np.empty(edges, np.int8),  # action
         np.empty(edges, np.int32),  # child
-        np.empty(edges, np.int32),  # visits
+        np.empty(edges, np.int64),  # visits
         np.empty(edges, np.float64),  # value sum
     )
     slots = np.full(2 * nodes, -1, np.int32)  # at most half full
