@@ -370,11 +370,8 @@ class MCTS:
         return node.edge_value[i] / n if n else 0.0
 
     def _robust_agrees(self, root: Node) -> bool:
-        if not root.children:
-            return True
-        most = max(range(len(root.children)), key=lambda i: root.edge_visits[i])
-        best = max(range(len(root.children)), key=lambda i: self._edge_value(root, i))
-        return most == best
+        values = [self._edge_value(root, i) for i in range(len(root.children))]
+        return most_visited_is_best(root.edge_visits, values)
 
     def choose(self, node: Node, rule: str | None = None) -> int:
         """Index of the child to play at ``node``: proven wins first, proven losses last."""
@@ -484,6 +481,14 @@ def run_budget(
             continue
         iterations += simulate(None if limit is None else limit - iterations)
     return iterations
+
+
+def most_visited_is_best(visits: Sequence[int], values: Sequence[float]) -> bool:
+    """``robust_max``'s test: the most visited child is also the best valued (first of ties)."""
+    if not visits:
+        return True
+    indices = range(len(visits))
+    return max(indices, key=visits.__getitem__) == max(indices, key=values.__getitem__)
 
 
 def proven_label(value: float) -> Proven:

@@ -106,6 +106,17 @@ class ConnectFour(BoardGame[State]):
     def returns(self, state: State) -> tuple[float, ...]:
         return _RETURNS[state[3]]
 
+    def state_from_stones(self, b0: int, b1: int) -> State:
+        """The state with these stone bitboards (ply and status follow from the stones)."""
+        ply = (b0 | b1).bit_count()
+        if self._wins(b0):
+            status = WIN_0
+        elif self._wins(b1):
+            status = WIN_1
+        else:
+            status = DRAW if ply == self._cells else RUNNING
+        return (b0, b1, ply, status)
+
     def is_reachable(self, state: State, key: Hashable) -> bool:
         """Stones never leave the board: every stone of ``state`` must be in ``key``."""
         if not isinstance(key, tuple) or len(key) != 4:

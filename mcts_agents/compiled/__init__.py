@@ -13,6 +13,7 @@ Currently: Connect Four with ``k == 4`` (``connect_four.CompiledConnectFour``).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from typing import TYPE_CHECKING, Any
 
@@ -22,8 +23,9 @@ if TYPE_CHECKING:
     from mcts_agents.compiled.connect_four import CompiledConnectFour
 
 
+@functools.cache
 def numba_available() -> bool:
-    """Whether numba can be imported (without importing it)."""
+    """Whether numba can be imported (without importing it; looked up once per process)."""
     return importlib.util.find_spec("numba") is not None
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from mcts_agents.compiled import connect_four_kernel as kernel
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.result import ChildStats, Proven, SearchResult
-from mcts_agents.search import pick_child, proven_label, run_budget
+from mcts_agents.search import most_visited_is_best, pick_child, proven_label, run_budget
 
 NO_LIMIT = 1 << 62
 CHUNK_SECONDS = 0.001  # under a time limit, kernel calls last about this long
@@ -75,10 +75,9 @@ class CompiledConnectFour:
         stop_when_full = self.budget.iterations is None and time_limit is None
         config = self.config
         decisive = config.playout == "decisive"
-        nd, ed = self.nd, self.ed
 
         def simulate(cap: int | None) -> int:
-            n = (cap if cap is not None else NO_LIMIT) if time_limit is None else self._chunk
+            n = NO_LIMIT if time_limit is None else self._chunk
             if cap is not None:
                 n = min(n, cap)
             began = perf_counter()
@@ -107,7 +106,6 @@ class CompiledConnectFour:
             robust_agrees=lambda: self._robust_agrees(root),
             table_size=self.__len__,
         )
-        del nd, ed
         return self._result(state, root, iterations, perf_counter() - start, reused, pruned)
 
     def _prepare_root(self, state: Any) -> tuple[int, int, int]:
@@ -170,11 +168,7 @@ class CompiledConnectFour:
 
     def _robust_agrees(self, root: int) -> bool:
         visits, values, _ = self._edge_stats(root)
-        if not visits:
-            return True
-        return max(range(len(visits)), key=visits.__getitem__) == max(
-            range(len(values)), key=values.__getitem__
-        )
+        return most_visited_is_best(visits, values)
 
     def _choose(self, node: int, rule: str) -> int:
         """The chosen edge of ``node``, by the same rule as ``MCTS.choose``."""
@@ -185,7 +179,6 @@ class CompiledConnectFour:
         self, state: Any, root: int, iterations: int, elapsed: float, reused: int, pruned: int
     ) -> SearchResult:
         nd, ed = self.nd, self.ed
-        first, nact = int(nd[5][root]), int(nd[6][root])
         expanded = self._edges(root)
         visits, values, labels = self._edge_stats(root)
         if expanded:
@@ -196,8 +189,10 @@ class CompiledConnectFour:
             ChildStats(int(ed[0][e]), visits[i], values[i], None, labels[i])
             for i, e in enumerate(expanded)
         ]
-        for e in range(first + len(expanded), first + nact if first >= 0 else first):
-            stats.append(ChildStats(int(ed[0][e]), 0, 0.0, None, None))
+        first = int(nd[5][root])
+        if first >= 0:  # the root's edges exist: the untried moves follow the expanded ones
+            untried = range(first + len(expanded), first + int(nd[6][root]))
+            stats += [ChildStats(int(ed[0][e]), 0, 0.0, None, None) for e in untried]
         stats.sort(key=lambda s: (-s.visits, s.action))
         proven = int(nd[3][root])
         total = sum(visits)
@@ -232,10 +227,9 @@ class CompiledConnectFour:
 
     def _state(self, cur: int, mask: int) -> tuple[int, int, int, int]:
         """The rules core's state for a stored position."""
-        ply = mask.bit_count()
         other = cur ^ mask
-        b0, b1 = (cur, other) if ply % 2 == 0 else (other, cur)
-        return _core_state(self.game, b0, b1, ply)
+        b0, b1 = (cur, other) if mask.bit_count() % 2 == 0 else (other, cur)
+        return self.game.state_from_stones(b0, b1)
 
 
 _warm = False
@@ -264,17 +258,6 @@ def _position(state: Any) -> tuple[int, int]:
     """``(cur, mask)`` of a core state ``(b0, b1, ply, status)``."""
     b0, b1, ply, _ = state
     return (b0 if ply % 2 == 0 else b1), b0 | b1
-
-
-def _core_state(game: Any, b0: int, b1: int, ply: int) -> tuple[int, int, int, int]:
-    status = 0
-    if game._wins(b0):
-        status = 1
-    elif game._wins(b1):
-        status = 2
-    elif ply == game.width * game.height:
-        status = 3
-    return (b0, b1, ply, status)
 
 
 def _allocate(nodes: int, edges: int) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...], Any]:

@@ -63,18 +63,36 @@ def test_scripted_wins(moves: list[int], winner: int) -> None:
         env.step(3)
 
 
+# columns filled in an order that never makes four in a row (pairs of columns swapped)
+DRAW_ORDER = [0, 1, 0, 1, 0, 1, 1, 0, 1, 0, 1, 0]
+DRAW_ORDER += [2, 3, 2, 3, 2, 3, 3, 2, 3, 2, 3, 2]
+DRAW_ORDER += [4, 5, 4, 5, 4, 5, 5, 4, 5, 4, 5, 4]
+DRAW_ORDER += [6] * 6
+
+
 def test_full_board_draw() -> None:
-    # columns filled in an order that never makes four in a row (pairs of columns swapped)
-    order = [0, 1, 0, 1, 0, 1, 1, 0, 1, 0, 1, 0]
-    order += [2, 3, 2, 3, 2, 3, 3, 2, 3, 2, 3, 2]
-    order += [4, 5, 4, 5, 4, 5, 5, 4, 5, 4, 5, 4]
-    order += [6] * 6
     env = connect_four_v0.raw_env()
     env.reset()
-    for action in order:
+    for action in DRAW_ORDER:
         env.step(action)
     assert env.game.is_terminal(env.state)
     assert env.rewards == {"player_0": 0.0, "player_1": 0.0}
+
+
+def test_state_from_stones_recovers_every_state_of_random_games() -> None:
+    """Ply and status follow from the stones: wins for either side, draws, running games."""
+    game = ConnectFour()
+    rng = random.Random(4)
+    statuses = set()
+    for _ in range(200):
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            state = game.next_state(state, rng.choice(game.legal_actions(state)))
+            assert game.state_from_stones(state[0], state[1]) == state
+        statuses.add(state[3])
+    assert {1, 2} <= statuses  # both sides won some of the 200 random games
+    draw = game.apply(game.initial_state(), DRAW_ORDER)
+    assert draw[3] == 3 and game.state_from_stones(draw[0], draw[1]) == draw
 
 
 def test_transposed_move_orders_give_equal_keys_and_reachability_is_tight() -> None:
