@@ -53,7 +53,7 @@ from benchmarks._common import (
     spread,
     write_json,
 )
-from envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.connect_four import ConnectFour
 
 U64 = np.uint64
 #: the mid-game position of the benchmark and the tests: 10 plies in, no immediate threats

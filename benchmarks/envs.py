@@ -36,13 +36,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python benchmar
 import numpy as np
 from pettingzoo.classic import connect_four_v3, tictactoe_v3
 
-import envs.connect_four_v0
-import envs.mnk_v0
-import envs.multi_mnk_v0
-import envs.nim_v0
-import envs.othello_v0
-import envs.tic_tac_toe_v0
-import envs.ultimate_tic_tac_toe_v0
 from benchmarks._common import (
     calibrate,
     fmt,
@@ -54,28 +47,37 @@ from benchmarks._common import (
     spread,
     write_json,
 )
+from mcts_agents.envs import (
+    connect_four_v0,
+    mnk_v0,
+    multi_mnk_v0,
+    nim_v0,
+    othello_v0,
+    tic_tac_toe_v0,
+    ultimate_tic_tac_toe_v0,
+)
 
 EnvFactory = Callable[[], Any]
 
 #: (game, ours, PettingZoo's) for the AEC comparison: the standard wrapped ``env()`` (the
 #: measurement the target is about) and, to show what the wrappers cost, the bare ``raw_env()``.
 AEC_PAIRS: tuple[tuple[str, str, EnvFactory, EnvFactory], ...] = (
-    ("connect four", "env()", envs.connect_four_v0.env, connect_four_v3.env),
-    ("tic-tac-toe", "env()", envs.tic_tac_toe_v0.env, tictactoe_v3.env),
-    ("connect four", "raw_env()", envs.connect_four_v0.raw_env, connect_four_v3.raw_env),
-    ("tic-tac-toe", "raw_env()", envs.tic_tac_toe_v0.raw_env, tictactoe_v3.raw_env),
+    ("connect four", "env()", connect_four_v0.env, connect_four_v3.env),
+    ("tic-tac-toe", "env()", tic_tac_toe_v0.env, tictactoe_v3.env),
+    ("connect four", "raw_env()", connect_four_v0.raw_env, connect_four_v3.raw_env),
+    ("tic-tac-toe", "raw_env()", tic_tac_toe_v0.raw_env, tictactoe_v3.raw_env),
 )
 
 #: Our envs, by game, for save/restore and for their rules cores' playouts.
 OUR_ENVS: dict[str, EnvFactory] = {
-    "connect four": envs.connect_four_v0.env,
-    "tic-tac-toe": envs.tic_tac_toe_v0.env,
-    "othello": envs.othello_v0.env,
-    "uttt": envs.ultimate_tic_tac_toe_v0.env,
-    "gomoku": lambda: envs.mnk_v0.env(preset="gomoku"),
-    "nim": envs.nim_v0.env,
-    "multi_mnk": envs.multi_mnk_v0.env,
-    "deluxe": lambda: envs.mnk_v0.env(preset="deluxe"),
+    "connect four": connect_four_v0.env,
+    "tic-tac-toe": tic_tac_toe_v0.env,
+    "othello": othello_v0.env,
+    "uttt": ultimate_tic_tac_toe_v0.env,
+    "gomoku": lambda: mnk_v0.env(preset="gomoku"),
+    "nim": nim_v0.env,
+    "multi_mnk": multi_mnk_v0.env,
+    "deluxe": lambda: mnk_v0.env(preset="deluxe"),
 }
 
 #: PettingZoo's envs for the deepcopy context rows.

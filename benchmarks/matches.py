@@ -54,8 +54,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python benchmar
 
 import pyspiel
 
-import envs.connect_four_v0
-import envs.othello_v0
 from benchmarks._common import (
     fmt,
     load_average,
@@ -65,6 +63,7 @@ from benchmarks._common import (
     write_json,
 )
 from mcts_agents import MCTSAgent, compiled
+from mcts_agents.envs import connect_four_v0, othello_v0
 from mcts_agents.ratings import elo_from_rate, wilson_interval
 
 UCT_C = 2.0  # OpenSpiel's exploration constant (its returns are in [-1, 1])
@@ -82,8 +81,8 @@ class MatchGame:
 
 
 GAMES: dict[str, MatchGame] = {
-    "connect_four": MatchGame("Connect Four", envs.connect_four_v0.env, "connect_four"),
-    "othello": MatchGame("Othello 8x8", envs.othello_v0.env, "othello"),
+    "connect_four": MatchGame("Connect Four", connect_four_v0.env, "connect_four"),
+    "othello": MatchGame("Othello 8x8", othello_v0.env, "othello"),
 }
 
 

@@ -49,7 +49,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python benchmarks/memory.py`
 
-import envs
 from benchmarks._common import (
     fmt,
     load_average,
@@ -59,7 +58,7 @@ from benchmarks._common import (
     write_json,
 )
 from benchmarks.matches import parse_option
-from mcts_agents import MCTS, Budget, SearchConfig
+from mcts_agents import MCTS, Budget, SearchConfig, envs
 
 CHUNKS_PER_INTERVAL = 5
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096

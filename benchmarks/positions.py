@@ -16,7 +16,7 @@ keep the value. The set is written to ``benchmarks/data/c4_positions.jsonl``, on
 a line, deterministic for a seed (``solver_nodes`` records what each label cost the solver).
 
 ``run`` asks, for every position, our ``MCTSAgent(time_limit=t, seed=i, **options)`` (the
-position set up by replaying the moves in ``envs.connect_four_v0``) and OpenSpiel's C++
+position set up by replaying the moves in ``mcts_agents.envs.connect_four_v0``) and OpenSpiel's C++
 ``pyspiel.MCTSBot`` (the settings of ``benchmarks/matches.py``: ``uct_c=2``, one random
 rollout, ``solve=True``, ``max_wall_clock_time=t``) for a move, each from a fresh search, and
 reports the share of positions where the move keeps the game-theoretic result, with 95%
@@ -40,7 +40,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python benchmar
 
 import pyspiel
 
-import envs.connect_four_v0
 from benchmarks._common import load_average, machine_info, print_machine, print_table, write_json
 from benchmarks.c4_solver import BOARD, BOTTOM, WIDTH, Solver, has_won, state_after, threats
 from benchmarks.matches import (
@@ -51,6 +50,7 @@ from benchmarks.matches import (
     wilson,
 )
 from mcts_agents import MCTSAgent
+from mcts_agents.envs import connect_four_v0
 
 DATA = Path(__file__).resolve().parent / "data" / "c4_positions.jsonl"
 DEFAULT_EMPTIES = (16, 20, 24, 28)
@@ -141,7 +141,7 @@ def ours_move(
     moves: Sequence[int], t: float, seed: int, options: dict[str, Any]
 ) -> tuple[int, float, int]:
     """Our agent's move after ``moves``: (action, seconds, simulations)."""
-    env = envs.connect_four_v0.env()
+    env = connect_four_v0.env()
     env.reset(seed=seed)
     for c in moves:
         env.step(c)

@@ -47,9 +47,6 @@ import pyspiel
 from open_spiel.python.algorithms import mcts as os_mcts
 from pettingzoo.classic import connect_four_v3
 
-import envs.connect_four_v0
-import envs.othello_v0
-import envs.tic_tac_toe_v0
 from benchmarks._common import (
     fmt,
     load_average,
@@ -61,6 +58,7 @@ from benchmarks._common import (
     write_json,
 )
 from mcts_agents import MCTS, Budget, MCTSAgent, SearchConfig
+from mcts_agents.envs import connect_four_v0, othello_v0, tic_tac_toe_v0
 
 C = 2.0  # exploration constant, ours and OpenSpiel's (both on returns in [-1, 1])
 CPP_MAX_MEMORY_MB = 4000  # far above what these searches need: the tree is never capped
@@ -80,11 +78,9 @@ class GameSpec:
 
 
 GAMES: tuple[GameSpec, ...] = (
-    GameSpec("tic-tac-toe", envs.tic_tac_toe_v0.env, "tic_tac_toe", 20_000, 20_000, 500_000),
-    GameSpec(
-        "connect four", envs.connect_four_v0.env, "connect_four", 20_000, 10_000, 200_000, 200_000
-    ),
-    GameSpec("othello", envs.othello_v0.env, "othello", 3_000, 2_000, 5_000),
+    GameSpec("tic-tac-toe", tic_tac_toe_v0.env, "tic_tac_toe", 20_000, 20_000, 500_000),
+    GameSpec("connect four", connect_four_v0.env, "connect_four", 20_000, 10_000, 200_000, 200_000),
+    GameSpec("othello", othello_v0.env, "othello", 3_000, 2_000, 5_000),
 )
 ADAPTER_SIMS = 1_000  # our agent on PettingZoo's connect_four_v3 (cloning adapter)
 
@@ -368,7 +364,7 @@ def print_results(results: list[dict[str, Any]]) -> None:
 
 def profile_connect_four(sims: int, top: int = 15) -> str:
     """cProfile of one core search on Connect Four (solver on): top functions by tottime."""
-    game = envs.connect_four_v0.raw_env().game
+    game = connect_four_v0.raw_env().game
     search = MCTS(Budget(iterations=sims), SearchConfig(c=C, solver=True, backend="python"), 0)
     profiler = cProfile.Profile()
     profiler.enable()

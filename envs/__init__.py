@@ -13,7 +13,7 @@ from typing import Any
 import pettingzoo
 from pettingzoo.env_registry.registration import aec_registry
 
-from envs.core import (
+from mcts_agents.envs.core import (
     ActionTypeError,
     BoardGame,
     BoardGameEnv,
@@ -43,12 +43,12 @@ ENV_MODULES: dict[str, dict[str, dict[str, Any]]] = {
 
 
 def load(module_name: str) -> ModuleType:
-    """Import ``envs.<module_name>`` (e.g. ``"connect_four_v0"``) with a clear error if unknown."""
+    """Import ``mcts_agents.envs.<module_name>`` (``"connect_four_v0"``); refuse unknown names."""
     if module_name not in ENV_MODULES:
         raise InvalidParameterError(
             f"unknown env {module_name!r}; expected one of {sorted(ENV_MODULES)}"
         )
-    return importlib.import_module(f"envs.{module_name}")
+    return importlib.import_module(f"{__name__}.{module_name}")
 
 
 def _register_all() -> None:
@@ -57,7 +57,7 @@ def _register_all() -> None:
             env_id = f"mcts_agents/{variant}-v0"
             if env_id not in aec_registry:
                 pettingzoo.register(
-                    "aec", env_id, entry_point=f"envs.{module_name}:env", kwargs=kwargs
+                    "aec", env_id, entry_point=f"{__name__}.{module_name}:env", kwargs=kwargs
                 )
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from envs.core.aec import BoardGameEnv
-from envs.core.wrappers import env_fn
-from envs.games.connect_four import ConnectFour
+from mcts_agents.envs.core.aec import BoardGameEnv
+from mcts_agents.envs.core.wrappers import env_fn
+from mcts_agents.envs.games.connect_four import ConnectFour
 
 __all__ = ["ConnectFourEnv", "env", "raw_env"]
 

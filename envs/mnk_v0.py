@@ -19,10 +19,10 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from envs.core.aec import BoardGameEnv
-from envs.core.errors import InvalidParameterError
-from envs.core.wrappers import env_fn
-from envs.games.mnk import MNK
+from mcts_agents.envs.core.aec import BoardGameEnv
+from mcts_agents.envs.core.errors import InvalidParameterError
+from mcts_agents.envs.core.wrappers import env_fn
+from mcts_agents.envs.games.mnk import MNK
 
 __all__ = ["DEFAULTS", "PRESETS", "MNKEnv", "env", "raw_env"]
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from envs.core.aec import BoardGameEnv
-from envs.core.wrappers import env_fn
-from envs.games.mnk import MNK
+from mcts_agents.envs.core.aec import BoardGameEnv
+from mcts_agents.envs.core.wrappers import env_fn
+from mcts_agents.envs.games.mnk import MNK
 
 __all__ = ["MultiMNKEnv", "env", "raw_env"]
 

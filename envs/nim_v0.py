@@ -3,7 +3,7 @@
 Action = ``pile * take_limit + (take - 1)`` with ``take_limit = min(max_take, max(piles))``
 (``max(piles)`` when ``max_take`` is None). Observation planes: ``(num_piles,
 largest_start_pile, 1)``, row ``i`` holding one 1 per chip left in pile ``i`` (the same for both
-agents: Nim is impartial). See ``envs.games.nim`` for the rules and parameters.
+agents: Nim is impartial). See ``mcts_agents.envs.games.nim`` for the rules and parameters.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from envs.core.aec import BoardGameEnv
-from envs.core.wrappers import env_fn
-from envs.games.nim import Nim
+from mcts_agents.envs.core.aec import BoardGameEnv
+from mcts_agents.envs.core.wrappers import env_fn
+from mcts_agents.envs.games.nim import Nim
 
 __all__ = ["NimEnv", "env", "raw_env"]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from envs.core.aec import BoardGameEnv
-from envs.core.wrappers import env_fn
-from envs.games.othello import Othello
+from mcts_agents.envs.core.aec import BoardGameEnv
+from mcts_agents.envs.core.wrappers import env_fn
+from mcts_agents.envs.games.othello import Othello
 
 __all__ = ["OthelloEnv", "env", "raw_env"]
 

@@ -4,16 +4,16 @@ Action = ``board * 9 + cell`` (81 actions): small board ``board`` and the cell i
 numbered 0..8 row-major. Observation planes: ``(9, 9, 3)``: the observing agent's stones, the
 opponent's stones, and the cells where the player to move may play now; row
 ``3 * (board // 3) + cell // 3``, column ``3 * (board % 3) + cell % 3``. Rules as OpenSpiel's
-``ultimate_tic_tac_toe`` (see ``envs.games.ultimate_tic_tac_toe``).
+``ultimate_tic_tac_toe`` (see ``mcts_agents.envs.games.ultimate_tic_tac_toe``).
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from envs.core.aec import BoardGameEnv
-from envs.core.wrappers import env_fn
-from envs.games.ultimate_tic_tac_toe import UltimateTicTacToe
+from mcts_agents.envs.core.aec import BoardGameEnv
+from mcts_agents.envs.core.wrappers import env_fn
+from mcts_agents.envs.games.ultimate_tic_tac_toe import UltimateTicTacToe
 
 __all__ = ["UltimateTicTacToeEnv", "env", "raw_env"]
 

@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from envs import connect_four_v0
 from mcts_agents import PolicyAgent
 from mcts_agents.arena import tournament
+from mcts_agents.envs import connect_four_v0
 
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 

@@ -19,8 +19,8 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from envs import connect_four_v0, tic_tac_toe_v0
 from mcts_agents import MCTSAgent
+from mcts_agents.envs import connect_four_v0, tic_tac_toe_v0
 
 GAMES = {"connect_four": connect_four_v0.env, "tic_tac_toe": tic_tac_toe_v0.env}
 

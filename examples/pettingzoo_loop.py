@@ -1,10 +1,10 @@
 """MCTS in the standard PettingZoo ``agent_iter`` loop, on our env and on PettingZoo's own.
 
 Shows that ``MCTSAgent`` drops into the loop every PettingZoo tutorial uses: one game of Connect
-Four, MCTS against a random agent, on ``envs.connect_four_v0`` (searched through its rules core)
-and on PettingZoo's ``pettingzoo.classic.connect_four_v3`` (searched through the generic,
-verified cloner: about a thousand simulations a second, so the budget there is small). Prints
-the final board, the winner and the moves of each game.
+Four, MCTS against a random agent, on ``mcts_agents.envs.connect_four_v0`` (searched through its
+rules core) and on PettingZoo's ``pettingzoo.classic.connect_four_v3`` (searched through the
+generic, verified cloner: about a thousand simulations a second, so the budget there is
+small). Prints the final board, the winner and the moves of each game.
 
 Run:
     python examples/pettingzoo_loop.py            # 1000 / 100 simulations per move
@@ -20,8 +20,8 @@ from typing import Any
 
 from pettingzoo.classic import connect_four_v3
 
-from envs import connect_four_v0
 from mcts_agents import MCTSAgent, RandomAgent
+from mcts_agents.envs import connect_four_v0
 
 
 def board_text(env: Any) -> str:

@@ -22,9 +22,9 @@ import sys
 import time
 from typing import Any
 
-from envs import connect_four_v0, tic_tac_toe_v0
 from mcts_agents import MCTSAgent, PolicyAgent, SingleAgentVsOpponent
 from mcts_agents.arena import play_match
+from mcts_agents.envs import connect_four_v0, tic_tac_toe_v0
 
 GAMES = {"tic_tac_toe": tic_tac_toe_v0.env, "connect_four": connect_four_v0.env}
 

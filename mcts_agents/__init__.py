@@ -1,5 +1,7 @@
 """mcts-agents: Monte Carlo Tree Search agents for PettingZoo turn-based games."""
 
+# First: in a source checkout this makes the top-level envs/ folder importable as mcts_agents.envs.
+from mcts_agents import _source_tree  # noqa: F401
 from mcts_agents.adapters import game_from_env
 from mcts_agents.agent import Agent, MCTSAgent, RandomAgent
 from mcts_agents.arena import MatchResult, TournamentResult, play_match, tournament

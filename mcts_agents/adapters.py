@@ -2,7 +2,7 @@
 
 ``game_from_env(env)`` picks the fastest faithful path, and never changes ``env``:
 
-1. our envs (``env.unwrapped`` is an ``envs.core.BoardGameEnv``): the rules core and its
+1. our envs (``env.unwrapped`` is an ``mcts_agents.envs.core.BoardGameEnv``): the rules core and its
    immutable state, with no AEC overhead;
 2. Shimmy's OpenSpiel wrapper: a ``Game`` over cloned ``pyspiel`` states;
 3. anyone else's AEC env: a ``Game`` over verified clones of the whole wrapper chain.
@@ -28,7 +28,6 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from envs.core.aec import BoardGameEnv
 from mcts_agents.cloning import (
     Memo,
     clone_env,
@@ -38,6 +37,7 @@ from mcts_agents.cloning import (
     verified_clone,
     wrapper_chain,
 )
+from mcts_agents.envs.core.aec import BoardGameEnv
 from mcts_agents.errors import (
     CloneError,
     GameOverError,

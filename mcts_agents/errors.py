@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from envs.core.errors import GameOverError, IllegalActionError, NotResetError
+from mcts_agents.envs.core.errors import GameOverError, IllegalActionError, NotResetError
 
 
 class InvalidOptionError(ValueError):

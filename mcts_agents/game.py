@@ -1,8 +1,8 @@
 """The Game protocol: the search's only view of a game.
 
 A functional interface over immutable, hashable states. Our envs' rules cores
-(``envs.core.BoardGame``) implement it directly; ``mcts_agents.adapters`` implements it for anyone
-else's PettingZoo AEC env by cloning and stepping the env.
+(``mcts_agents.envs.core.BoardGame``) implement it directly; ``mcts_agents.adapters``
+implements it for anyone else's PettingZoo AEC env by cloning and stepping the env.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from envs.core.errors import ActionTypeError
+from mcts_agents.envs.core.errors import ActionTypeError
 from mcts_agents.errors import (
     GameOverError,
     IllegalActionError,

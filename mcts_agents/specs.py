@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-import envs
+from mcts_agents import envs
 from mcts_agents.adapters import legal_actions
 from mcts_agents.agent import MCTSAgent, RandomAgent
 from mcts_agents.config import SearchConfig

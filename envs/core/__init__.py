@@ -1,7 +1,7 @@
 """Shared machinery: the rules-core base class, the generic AEC env, wrappers, drawing, errors."""
 
-from envs.core.aec import BoardGameEnv, EnvSnapshot
-from envs.core.errors import (
+from mcts_agents.envs.core.aec import BoardGameEnv, EnvSnapshot
+from mcts_agents.envs.core.errors import (
     ActionTypeError,
     GameOverError,
     IllegalActionError,
@@ -9,7 +9,7 @@ from envs.core.errors import (
     InvalidSnapshotError,
     NotResetError,
 )
-from envs.core.game import BoardGame
+from mcts_agents.envs.core.game import BoardGame
 
 __all__ = [
     "ActionTypeError",

@@ -18,9 +18,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from envs.core.errors import GameOverError, InvalidParameterError, InvalidSnapshotError
-from envs.core.game import BoardGame
-from envs.core.render import draw_grid
+from mcts_agents.envs.core.errors import GameOverError, InvalidParameterError, InvalidSnapshotError
+from mcts_agents.envs.core.game import BoardGame
+from mcts_agents.envs.core.render import draw_grid
 
 AgentID = str
 Observation = dict[str, np.ndarray]

@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from envs.core.errors import ActionTypeError, GameOverError, IllegalActionError
+from mcts_agents.envs.core.errors import ActionTypeError, GameOverError, IllegalActionError
 
 S = TypeVar("S", bound=Hashable)
 

@@ -17,8 +17,8 @@ from typing import Any
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from envs.core.aec import BoardGameEnv
-from envs.core.errors import NotResetError
+from mcts_agents.envs.core.aec import BoardGameEnv
+from mcts_agents.envs.core.errors import NotResetError
 
 
 class GameWrapper(wrappers.OrderEnforcingWrapper[Any, Any, Any]):

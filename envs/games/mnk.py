@@ -32,9 +32,9 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from envs.core.bits import BitPlanes
-from envs.core.errors import InvalidParameterError
-from envs.core.game import BoardGame
+from mcts_agents.envs.core.bits import BitPlanes
+from mcts_agents.envs.core.errors import InvalidParameterError
+from mcts_agents.envs.core.game import BoardGame
 
 State = tuple[int, ...]
 RUNNING = 0

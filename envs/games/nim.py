@@ -25,8 +25,8 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from envs.core.errors import InvalidParameterError
-from envs.core.game import BoardGame
+from mcts_agents.envs.core.errors import InvalidParameterError
+from mcts_agents.envs.core.game import BoardGame
 
 Piles = tuple[int, ...]
 State = tuple[Piles, int]

@@ -27,8 +27,8 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from envs.core.bits import BitPlanes
-from envs.core.game import BoardGame
+from mcts_agents.envs.core.bits import BitPlanes
+from mcts_agents.envs.core.game import BoardGame
 
 State = tuple[int, int, int, int, int, int, int, int]
 RUNNING, WIN_0, WIN_1, DRAW = 0, 1, 2, 3

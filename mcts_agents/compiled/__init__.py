@@ -31,7 +31,7 @@ def numba_available() -> bool:
 
 def unsupported(game: Any, config: SearchConfig) -> str | None:
     """Why no kernel can run this search (a sentence), or ``None`` if one can."""
-    from envs.games.connect_four import ConnectFour
+    from mcts_agents.envs.games.connect_four import ConnectFour
 
     if not numba_available():
         return "numba is not installed (pip install 'mcts-agents[fast]')"

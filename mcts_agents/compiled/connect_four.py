@@ -19,7 +19,7 @@ CHUNK_SECONDS = 0.001  # under a time limit, kernel calls last about this long
 
 
 class CompiledConnectFour:
-    """MCTS for ``envs.games.connect_four.ConnectFour`` (``k == 4``) in the numba kernel.
+    """MCTS for ``ConnectFour`` (``mcts_agents.envs.games``, ``k == 4``) in the numba kernel.
 
     Same interface as ``MCTS.search``/``reset`` for one game; see ``connect_four_kernel`` for
     the node table. Arrays start small and double when full (``capacity``: initial nodes).
@@ -245,7 +245,7 @@ def warm_up() -> None:
     if _warm:
         return
     _warm = True
-    from envs.games.connect_four import ConnectFour
+    from mcts_agents.envs.games.connect_four import ConnectFour
 
     game = ConnectFour()
     search = CompiledConnectFour(game, Budget(iterations=64), SearchConfig(), capacity=16)

@@ -6,8 +6,9 @@ holds the Python side (budgets, growth, tree reuse, the result). The search is t
 random expansion order, random or decisive playouts and MCTS-Solver through transpositions.
 
 Positions are ``(cur, mask)`` bitboards in int64: ``cur`` the stones of the player to move,
-``mask`` all stones; bit ``col * stride + row`` as in ``envs.games.connect_four``. Values are
-from the view of the player to move at a node; an edge holds the sum of its mover's returns.
+``mask`` all stones; bit ``col * stride + row`` as in ``mcts_agents.envs.games.connect_four``.
+Values are from the view of the player to move at a node; an edge holds the sum of its mover's
+returns.
 
 Node columns (``nd_*``, indexed by node id) and edge columns (``ed_*``, a node's legal moves
 are the ``nact`` edges from ``first``):

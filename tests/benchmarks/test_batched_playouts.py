@@ -14,7 +14,7 @@ from benchmarks.batched_playouts import (
     batched_random_playouts,
     midgame_state,
 )
-from envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.connect_four import ConnectFour
 
 GAME = ConnectFour()
 N = 20_000

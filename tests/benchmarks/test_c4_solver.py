@@ -7,7 +7,7 @@ import random
 import pytest
 
 from benchmarks.c4_solver import Solver, SolverError, solve_moves, state_after
-from envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.connect_four import ConnectFour
 from tests.reference import exact_returns, optimal_actions
 
 GAME = ConnectFour()

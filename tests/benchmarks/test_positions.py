@@ -6,7 +6,7 @@ import random
 
 from benchmarks import positions
 from benchmarks.c4_solver import Solver, state_after
-from envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.connect_four import ConnectFour
 
 GAME = ConnectFour()
 SET = positions.load()

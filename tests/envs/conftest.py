@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-import envs
+from mcts_agents import envs
 
 VARIANTS: list[tuple[str, str, dict[str, Any]]] = [
     (module, variant, kwargs)

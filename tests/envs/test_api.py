@@ -14,8 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pettingzoo.test import api_test, render_test, seed_test
 
-import envs
-from envs import ActionTypeError, GameOverError, IllegalActionError, InvalidSnapshotError
+from mcts_agents import envs
+from mcts_agents.envs import (
+    ActionTypeError,
+    GameOverError,
+    IllegalActionError,
+    InvalidSnapshotError,
+)
 from tests.envs.conftest import VARIANTS, make_factory, random_line
 
 

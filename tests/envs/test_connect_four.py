@@ -7,8 +7,8 @@ import random
 import pyspiel
 import pytest
 
-from envs import GameOverError, InvalidParameterError, connect_four_v0
-from envs.games.connect_four import ConnectFour
+from mcts_agents.envs import GameOverError, InvalidParameterError, connect_four_v0
+from mcts_agents.envs.games.connect_four import ConnectFour
 from tests.envs.conftest import play_against_openspiel
 
 # Published Connect Four 7x6 perft: move sequences of each length from the empty board.

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import InvalidParameterError, mnk_v0
-from envs.games.mnk import MNK
+from mcts_agents.envs import InvalidParameterError, mnk_v0
+from mcts_agents.envs.games.mnk import MNK
 from tests.envs.conftest import play_against_openspiel, random_line
 
 pyspiel = pytest.importorskip("pyspiel")

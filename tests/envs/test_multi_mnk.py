@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import InvalidParameterError, multi_mnk_v0
+from mcts_agents.envs import InvalidParameterError, multi_mnk_v0
 from tests.envs.test_mnk import permute_within_players
 
 # A full 6 x 6 board, 12 cells for each of three players (1, 2, 3), with no four in a row.

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import InvalidParameterError
-from envs.games.nim import Nim
-from envs.nim_v0 import NimEnv
+from mcts_agents.envs import InvalidParameterError
+from mcts_agents.envs.games.nim import Nim
+from mcts_agents.envs.nim_v0 import NimEnv
 
 
 def mover_wins(game: Nim) -> Any:

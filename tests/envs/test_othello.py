@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import GameOverError, IllegalActionError, InvalidParameterError
-from envs.games.othello import Othello, State
-from envs.othello_v0 import OthelloEnv, env, raw_env
+from mcts_agents.envs import GameOverError, IllegalActionError, InvalidParameterError
+from mcts_agents.envs.games.othello import Othello, State
+from mcts_agents.envs.othello_v0 import OthelloEnv, env, raw_env
 
 pyspiel = pytest.importorskip("pyspiel")
 

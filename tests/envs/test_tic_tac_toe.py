@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from envs import tic_tac_toe_v0
-from envs.games.mnk import MNK
+from mcts_agents.envs import tic_tac_toe_v0
+from mcts_agents.envs.games.mnk import MNK
 from tests.envs.conftest import play_against_openspiel, random_line
 
 pyspiel = pytest.importorskip("pyspiel")

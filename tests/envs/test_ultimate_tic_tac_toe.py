@@ -11,9 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import IllegalActionError
-from envs.games.ultimate_tic_tac_toe import DRAW, RUNNING, WIN_0, WIN_1, UltimateTicTacToe
-from envs.ultimate_tic_tac_toe_v0 import UltimateTicTacToeEnv
+from mcts_agents.envs import IllegalActionError
+from mcts_agents.envs.games.ultimate_tic_tac_toe import (
+    DRAW,
+    RUNNING,
+    WIN_0,
+    WIN_1,
+    UltimateTicTacToe,
+)
+from mcts_agents.envs.ultimate_tic_tac_toe_v0 import UltimateTicTacToeEnv
 
 pyspiel = pytest.importorskip("pyspiel")
 

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import connect_four_v0, multi_mnk_v0, othello_v0, tic_tac_toe_v0
 from mcts_agents import (
     GameOverError,
     InvalidOptionError,
@@ -19,6 +18,7 @@ from mcts_agents import (
     RandomAgent,
     compiled,
 )
+from mcts_agents.envs import connect_four_v0, multi_mnk_v0, othello_v0, tic_tac_toe_v0
 from tests.envs.conftest import VARIANTS, make_factory
 
 BACKENDS = ("python", "numba")  # the compiled kernel searches Connect Four (extra ``fast``)

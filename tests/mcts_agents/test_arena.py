@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from envs import tic_tac_toe_v0
 from mcts_agents import MCTSAgent, RandomAgent
 from mcts_agents.arena import (
     MatchResult,
@@ -19,6 +18,7 @@ from mcts_agents.arena import (
     play_match,
     tournament,
 )
+from mcts_agents.envs import tic_tac_toe_v0
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
 from mcts_agents.specs import parse_env_spec
 

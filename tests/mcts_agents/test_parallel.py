@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from envs import connect_four_v0, nim_v0, tic_tac_toe_v0
 from mcts_agents import ChildStats, InvalidOptionError, MCTSAgent, SearchResult
+from mcts_agents.envs import connect_four_v0, nim_v0, tic_tac_toe_v0
 from mcts_agents.parallel import (
     UnpicklableGameError,
     WorkerError,

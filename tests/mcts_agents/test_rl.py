@@ -20,7 +20,6 @@ from pettingzoo import AECEnv
 from pettingzoo.classic import connect_four_v3, tictactoe_v3
 from pettingzoo.utils import BaseWrapper
 
-from envs import connect_four_v0, multi_mnk_v0, othello_v0, tic_tac_toe_v0
 from mcts_agents import (
     GameOverError,
     IllegalActionError,
@@ -28,6 +27,7 @@ from mcts_agents import (
     RandomAgent,
 )
 from mcts_agents.adapters import legal_actions
+from mcts_agents.envs import connect_four_v0, multi_mnk_v0, othello_v0, tic_tac_toe_v0
 from mcts_agents.rl import PolicyAgent, SingleAgentVsOpponent
 
 

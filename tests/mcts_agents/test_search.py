@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from envs import connect_four_v0, nim_v0, tic_tac_toe_v0
-from envs.games.connect_four import ConnectFour
 from mcts_agents import MCTS, Budget, MCTSAgent, SearchConfig
+from mcts_agents.envs import connect_four_v0, nim_v0, tic_tac_toe_v0
+from mcts_agents.envs.games.connect_four import ConnectFour
 from tests.reference import exact_returns, optimal_actions
 
 TTT = tic_tac_toe_v0.raw_env().game

@@ -7,8 +7,8 @@ import pickle
 
 import pytest
 
-from envs import tic_tac_toe_v0
 from mcts_agents import MCTSAgent, RandomAgent
+from mcts_agents.envs import tic_tac_toe_v0
 from mcts_agents.specs import (
     AgentSpec,
     EnvSpec,

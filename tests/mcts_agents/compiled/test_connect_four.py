@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from benchmarks.c4_solver import state_after
-from envs import connect_four_v0, tic_tac_toe_v0
-from envs.games.connect_four import ConnectFour
 from mcts_agents import MCTS, Budget, InvalidOptionError, MCTSAgent, SearchConfig
 from mcts_agents.compiled import connect_four_kernel as kernel
 from mcts_agents.compiled.connect_four import CompiledConnectFour
+from mcts_agents.envs import connect_four_v0, tic_tac_toe_v0
+from mcts_agents.envs.games.connect_four import ConnectFour
 
 GAME = ConnectFour()
 POSITIONS = [
