@@ -53,7 +53,7 @@ from benchmarks._common import (
     spread,
     write_json,
 )
-from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.connect_four import ConnectFour, threats4
 
 U64 = np.uint64
 #: the mid-game position of the benchmark and the tests: 10 plies in, no immediate threats
@@ -131,14 +131,8 @@ class _Tables:
         return r != 0
 
     def threats(self, b: np.ndarray, empty: np.ndarray) -> np.ndarray:
-        """Vectorised ``ConnectFour._threats``: empty cells completing four for ``b``."""
-        one, two, three = U64(1), U64(2), U64(3)
-        r = (b << one) & (b << two) & (b << three)
-        for d in self.dirs[1:]:
-            d2, d3 = d * two, d * three
-            x, y = b << d, b >> d
-            r |= ((x & (b << d2)) & ((b << d3) | y)) | ((y & (b >> d2)) & ((b >> d3) | x))
-        return r & empty
+        """The rules core's ``threats4`` on arrays of boards (numpy's shifts work alike)."""
+        return threats4(b, empty, self.stride)
 
 
 @cache

@@ -58,7 +58,8 @@ from benchmarks._common import (
     write_json,
 )
 from benchmarks.matches import parse_option
-from mcts_agents import MCTS, Budget, SearchConfig, envs
+from mcts_agents import MCTS, Budget, SearchConfig, Searcher, envs, make_searcher
+from mcts_agents.compiled.connect_four import CompiledConnectFour
 
 CHUNKS_PER_INTERVAL = 5
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -110,12 +111,12 @@ def grow(
     config: SearchConfig,
     seed: int,
     checkpoints: Sequence[int],
-    on_checkpoint: Callable[[MCTS, int], dict[str, Any]],
+    on_checkpoint: Callable[[Searcher, int], dict[str, Any]],
     log: Callable[[str], None],
 ) -> list[dict[str, Any]]:
     """Grow one table through ``checkpoints`` (node counts); one row per interval."""
     state = game.initial_state()
-    search = MCTS(Budget(iterations=1), config, seed)
+    search = make_searcher(game, Budget(iterations=1), config, seed)
     rows: list[dict[str, Any]] = []
     nodes, iterations_total, proven = 0, 0, False
     for target in checkpoints:
@@ -185,21 +186,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(line, file=sys.stderr, flush=True)
 
     # warm-up: imports, caches, the allocator's first arenas
-    MCTS(Budget(iterations=2000), config, args.seed + 1).search(game, game.initial_state())
+    warm = make_searcher(game, Budget(iterations=2000), config, args.seed + 1)
+    warm.search(game, game.initial_state())
     gc.collect()
     rss0 = rss_bytes()
 
-    def measure(search: MCTS, nodes: int) -> dict[str, Any]:
+    def measure(search: Searcher, nodes: int) -> dict[str, Any]:
         rss = rss_bytes()
         started = perf_counter()
         row = {
             "rss_mb": rss / 2**20,
             "rss_bytes_per_node": (rss - rss0) / max(nodes, 1),
         }
-        if search.kernel is not None and search.kernel_active:  # arrays: exact sizes
-            row["accounted_bytes_per_node"] = search.kernel.nbytes / max(nodes, 1)
-            row["used_bytes_per_node"] = search.kernel.used_bytes / max(nodes, 1)
-        else:
+        if isinstance(search, CompiledConnectFour):  # arrays: exact sizes
+            row["accounted_bytes_per_node"] = search.nbytes / max(nodes, 1)
+            row["used_bytes_per_node"] = search.used_bytes / max(nodes, 1)
+        elif isinstance(search, MCTS):
             row["accounted_bytes_per_node"] = accounted_bytes(search) / max(nodes, 1)
         row["accounting_s"] = perf_counter() - started
         return row
@@ -212,11 +214,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         gc.collect()
         tracemalloc.start()
 
-        def traced(search: MCTS, nodes: int) -> dict[str, Any]:
+        def traced(search: Searcher, nodes: int) -> dict[str, Any]:
             current = tracemalloc.get_traced_memory()[0]
+            # the Python table walked, or the compiled kernel's arrays
+            is_python = isinstance(search, MCTS)
+            accounted = accounted_bytes(search) if is_python else search.nbytes  # type: ignore[attr-defined]
             return {
                 "traced_bytes_per_node": current / max(nodes, 1),
-                "accounted_bytes_per_node": accounted_bytes(search) / max(nodes, 1),
+                "accounted_bytes_per_node": accounted / max(nodes, 1),
             }
 
         cross_check = grow(game, config, args.seed, [int(args.tracemalloc)], traced, log)[0]

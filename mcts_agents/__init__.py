@@ -1,59 +1,99 @@
-"""mcts-agents: Monte Carlo Tree Search agents for PettingZoo turn-based games."""
+"""mcts-agents: Monte Carlo Tree Search agents for PettingZoo turn-based games.
+
+This module is the public API; ``docs/architecture.md`` maps the modules behind it.
+"""
 
 # First: in a source checkout this makes the top-level envs/ folder importable as mcts_agents.envs.
 from mcts_agents import _source_tree  # noqa: F401
-from mcts_agents.adapters import game_from_env
-from mcts_agents.agent import Agent, MCTSAgent, RandomAgent
-from mcts_agents.arena import MatchResult, TournamentResult, play_match, tournament
+from mcts_agents.adapters import EnvGame, OpenSpielGame, game_from_env
+from mcts_agents.aec import legal_actions
+from mcts_agents.agent import Agent, HumanAgent, MCTSAgent, RandomAgent
+from mcts_agents.arena import (
+    AgentStats,
+    ArenaResult,
+    MatchResult,
+    TournamentResult,
+    play_match,
+    tournament,
+)
 from mcts_agents.cloning import clone_env
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import (
+    ActionTypeError,
     CloneError,
     GameOverError,
     IllegalActionError,
     InvalidOptionError,
+    InvalidParameterError,
+    InvalidSnapshotError,
     NoLegalActionError,
     NotResetError,
+    RayNotInstalledError,
+    SpecError,
+    UnpicklableGameError,
+    WorkerError,
 )
+from mcts_agents.factory import make_searcher
 from mcts_agents.game import Game
+from mcts_agents.mcts import MCTS
 from mcts_agents.parallel import RootParallelSearch
+from mcts_agents.play import Move, play_game
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
 from mcts_agents.result import ChildStats, SearchResult
 from mcts_agents.rl import PolicyAgent, SingleAgentVsOpponent
-from mcts_agents.search import MCTS
-from mcts_agents.specs import HumanAgent, SpecError, make_agent, make_env, parse_agent_spec
+from mcts_agents.searcher import Searcher
+from mcts_agents.seeding import derive_seed
+from mcts_agents.specs import AgentSpec, EnvSpec, make_agent, make_env, parse_agent_spec
 
 __version__ = "0.1.0"
 
 __all__ = [
     "MCTS",
+    "ActionTypeError",
     "Agent",
+    "AgentSpec",
+    "AgentStats",
+    "ArenaResult",
     "Budget",
     "ChildStats",
     "CloneError",
+    "EnvGame",
+    "EnvSpec",
     "Game",
     "GameOverError",
     "HumanAgent",
     "IllegalActionError",
     "InvalidOptionError",
+    "InvalidParameterError",
+    "InvalidSnapshotError",
     "MCTSAgent",
     "MatchResult",
+    "Move",
     "NoLegalActionError",
     "NotResetError",
+    "OpenSpielGame",
     "PolicyAgent",
     "RandomAgent",
+    "RayNotInstalledError",
     "RootParallelSearch",
     "SearchConfig",
     "SearchResult",
+    "Searcher",
     "SingleAgentVsOpponent",
     "SpecError",
     "TournamentResult",
+    "UnpicklableGameError",
+    "WorkerError",
     "bradley_terry_elo",
     "clone_env",
+    "derive_seed",
     "game_from_env",
+    "legal_actions",
     "make_agent",
     "make_env",
+    "make_searcher",
     "parse_agent_spec",
+    "play_game",
     "play_match",
     "tournament",
     "wilson_interval",

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import random
+import sys
 from types import TracebackType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TextIO, runtime_checkable
 
-from mcts_agents.adapters import game_from_env, legal_actions
+from mcts_agents.adapters import game_from_env
+from mcts_agents.aec import legal_actions
 from mcts_agents.config import Budget, SearchConfig
-from mcts_agents.parallel import RootParallelSearch, validate_workers
+from mcts_agents.factory import make_searcher
+from mcts_agents.parallel import check_config_picklable, validate_workers
 from mcts_agents.result import SearchResult
-from mcts_agents.search import MCTS
+from mcts_agents.searcher import Searcher, game_identity
+
+__all__ = ["Agent", "HumanAgent", "MCTSAgent", "RandomAgent"]
 
 
 @runtime_checkable
@@ -42,8 +47,10 @@ class MCTSAgent:
             Four runs in a compiled kernel (``backend="auto"``); the first such search in a
             process loads it (0.3-0.6 s, outside ``time_limit``).
 
-    Our envs are searched through their rules core (no AEC overhead); anyone else's env through
-    a verified clone (``CloneError`` if it cannot be cloned). The env is never changed.
+    The searcher (``searcher``: ``make_searcher``'s choice for the game) is built at the first
+    search and again when the agent meets another game. Our envs are searched through their
+    rules core (no AEC overhead); anyone else's env through a verified clone (``CloneError`` if
+    it cannot be cloned). The env is never changed.
     """
 
     def __init__(
@@ -59,21 +66,23 @@ class MCTSAgent:
         self.config = SearchConfig.from_options(options)
         self.seed = seed
         self.workers = validate_workers(workers)
-        self.parallel: RootParallelSearch | None = None
-        if self.workers == 1:
-            self.mcts = MCTS(self.budget, self.config, seed)
-        else:
-            self.parallel = RootParallelSearch(self.budget, self.config, seed, self.workers)
-            self.mcts = self.parallel.local  # the search in this process, to inspect
+        if self.workers > 1:
+            check_config_picklable(self.config, self.workers)
+        self.searcher: Searcher | None = None
+        self._identity: Any = None  # the game ``searcher`` was built for
         self.last_result: SearchResult | None = None
 
     def search(self, env: Any) -> SearchResult:
         """Search from ``env``'s current position and return the full result."""
         game, state = game_from_env(env)  # raises for a finished or stuck env
-        if self.parallel is None:
-            self.last_result = self.mcts.search(game, state)
-        else:
-            self.last_result = self.parallel.search(game, state)
+        searcher = self.searcher
+        identity = game_identity(game)
+        if searcher is None or identity != self._identity:
+            if searcher is not None:
+                searcher.close()
+            searcher = make_searcher(game, self.budget, self.config, self.seed, self.workers)
+            self.searcher, self._identity = searcher, identity
+        self.last_result = searcher.search(game, state)
         return self.last_result
 
     def act(self, env: Any) -> int:
@@ -82,20 +91,15 @@ class MCTSAgent:
 
     def reset(self, seed: int | None = None) -> None:
         """Forget the node table(s) (between games); reseed if ``seed`` is given."""
-        if self.parallel is not None:
-            self.parallel.reset(seed)
-            if seed is not None:
-                self.seed = seed
-            return
-        self.mcts.reset()
         if seed is not None:
             self.seed = seed
-            self.mcts.rng.seed(seed)
+        if self.searcher is not None:
+            self.searcher.reset(seed)
 
     def close(self) -> None:
         """Stop the worker processes (``workers > 1``; a later search restarts them)."""
-        if self.parallel is not None:
-            self.parallel.close()
+        if self.searcher is not None:
+            self.searcher.close()
 
     def __enter__(self) -> MCTSAgent:
         return self
@@ -107,17 +111,6 @@ class MCTSAgent:
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        if self.parallel is not None:  # configuration only: workers restart lazily
-            del state["mcts"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        if self.parallel is not None:
-            self.mcts = self.parallel.local
 
     def __repr__(self) -> str:
         budget = ", ".join(
@@ -151,3 +144,55 @@ class RandomAgent:
 
     def __repr__(self) -> str:
         return f"RandomAgent(seed={self.seed})"
+
+
+class HumanAgent:
+    """A person typing moves (action numbers) on a text stream.
+
+    Shows the board (``env.render()`` when the env renders as ``ansi``) and the legal moves,
+    then reads a line; a non-integer or an illegal move is explained and asked again. End of
+    input raises ``EOFError``.
+
+    Args:
+        input: where moves are read (default ``sys.stdin``).
+        output: where the board and prompts are written (default ``sys.stdout``).
+        name: display name.
+    """
+
+    def __init__(
+        self, input: TextIO | None = None, output: TextIO | None = None, name: str = "human"
+    ) -> None:
+        self.input = input
+        self.output = output
+        self.name = name
+
+    def act(self, env: Any) -> int:
+        out = self.output if self.output is not None else sys.stdout
+        inp = self.input if self.input is not None else sys.stdin
+        if getattr(env.unwrapped, "render_mode", None) == "ansi":
+            out.write(f"{env.render()}\n")
+        legal = legal_actions(env)
+        out.write(f"legal moves: {' '.join(map(str, legal))}\n")
+        while True:
+            out.write(f"{env.agent_selection} move: ")
+            out.flush()
+            line = inp.readline()
+            if not line:
+                out.write("\n")
+                raise EOFError("input ended before a move was given")
+            text = line.strip()
+            try:
+                action = int(text)
+            except ValueError:
+                out.write(f"{text!r} is not an integer; type one of the legal moves\n")
+                continue
+            if action not in legal:
+                out.write(f"{action} is not a legal move; legal: {' '.join(map(str, legal))}\n")
+                continue
+            return action
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing to forget between games."""
+
+    def __repr__(self) -> str:
+        return f"HumanAgent(name={self.name!r})"

@@ -16,27 +16,20 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from mcts_agents.agent import MCTSAgent, RandomAgent
-from mcts_agents.specs import (
-    ENV_SPECS,
-    HumanAgent,
-    SpecError,
-    listing,
-    make_agent,
-    parse_env_spec,
-)
+from mcts_agents.agent import HumanAgent, MCTSAgent, RandomAgent
+from mcts_agents.arena import play_match, tournament
+from mcts_agents.errors import SpecError
+from mcts_agents.play import Move, play_game
+from mcts_agents.specs import ENV_SPECS, listing, make_agent, make_env, parse_env_spec
 
 
 class UsageError(Exception):
     """A bad command line: reported in one line, exit code 2."""
 
 
-def make_env(name: str, render_mode: str | None = None) -> Any:
-    """Build an env from a spec (``connect_four``, ``connect_four:width=8``, ``gomoku``, ...)."""
-    try:
-        return parse_env_spec(name)(render_mode=render_mode)
-    except SpecError as error:
-        raise UsageError(str(error)) from None
+def _result_line(env: Any, totals: dict[str, float]) -> str:
+    returns = {agent: totals.get(agent, 0.0) for agent in env.possible_agents}
+    return "result: " + ", ".join(f"{agent} {reward:+g}" for agent, reward in returns.items())
 
 
 def demo(name: str, iterations: int, seed: int) -> int:
@@ -49,18 +42,13 @@ def demo(name: str, iterations: int, seed: int) -> int:
     }
     print(f"{name}: MCTS ({iterations} iterations) as {env.possible_agents[0]} vs random\n")
     print(env.render(), "\n")
-    totals = dict.fromkeys(env.possible_agents, 0.0)
-    for agent in env.agent_iter():
-        _, reward, termination, truncation, _ = env.last()
-        totals[agent] += reward
-        if termination or truncation:
-            env.step(None)
-            continue
-        action = players[agent].act(env)
-        env.step(action)
-        print(f"{agent} plays {action}")
+
+    def show(move: Move) -> None:
+        print(f"{move.agent} plays {move.action}")
         print(env.render(), "\n")
-    print("result:", ", ".join(f"{agent} {reward:+g}" for agent, reward in totals.items()))
+
+    totals = play_game(env, players, on_move=show)
+    print(_result_line(env, totals))
     return 0
 
 
@@ -93,36 +81,27 @@ def play(spec: str, seat_specs: Sequence[str], seed: int) -> int:
     env.reset(seed=seed)
     for i, agent in enumerate(seats):
         print(f"{agent}: {seat_specs[i]}")
-    totals = dict.fromkeys(seats, 0.0)
-    for agent in env.agent_iter():
-        _, reward, termination, truncation, _ = env.last()
-        totals[agent] += reward
-        if termination or truncation:
-            env.step(None)
-            continue
-        player = players[agent]
-        try:
-            action = player.act(env)
-        except EOFError:
-            print("mcts-agents: input ended; quitting the game", file=sys.stderr)
-            return 1
-        env.step(action)
-        print(f"{agent} plays {action}")
-        result = getattr(player, "last_result", None)
-        if not isinstance(player, HumanAgent) and result is not None:
-            print(search_summary(result))
+
+    def show(move: Move) -> None:
+        print(f"{move.agent} plays {move.action}")
+        if not isinstance(players[move.agent], HumanAgent) and move.result is not None:
+            print(search_summary(move.result))
         following = env.agent_selection
         over = not env.agents or env.terminations[following] or env.truncations[following]
         if over or not isinstance(players[following], HumanAgent):
-            print(env.render())
-    print("result:", ", ".join(f"{agent} {reward:+g}" for agent, reward in totals.items()))
+            print(env.render())  # a human's own prompt shows the board
+
+    try:
+        totals = play_game(env, players, on_move=show)
+    except EOFError:
+        print("mcts-agents: input ended; quitting the game", file=sys.stderr)
+        return 1
+    print(_result_line(env, totals))
     return 0
 
 
 def arena(args: argparse.Namespace) -> int:
     """A match (two agents) or a round robin; print the table and the ratings."""
-    from mcts_agents.arena import play_match, tournament
-
     if len(args.agents) < 2:
         raise UsageError(f"--agents needs at least 2 agent specs, got {args.agents}")
     progress = sys.stderr.isatty() if args.progress is None else args.progress
@@ -227,11 +206,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             seats = [args.p0, args.p1, args.p2, args.p3]
             return play(args.env, seats, args.seed)
         return arena(args)
-    except UsageError as error:
+    except (UsageError, SpecError) as error:
         return _fail(str(error))
 
 
-__all__ = ["build_parser", "demo", "main", "make_env"]
+__all__ = ["build_parser", "demo", "main"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

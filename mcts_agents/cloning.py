@@ -1,4 +1,4 @@
-"""A faithful clone of any PettingZoo AEC env, verified against the live env.
+"""A faithful clone of any PettingZoo AEC env, verified against the live env (``clone_env``).
 
 ``copy.deepcopy`` cannot do this: PettingZoo's classic envs inherit ``gymnasium.utils.EzPickle``,
 whose ``__setstate__`` rebuilds the object from its constructor arguments, so a deep copy taken
@@ -27,7 +27,10 @@ import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
+from mcts_agents.aec import BOOKKEEPING, describe_env, info_mask, wrapper_chain
 from mcts_agents.errors import CloneError
+
+__all__ = ["Memo", "clone_env", "clone_with_memo", "verified_clone"]
 
 Memo = dict[int, Any]
 
@@ -299,13 +302,6 @@ def clone_with_memo(env: Any, memo: Memo) -> Any:
         raise CloneError(f"cannot clone {describe_env(env)}: it nests too deeply") from error
 
 
-def describe_env(env: Any) -> str:
-    """The wrapper chain's class names and the env's registered name, for messages."""
-    chain = ">".join(type(obj).__name__ for obj in wrapper_chain(env))
-    name = getattr(env.unwrapped, "metadata", {}).get("name")
-    return f"{chain} ({name})" if name else chain
-
-
 def clone_env(env: Any) -> Any:
     """A verified deep copy of the AEC env ``env`` (every wrapper), with rendering turned off.
 
@@ -321,6 +317,7 @@ def clone_env(env: Any) -> Any:
 
 
 def verified_clone(env: Any, memo: Memo) -> Any:
+    """``clone_with_memo``, then checked against ``env`` like ``clone_env``'s clone."""
     clone = clone_with_memo(env, memo)
     problem = _mismatch(env, clone)
     if problem is not None:
@@ -328,7 +325,12 @@ def verified_clone(env: Any, memo: Memo) -> Any:
     return clone
 
 
-_BOOKKEEPING = ("agents", "terminations", "truncations", "rewards", "_cumulative_rewards")
+#: Compared between env and clone: the bookkeeping but the agent to move (compared first, with
+#: its own message) and the infos (which may hold anything; the mover's mask is compared).
+_COMPARED = (
+    *(name for name in BOOKKEEPING if name not in ("agent_selection", "infos")),
+    "_cumulative_rewards",
+)
 
 
 def _mismatch(env: Any, clone: Any) -> str | None:
@@ -339,7 +341,7 @@ def _mismatch(env: Any, clone: Any) -> str | None:
         return None
     if getattr(clone, "agent_selection", missing) != selected:
         return f"agent to move {getattr(clone, 'agent_selection', None)!r} != {selected!r}"
-    for name in _BOOKKEEPING:
+    for name in _COMPARED:
         if not _same(getattr(clone, name, missing), getattr(env, name, missing)):
             return f"{name} differ"
     agents = list(env.agents)
@@ -363,11 +365,6 @@ def _mismatch(env: Any, clone: Any) -> str | None:
     return None
 
 
-def info_mask(env: Any, agent: Any) -> Any:
-    info = getattr(env, "infos", {}).get(agent)
-    return info.get("action_mask") if isinstance(info, dict) else None
-
-
 def _observe_untouched(env: Any, agents: Sequence[Any]) -> list[Any]:
     """Observations of ``env`` for ``agents``, then every attribute of its wrappers put back.
 
@@ -386,13 +383,6 @@ def _observe_untouched(env: Any, agents: Sequence[Any]) -> list[Any]:
             fields.update(values)
         for generator, state in rngs:
             _set_rng_state(generator, state)
-
-
-def wrapper_chain(env: Any) -> list[Any]:
-    chain = [env]
-    while isinstance(vars(chain[-1]).get("env"), AECEnv) and len(chain) < 100:
-        chain.append(vars(chain[-1])["env"])
-    return chain
 
 
 def _is_rng(x: Any) -> bool:

@@ -1,8 +1,40 @@
-"""Exceptions of the planner; each subclasses ``ValueError`` or ``TypeError``."""
+"""Every exception the library raises on purpose, in one place (all exported by ``mcts_agents``).
+
+Bad input from a caller raises a ``ValueError`` or ``TypeError`` subclass whose message names the
+bad value and what was expected, so code that catches the built-in types keeps working. The
+environments' own errors live in ``mcts_agents.envs.core.errors`` (the lowest layer, which
+imports nothing of the planner) and are re-exported here.
+
+=========================  ===============  ==================================================
+exception                  base             raised for
+=========================  ===============  ==================================================
+``IllegalActionError``     ``ValueError``   an action not legal in the position, or out of range
+``ActionTypeError``        ``TypeError``    an action that is not an integer
+``GameOverError``          ``ValueError``   a move or a search in a finished game
+``NotResetError``          ``ValueError``   an env used before ``reset()`` (also an
+                                            ``AssertionError``, as PettingZoo's wrappers raise)
+``InvalidParameterError``  ``ValueError``   a bad env constructor parameter
+``InvalidSnapshotError``   ``TypeError``    ``restore_state`` given something else
+``InvalidOptionError``     ``ValueError``   a bad agent, search or arena option
+``NoLegalActionError``     ``ValueError``   a live env whose agent to move has no legal action
+``CloneError``             ``TypeError``    an env that cannot be cloned faithfully
+``UnpicklableGameError``   ``TypeError``    a game that cannot be sent to worker processes
+``SpecError``              ``ValueError``   a bad agent or env spec string
+``WorkerError``            ``RuntimeError`` a search worker that died, hung or failed
+``RayNotInstalledError``   ``ImportError``  ``backend="ray"`` without Ray installed
+=========================  ===============  ==================================================
+"""
 
 from __future__ import annotations
 
-from mcts_agents.envs.core.errors import GameOverError, IllegalActionError, NotResetError
+from mcts_agents.envs.core.errors import (
+    ActionTypeError,
+    GameOverError,
+    IllegalActionError,
+    InvalidParameterError,
+    InvalidSnapshotError,
+    NotResetError,
+)
 
 
 class InvalidOptionError(ValueError):
@@ -17,11 +49,34 @@ class CloneError(TypeError):
     """An env that cannot be cloned faithfully (names the env class and why)."""
 
 
+class UnpicklableGameError(TypeError):
+    """A game (or state) that cannot be sent faithfully to worker processes."""
+
+
+class SpecError(ValueError):
+    """A bad agent or env spec; the message names the offending text and what is expected."""
+
+
+class WorkerError(RuntimeError):
+    """A search worker process died, hung past its budget, or failed in its search."""
+
+
+class RayNotInstalledError(ImportError):
+    """``backend="ray"`` without Ray installed."""
+
+
 __all__ = [
+    "ActionTypeError",
     "CloneError",
     "GameOverError",
     "IllegalActionError",
     "InvalidOptionError",
+    "InvalidParameterError",
+    "InvalidSnapshotError",
     "NoLegalActionError",
     "NotResetError",
+    "RayNotInstalledError",
+    "SpecError",
+    "UnpicklableGameError",
+    "WorkerError",
 ]

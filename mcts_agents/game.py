@@ -18,9 +18,32 @@ State = Any  # immutable and hashable for our cores; opaque (treated as immutabl
 class Game(Protocol):
     """What the search needs from a game.
 
-    Optional members, looked up with ``getattr``: ``is_reachable(state, key) -> bool`` (could a
-    state with ``key`` still occur at or after ``state``? never wrongly False) and
-    ``rollout(state, rng) -> returns`` (a fast uniformly random playout).
+    The members below are required. The searchers also look up these optional members with
+    ``getattr`` and do without them when they are missing:
+
+    ============================================  ==========================================
+    optional member                               what the search does with it
+    ============================================  ==========================================
+    ``spec: Hashable``                            the rules' identity: a new ``spec`` drops
+                                                  the kept tree, and workers get the game
+                                                  again; without it, the game's type
+    ``acyclic: bool``                             True: no position can repeat, so the
+                                                  search skips its cycle check (default
+                                                  False: a repeated position on the path
+                                                  scores a draw)
+    ``is_reachable(state, key) -> bool``          tree reuse keeps only the entries that can
+                                                  still occur after ``state``; must never
+                                                  say False wrongly (else: a walk of the
+                                                  stored graph from the new root)
+    ``rollout(state, rng) -> returns``            a fast uniformly random playout (else
+                                                  ``default_rollout``)
+    ``decisive_rollout(state, rng) -> returns``   the playout of ``playout="decisive"``:
+                                                  win at once, block the only threat (else
+                                                  ``rollout``)
+    ============================================  ==========================================
+
+    Compiled kernels read more, per game type, through the rules core's public layout (see
+    ``mcts_agents.compiled``).
     """
 
     num_players: int

@@ -1,11 +1,12 @@
 """Root parallelism: N independent searches of one position in N processes, merged at the root.
 
 ``RootParallelSearch`` runs one search in the calling process and ``workers - 1`` in persistent
-worker processes. Each worker owns an ``MCTS`` with its own node table and seed, kept from move
-to move (tree reuse per worker). The root statistics are merged: per action, visits and value
-sums add up; a proof from any worker is exact and is kept.
+worker processes. Each process owns a searcher for the game (``backends.local_searcher``: a
+compiled kernel or the Python ``MCTS``) with its own node table and seed, kept from move to move
+(tree reuse per worker). The root statistics are merged (``merge.merge_results``): per action,
+visits and value sums add up; a proof from any worker is exact and is kept.
 
-Why processes: the search is pure Python, so threads would share one interpreter lock. Workers
+Why processes: the Python search holds the interpreter lock, so threads would take turns. Workers
 are started with the ``forkserver`` method where the platform has it, else ``spawn`` (never a
 bare ``fork`` of a process that may hold threads or locks), as daemons, lazily on the first
 search. The game is pickled to the workers once per game; each search sends only the state.
@@ -17,12 +18,11 @@ point with ``if __name__ == "__main__":`` (the workers import the main module).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import multiprocessing
 import pickle
 import traceback
 import weakref
-from collections.abc import Sequence
+from collections.abc import Hashable
 from dataclasses import replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -30,19 +30,19 @@ from time import perf_counter
 from types import TracebackType
 from typing import Any
 
-from mcts_agents.adapters import EnvGame
+from mcts_agents.adapters.generic import EnvGame
+from mcts_agents.backends import local_searcher
 from mcts_agents.config import Budget, SearchConfig
-from mcts_agents.errors import InvalidOptionError
+from mcts_agents.errors import InvalidOptionError, UnpicklableGameError, WorkerError
 from mcts_agents.game import Game, State
-from mcts_agents.result import ChildStats, Proven, SearchResult
-from mcts_agents.search import MCTS, ROBUST_MAX_EXTENSION, pick_child, proven_label
+from mcts_agents.merge import merge_results
+from mcts_agents.result import SearchResult
+from mcts_agents.searcher import ROBUST_MAX_EXTENSION, Searcher, game_identity
+from mcts_agents.seeding import derive_seed
 
 __all__ = [
     "RootParallelSearch",
-    "UnpicklableGameError",
-    "WorkerError",
-    "choose_action",
-    "merge_results",
+    "check_config_picklable",
     "split_iterations",
     "validate_workers",
     "worker_seed",
@@ -54,14 +54,6 @@ GRACE_SECONDS = 30.0
 POLL_SECONDS = 0.05
 
 
-class UnpicklableGameError(TypeError):
-    """A game (or state) that cannot be sent faithfully to worker processes."""
-
-
-class WorkerError(RuntimeError):
-    """A worker process died, hung past its budget, or failed in its search."""
-
-
 def validate_workers(workers: Any) -> int:
     """``workers`` if it is a positive int, else ``InvalidOptionError`` naming it."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -69,14 +61,24 @@ def validate_workers(workers: Any) -> int:
     return workers
 
 
+def check_config_picklable(config: SearchConfig, workers: int) -> None:
+    """``InvalidOptionError`` if ``config`` cannot be sent to worker processes."""
+    try:
+        pickle.dumps(config)
+    except Exception as error:
+        raise InvalidOptionError(
+            f"workers={workers} sends the search configuration to worker processes, but it "
+            f"cannot be pickled ({error}); use a module-level evaluator function"
+        ) from None
+
+
 def worker_seed(seed: int | None, index: int) -> int | None:
-    """The seed of worker ``index``: ``seed`` itself for the calling process (index 0), else a
-    64-bit hash of ``(seed, index)`` (stable across runs and platforms). ``None`` stays ``None``:
-    each process then draws its own seed from the operating system."""
+    """The seed of search ``index``: ``seed`` itself for the calling process (index 0), else
+    ``seeding.derive_seed(seed, index)`` (stable across runs and platforms). ``None`` stays
+    ``None``: each process then draws its own seed from the operating system."""
     if seed is None or index == 0:
         return seed
-    digest = hashlib.blake2b(f"{seed}/{index}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big")
+    return derive_seed(seed, index)
 
 
 def split_iterations(total: int, workers: int) -> list[int]:
@@ -85,104 +87,11 @@ def split_iterations(total: int, workers: int) -> list[int]:
     return [share + (1 if i < extra else 0) for i in range(workers)]
 
 
-# ---------------------------------------------------------------------------- merging
-def choose_action(children: Sequence[ChildStats], rule: str = "visits") -> int:
-    """The action to play from (merged) root statistics: ``MCTS.choose``'s rule
-    (``search.pick_child``) over ``ChildStats``, ties to the smaller action."""
-    if not children:
-        raise ValueError("no root statistics to choose from")
-    ordered = sorted(children, key=lambda c: c.action)
-    i = pick_child(
-        [c.visits for c in ordered], [c.value for c in ordered], [c.proven for c in ordered], rule
-    )
-    return ordered[i].action
-
-
-def merge_results(
-    results: Sequence[SearchResult], final_move: str = "visits", elapsed: float | None = None
-) -> SearchResult:
-    """One ``SearchResult`` from independent searches of the same position.
-
-    Per action: visits and value sums add up (``value`` is the merged mean); a proof from any
-    worker is exact and wins over estimates. The root is proven if any search proved it, if a
-    child is a proven win, or if every action is proven by some search. ``iterations``,
-    ``nodes``, ``reused_nodes`` and ``pruned_nodes`` are sums; the principal variation is the
-    first search's if it starts with the merged best action, else just that action. Results are
-    merged in the order given, so the merge is deterministic.
-    """
-    if not results:
-        raise ValueError("no search results to merge")
-    first = results[0]
-    player = first.to_play
-    visits: dict[int, int] = {}
-    value_sum: dict[int, float] = {}
-    prior: dict[int, float | None] = {}
-    proof: dict[int, tuple[Proven, float]] = {}
-    for result in results:
-        for c in result.children:
-            visits[c.action] = visits.get(c.action, 0) + c.visits
-            if c.proven is None:
-                value_sum[c.action] = value_sum.get(c.action, 0.0) + c.value * c.visits
-            else:
-                proof.setdefault(c.action, (c.proven, c.value))
-            if prior.get(c.action) is None:
-                prior[c.action] = c.prior
-    children = []
-    for action in sorted(visits):
-        n = visits[action]
-        if action in proof:
-            label, value = proof[action]
-            children.append(ChildStats(action, n, value, prior[action], label))
-        else:
-            mean = value_sum.get(action, 0.0) / n if n else 0.0
-            children.append(ChildStats(action, n, mean, prior[action], None))
-    best_action = choose_action(children, final_move)
-    children.sort(key=lambda c: (-c.visits, c.action))
-
-    proven: Proven | None = None
-    root_value = 0.0
-    proved = next((r for r in results if r.proven is not None), None)
-    proven_children = [c for c in children if c.proven is not None]
-    if proved is not None:
-        proven, root_value = proved.proven, proved.root_value
-    elif any(c.proven == "win" for c in children):
-        root_value = max(c.value for c in children if c.proven == "win")
-        proven = proven_label(root_value)
-    elif children and len(proven_children) == len(children):
-        root_value = max(c.value for c in children)
-        proven = proven_label(root_value)
-    else:
-        totals = [sum(c.visits for c in r.children) for r in results]
-        total = sum(totals)
-        if total:
-            weighted = (r.root_value * t for r, t in zip(results, totals, strict=True))
-            root_value = sum(weighted) / total
-
-    pv = first.principal_variation
-    return SearchResult(
-        best_action=best_action,
-        iterations=sum(r.iterations for r in results),
-        elapsed=first.elapsed if elapsed is None else elapsed,
-        nodes=sum(r.nodes for r in results),
-        reused_nodes=sum(r.reused_nodes for r in results),
-        pruned_nodes=sum(r.pruned_nodes for r in results),
-        children=tuple(children),
-        principal_variation=pv if pv[:1] == (best_action,) else (best_action,),
-        root_value=root_value,
-        proven=proven,
-        to_play=player,
-        extra={
-            "worker_iterations": [r.iterations for r in results],
-            "worker_nodes": [r.nodes for r in results],
-            "worker_best_actions": [r.best_action for r in results],
-        },
-    )
-
-
 # ---------------------------------------------------------------------------- the worker side
 def _worker_main(conn: Connection, budget: Budget, config: SearchConfig, seed: int | None) -> None:
     """A worker's loop: one reply per request, until ``close`` or the parent goes away."""
-    mcts = MCTS(budget, config, seed)
+    searcher: Searcher | None = None
+    identity: Hashable = None
     game: Any = None
     try:
         conn.send(("ok", None))
@@ -196,13 +105,19 @@ def _worker_main(conn: Connection, budget: Budget, config: SearchConfig, seed: i
             try:
                 if kind == "game":
                     game = pickle.loads(payload)
+                    if searcher is None or game_identity(game) != identity:
+                        searcher = local_searcher(game, budget, config, seed)
+                        identity = game_identity(game)
                     reply: Any = None
                 elif kind == "search":
-                    reply = mcts.search(game, payload)
+                    if searcher is None:
+                        raise ValueError("a search request before any game")
+                    reply = searcher.search(game, payload)
                 elif kind == "reset":
-                    mcts.reset()
                     if payload is not None:
-                        mcts.rng.seed(payload)
+                        seed = payload
+                    if searcher is not None:
+                        searcher.reset(payload)
                     reply = None
                 else:
                     raise ValueError(f"unknown request {kind!r}")
@@ -254,8 +169,10 @@ def _default_context() -> multiprocessing.context.BaseContext:
 class RootParallelSearch:
     """``workers`` independent searches of the same position, merged at the root.
 
-    Search ``i`` (0 in the calling process, 1.. in worker processes) uses ``MCTS`` with seed
-    ``worker_seed(seed, i)`` and keeps its own node table from move to move.
+    Search ``i`` (0 in the calling process, 1.. in worker processes) uses the game's searcher
+    (``backends.local_searcher``) with seed ``worker_seed(seed, i)`` and keeps its own node
+    table from move to move. Implements ``Searcher``; ``table_size`` and ``table_keys`` show
+    the table of the search in this process.
 
     Budgets: ``time_limit`` applies to every search (all run for that long); ``iterations`` is
     the total across searches, split evenly (``split_iterations``), so it still means that many
@@ -299,19 +216,14 @@ class RootParallelSearch:
         self.config = config
         self.seed = seed
         self._context = context
-        try:
-            pickle.dumps(config)
-        except Exception as error:
-            raise InvalidOptionError(
-                f"workers={workers} sends the search configuration to worker processes, but it "
-                f"cannot be pickled ({error}); use a module-level evaluator function"
-            ) from None
+        check_config_picklable(config, workers)
         if budget.iterations is not None:
             shares = split_iterations(budget.iterations, self.workers)
             self._budgets = [replace(budget, iterations=n) for n in shares if n > 0]
         else:
             self._budgets = [budget] * self.workers
-        self.local = MCTS(self._budgets[0], config, seed)
+        self.local: Searcher | None = None  # the search in this process, for the last game
+        self._local_identity: Hashable = None
         self._processes: list[BaseProcess] = []
         self._connections: list[Connection] = []
         self._finalizer: weakref.finalize | None = None
@@ -397,13 +309,28 @@ class RootParallelSearch:
         return f"RootParallelSearch(workers={self.workers}, seed={self.seed}, {running})"
 
     # ------------------------------------------------------------------ searching
+    def prepare(self, game: Game) -> Searcher:
+        """The search in this process for ``game``, built if the game is new to it."""
+        identity = game_identity(game)
+        if self.local is None or identity != self._local_identity:
+            self.local = local_searcher(game, self._budgets[0], self.config, self.seed)
+            self._local_identity = identity
+        return self.local
+
+    def table_size(self) -> int:
+        """Entries in the node table of the search in this process."""
+        return 0 if self.local is None else self.local.table_size()
+
+    def table_keys(self) -> list[Hashable]:
+        """The keys in the node table of the search in this process."""
+        return [] if self.local is None else self.local.table_keys()
+
     def reset(self, seed: int | None = None) -> None:
         """Forget every search's table (between games); reseed every search if ``seed`` is given."""
         if seed is not None:
             self.seed = seed
-        self.local.reset()
-        if seed is not None:
-            self.local.rng.seed(worker_seed(seed, 0))
+        if self.local is not None:
+            self.local.reset(worker_seed(seed, 0))
         if not self._processes:
             return
         self._check_alive()
@@ -421,8 +348,9 @@ class RootParallelSearch:
             WorkerError: a worker died, hung past its budget, or its search raised.
         """
         start = perf_counter()
+        local_search = self.prepare(game)
         if len(self._budgets) == 1:
-            return self.local.search(game, state)
+            return local_search.search(game, state)
         payload = self._game_payload(game, state)  # None: the workers hold this game
         self.start()
         self._check_alive()
@@ -434,7 +362,7 @@ class RootParallelSearch:
         self._game = game
         begin = perf_counter()
         try:
-            local = self.local.search(game, state)
+            local = local_search.search(game, state)
         except BaseException:
             self.close()  # the workers are mid-search: stop them rather than wait
             raise

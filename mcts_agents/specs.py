@@ -19,33 +19,26 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from mcts_agents import envs
-from mcts_agents.adapters import legal_actions
-from mcts_agents.agent import MCTSAgent, RandomAgent
+from mcts_agents.agent import HumanAgent, MCTSAgent, RandomAgent
 from mcts_agents.config import SearchConfig
+from mcts_agents.errors import SpecError
 
 __all__ = [
     "AGENT_KINDS",
     "ENV_SPECS",
     "AgentSpec",
     "EnvSpec",
-    "HumanAgent",
-    "SpecError",
     "listing",
     "make_agent",
     "make_env",
     "parse_agent_spec",
     "parse_env_spec",
 ]
-
-
-class SpecError(ValueError):
-    """A bad agent or env spec; the message names the offending text and what is expected."""
 
 
 # ------------------------------------------------------------------------------ parsing
@@ -93,58 +86,6 @@ def _split(text: str, what: str) -> tuple[str, dict[str, str]]:
 
 
 # ------------------------------------------------------------------------------- agents
-class HumanAgent:
-    """A person typing moves (action numbers) on a text stream.
-
-    Shows the board (``env.render()`` when the env renders as ``ansi``) and the legal moves,
-    then reads a line; a non-integer or an illegal move is explained and asked again. End of
-    input raises ``EOFError``.
-
-    Args:
-        input: where moves are read (default ``sys.stdin``).
-        output: where the board and prompts are written (default ``sys.stdout``).
-        name: display name.
-    """
-
-    def __init__(
-        self, input: TextIO | None = None, output: TextIO | None = None, name: str = "human"
-    ) -> None:
-        self.input = input
-        self.output = output
-        self.name = name
-
-    def act(self, env: Any) -> int:
-        out = self.output if self.output is not None else sys.stdout
-        inp = self.input if self.input is not None else sys.stdin
-        if getattr(env.unwrapped, "render_mode", None) == "ansi":
-            out.write(f"{env.render()}\n")
-        legal = legal_actions(env)
-        out.write(f"legal moves: {' '.join(map(str, legal))}\n")
-        while True:
-            out.write(f"{env.agent_selection} move: ")
-            out.flush()
-            line = inp.readline()
-            if not line:
-                out.write("\n")
-                raise EOFError("input ended before a move was given")
-            text = line.strip()
-            try:
-                action = int(text)
-            except ValueError:
-                out.write(f"{text!r} is not an integer; type one of the legal moves\n")
-                continue
-            if action not in legal:
-                out.write(f"{action} is not a legal move; legal: {' '.join(map(str, legal))}\n")
-                continue
-            return action
-
-    def reset(self, seed: int | None = None) -> None:
-        """Nothing to forget between games."""
-
-    def __repr__(self) -> str:
-        return f"HumanAgent(name={self.name!r})"
-
-
 def _build_mcts(options: Mapping[str, Any], seed: int | None) -> MCTSAgent:
     kwargs = dict(options)
     if seed is not None and "seed" not in kwargs:

@@ -44,7 +44,7 @@ def run_user_project(tmp_path: Path, library_path: Path) -> str:
     project = tmp_path / "user_project"
     (project / "envs").mkdir(parents=True)
     (project / "envs" / "__init__.py").write_text("NAME = 'user envs'\n")
-    (project / "envs" / "core.py").write_text("WHAT = \"the user's envs.core\"\n")
+    (project / "envs" / "core.py").write_text('WHAT = "the user\'s envs.core"\n')
     script = f"USER_DIR = {str(project)!r}\n" + USER_SCRIPT
     (project / "train.py").write_text(script)
     env = {**os.environ, "PYTHONPATH": str(library_path)}

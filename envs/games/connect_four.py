@@ -6,12 +6,17 @@ one spare bit on top so that shifts never carry a line from one column into the 
 State: ``(stones_0, stones_1, ply, status)``: the two players' stone bitboards, the number of
 moves made, and ``status`` (0 running, 1 player 0 won, 2 player 1 won, 3 draw). ``ply`` and
 ``status`` are functions of the stones, so the state is its own transposition key.
+
+The bit tricks for k = 4 (``won4``, ``threats4``) are plain functions of ints, written once: the
+rules core calls them on Python ints, and the compiled search compiles the same functions with
+numba for int64 (``mcts_agents.compiled``), reading the board geometry from ``ConnectFourLayout``.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Hashable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,6 +27,64 @@ from mcts_agents.envs.core.game import BoardGame
 State = tuple[int, int, int, int]
 RUNNING, WIN_0, WIN_1, DRAW = 0, 1, 2, 3
 _RETURNS = {RUNNING: (0.0, 0.0), WIN_0: (1.0, -1.0), WIN_1: (-1.0, 1.0), DRAW: (0.0, 0.0)}
+
+
+def won4(board: int, stride: int) -> bool:
+    """Four in a row among the stones of ``board`` (``stride = height + 1``).
+
+    The spare bit on top of every column is never a stone, so a shifted line cannot run from
+    the top of one column into the next.
+    """
+    m = board & (board >> 1)  # vertical
+    if m & (m >> 2):
+        return True
+    m = board & (board >> stride)  # horizontal
+    if m & (m >> (2 * stride)):
+        return True
+    m = board & (board >> (stride - 1))  # one diagonal
+    if m & (m >> (2 * (stride - 1))):
+        return True
+    m = board & (board >> (stride + 1))  # the other
+    return (m & (m >> (2 * (stride + 1)))) != 0
+
+
+def threats4(board: int, empty: int, stride: int) -> int:
+    """The cells of ``empty`` where one more stone of ``board`` makes four in a row.
+
+    Lines through the spare top bit of a column are never complete, so shifted bits that wrap
+    into the next column cannot create false threats. Left shifts may carry bits past the board
+    (past bit 63 in an int64); the result is masked with ``empty``, so those never matter.
+    """
+    r = (board << 1) & (board << 2) & (board << 3)  # vertical: three stones below
+    for d in (stride, stride - 1, stride + 1):  # horizontal and the two diagonals
+        x = board << d
+        y = board >> d
+        r |= (x & (board << (2 * d))) & ((board << (3 * d)) | y)
+        r |= (y & (board >> (2 * d))) & ((board >> (3 * d)) | x)
+    return r & empty
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectFourLayout:
+    """How ``ConnectFour`` lays a position out in bits: what a compiled search needs to know.
+
+    Attributes:
+        width, height, k: the rules' parameters.
+        stride: ``height + 1``; cell (column ``c``, row ``r``, row 0 at the bottom) is bit
+            ``c * stride + r``, and bit ``c * stride + height`` (the spare bit) is always 0.
+        full: every cell of the board.
+        bottom_row: the bottom cell of every column; ``(occupied + bottom_row) & full`` is the
+            set of cells a stone can be dropped into.
+        bits: the highest bit index used, plus one (``width * stride``).
+    """
+
+    width: int
+    height: int
+    k: int
+    stride: int
+    full: int
+    bottom_row: int
+    bits: int
 
 
 class ConnectFour(BoardGame[State]):
@@ -46,6 +109,9 @@ class ConnectFour(BoardGame[State]):
         self._bottom_row = sum(1 << (c * stride) for c in range(width))
         self._top = tuple(1 << (c * stride + height - 1) for c in range(width))
         self._full = sum(((1 << height) - 1) << (c * stride) for c in range(width))
+        self.layout = ConnectFourLayout(
+            width, height, k, stride, self._full, self._bottom_row, width * stride
+        )
         self._directions = (1, stride, stride - 1, stride + 1)  # |, -, \, /
         self._cells = width * height
         # (row from the top, column) -> bit index, for observations and drawing
@@ -75,6 +141,8 @@ class ConnectFour(BoardGame[State]):
 
     def _wins(self, board: int) -> bool:
         k = self.k
+        if k == 4:
+            return won4(board, self._stride)
         for d in self._directions:
             m = board
             for i in range(1, k):
@@ -106,6 +174,18 @@ class ConnectFour(BoardGame[State]):
     def returns(self, state: State) -> tuple[float, ...]:
         return _RETURNS[state[3]]
 
+    def position(self, state: State) -> tuple[int, int]:
+        """``(current, occupied)``: the stones of the player to move, and all stones."""
+        b0, b1, ply, _ = state
+        return (b1 if ply & 1 else b0), b0 | b1
+
+    def state_from_position(self, current: int, occupied: int) -> State:
+        """The state of ``position``'s ``(current, occupied)`` bitboards."""
+        other = current ^ occupied
+        if occupied.bit_count() & 1:  # player 1 is to move
+            return self.state_from_stones(other, current)
+        return self.state_from_stones(current, other)
+
     def state_from_stones(self, b0: int, b1: int) -> State:
         """The state with these stone bitboards (ply and status follow from the stones)."""
         ply = (b0 | b1).bit_count()
@@ -134,8 +214,7 @@ class ConnectFour(BoardGame[State]):
         if self.k != 4:
             return super().rollout(state, rng)
         mask = b0 | b1
-        top, bottom, cells = self._top, self._bottom, self._cells
-        d1, d2, d3, d4 = self._directions
+        top, bottom, cells, stride = self._top, self._bottom, self._cells, self._stride
         columns = [c for c in range(self.width) if not mask & top[c]]
         rand = rng.random
         boards = [b0, b1]
@@ -151,27 +230,10 @@ class ConnectFour(BoardGame[State]):
             ply += 1
             b = boards[player] | move
             boards[player] = b
-            if ply > 6:
-                for d in (d1, d2, d3, d4):
-                    m = b & (b >> d)
-                    if m & (m >> (2 * d)):
-                        return (1.0, -1.0) if player == 0 else (-1.0, 1.0)
+            if ply > 6 and won4(b, stride):
+                return (1.0, -1.0) if player == 0 else (-1.0, 1.0)
             if ply == cells:
                 return (0.0, 0.0)
-
-    def _threats(self, board: int, empty: int) -> int:
-        """Empty cells (of ``empty``) where one more stone of ``board`` makes four in a row.
-
-        ``k == 4`` only. Lines through the spare top bit of a column are never complete, so
-        shifted bits that wrap into the next column cannot create false threats.
-        """
-        r = (board << 1) & (board << 2) & (board << 3)  # vertical: three stones below
-        for d in self._directions[1:]:
-            p = (board << d) & (board << (2 * d))
-            r |= p & ((board << (3 * d)) | (board >> d))
-            p = (board >> d) & (board >> (2 * d))
-            r |= p & ((board << d) | (board >> (3 * d)))
-        return r & empty
 
     def decisive_rollout(self, state: State, rng: random.Random) -> tuple[float, ...]:
         """Random playout with decisive and anti-decisive moves (``k == 4``; else uniform).
@@ -186,13 +248,10 @@ class ConnectFour(BoardGame[State]):
             return _RETURNS[status]
         if self.k != 4:
             return super().rollout(state, rng)
-        full = self._full
-        bottom = self._bottom_row
-        h, s, u = self._directions[1:]  # horizontal, and the two diagonals
-        h2, s2, u2, h3, s3, u3 = 2 * h, 2 * s, 2 * u, 3 * h, 3 * s, 3 * u
+        full, bottom, stride = self._full, self._bottom_row, self._stride
         mask = b0 | b1
         empty = full ^ mask
-        threats = [self._threats(b0, empty), self._threats(b1, empty)]
+        threats = [threats4(b0, empty, stride), threats4(b1, empty, stride)]
         boards = [b0, b1]
         player = ply & 1
         rand = rng.random
@@ -220,15 +279,7 @@ class ConnectFour(BoardGame[State]):
             mask |= move
             b = boards[player] | move
             boards[player] = b
-            # the mover's winning cells, inlined ``_threats`` (this is the playout's hot spot)
-            r = (b << 1) & (b << 2) & (b << 3)
-            x, y = b << h, b >> h
-            r |= ((x & (b << h2)) & ((b << h3) | y)) | ((y & (b >> h2)) & ((b >> h3) | x))
-            x, y = b << s, b >> s
-            r |= ((x & (b << s2)) & ((b << s3) | y)) | ((y & (b >> s2)) & ((b >> s3) | x))
-            x, y = b << u, b >> u
-            r |= ((x & (b << u2)) & ((b << u3) | y)) | ((y & (b >> u2)) & ((b >> u3) | x))
-            threats[player] = r & full & ~mask
+            threats[player] = threats4(b, full & ~mask, stride)
             threats[other] &= ~move
             player = other
 

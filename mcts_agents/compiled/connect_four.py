@@ -11,37 +11,58 @@ import numpy as np
 
 from mcts_agents.compiled import connect_four_kernel as kernel
 from mcts_agents.config import Budget, SearchConfig
+from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.errors import InvalidOptionError
+from mcts_agents.game import Game
 from mcts_agents.result import ChildStats, Proven, SearchResult
-from mcts_agents.search import most_visited_is_best, pick_child, proven_label, run_budget
+from mcts_agents.searcher import most_visited_is_best, pick_child, proven_label, run_budget
 
 NO_LIMIT = 1 << 62
 CHUNK_SECONDS = 0.001  # under a time limit, kernel calls last about this long
 
 
 class CompiledConnectFour:
-    """MCTS for ``ConnectFour`` (``mcts_agents.envs.games``, ``k == 4``) in the numba kernel.
+    """The ``Searcher`` of one ``ConnectFour`` game (``k == 4``) in the numba kernel.
 
-    Same interface as ``MCTS.search``/``reset`` for one game; see ``connect_four_kernel`` for
-    the node table. Arrays start small and double when full (``capacity``: initial nodes).
+    See ``connect_four_kernel`` for the node table. Arrays start small and double when full
+    (``capacity``: initial nodes). Building one loads the kernel (``warm_up``). The search's
+    random numbers come from ``random.Random(seed)``: 64 bits seed the kernel at each search.
     """
 
     def __init__(
-        self, game: Any, budget: Budget, config: SearchConfig, capacity: int = 1 << 12
+        self,
+        game: ConnectFour,
+        budget: Budget,
+        config: SearchConfig,
+        seed: int | None = None,
+        capacity: int = 1 << 12,
     ) -> None:
         self.game = game
         self.budget = budget
         self.config = config
-        stride = game.height + 1
-        self.geometry = (game.width, game.height, stride, game._full, game._bottom_row)
+        self.rng = random.Random(seed)
+        layout = game.layout
+        self.geometry = (layout.width, layout.height, layout.stride, layout.full, layout.bottom_row)
         self.meta = np.zeros(3, np.int64)  # nodes, edges, total path depth (see kernel)
         self.rng_state = np.ones(1, np.uint64)
-        self.nd, self.ed, self.slots = _allocate(capacity, capacity * game.width)
+        self.nd, self.ed, self.slots = _allocate(capacity, capacity * layout.width)
         self._root_key: Hashable = None
         self._chunk = 64
         warm_up()
 
     def __len__(self) -> int:
         return int(self.meta[0])
+
+    def table_size(self) -> int:
+        """Nodes stored in the kernel's table."""
+        return len(self)
+
+    def table_keys(self) -> list[Hashable]:
+        """The stored positions, as states of the rules core."""
+        return list(self.keys())
+
+    def close(self) -> None:
+        """Nothing to release (the arrays go with the object)."""
 
     @property
     def nbytes(self) -> int:
@@ -55,19 +76,28 @@ class CompiledConnectFour:
         edge_row = sum(a.itemsize for a in self.ed)
         return len(self) * node_row + int(self.meta[1]) * edge_row + self.slots.nbytes
 
-    def reset(self) -> None:
+    def reset(self, seed: int | None = None) -> None:
+        """Forget the node table (between games); reseed if ``seed`` is given."""
         self.meta[:] = 0
         self.slots[:] = -1
         self._root_key = None
+        if seed is not None:
+            self.rng.seed(seed)
 
     def keys(self) -> list[tuple[int, int, int, int]]:
         """The stored positions, as states of the rules core (for tests and inspection)."""
         return [self._state(int(self.nd[0][i]), int(self.nd[1][i])) for i in range(len(self))]
 
     # ------------------------------------------------------------------ search
-    def search(self, state: Any, rng: random.Random, start: float) -> SearchResult:
-        """Search from the core state ``state`` (not terminal); ``rng`` seeds the kernel."""
-        self.rng_state[0] = rng.getrandbits(64) | 1
+    def search(self, game: Game, state: Any) -> SearchResult:
+        """Search from the core state ``state`` (not terminal) of this searcher's game."""
+        if game is not self.game and game != self.game:
+            raise InvalidOptionError(
+                f"this compiled search plays {self.game!r}, got {game!r}; build one per game "
+                "with mcts_agents.make_searcher"
+            )
+        start = perf_counter()
+        self.rng_state[0] = self.rng.getrandbits(64) | 1
         self.meta[2] = 0
         root, reused, pruned = self._prepare_root(state)
         time_limit = self.budget.time_limit
@@ -109,7 +139,7 @@ class CompiledConnectFour:
         return self._result(state, root, iterations, perf_counter() - start, reused, pruned)
 
     def _prepare_root(self, state: Any) -> tuple[int, int, int]:
-        cur, mask = _position(state)
+        cur, mask = self.game.position(state)
         if not self.config.reuse:
             self.reset()
         nd = self.nd
@@ -171,7 +201,7 @@ class CompiledConnectFour:
         return most_visited_is_best(visits, values)
 
     def _choose(self, node: int, rule: str) -> int:
-        """The chosen edge of ``node``, by the same rule as ``MCTS.choose``."""
+        """The chosen edge of ``node``, by every searcher's rule (``searcher.pick_child``)."""
         visits, values, labels = self._edge_stats(node)
         return self._edges(node)[pick_child(visits, values, labels, rule)]
 
@@ -211,7 +241,7 @@ class CompiledConnectFour:
             principal_variation=tuple(self._principal_variation(root, best_action)),
             root_value=root_value,
             proven=proven_label(proven) if proven != kernel.UNKNOWN else None,
-            to_play=state[2] & 1,
+            to_play=self.game.to_play(state),
             extra={"backend": "numba", "mean_depth": int(self.meta[2]) / max(iterations, 1)},
         )
 
@@ -227,9 +257,7 @@ class CompiledConnectFour:
 
     def _state(self, cur: int, mask: int) -> tuple[int, int, int, int]:
         """The rules core's state for a stored position."""
-        other = cur ^ mask
-        b0, b1 = (cur, other) if mask.bit_count() % 2 == 0 else (other, cur)
-        return self.game.state_from_stones(b0, b1)
+        return self.game.state_from_position(cur, mask)
 
 
 _warm = False
@@ -245,19 +273,11 @@ def warm_up() -> None:
     if _warm:
         return
     _warm = True
-    from mcts_agents.envs.games.connect_four import ConnectFour
-
     game = ConnectFour()
-    search = CompiledConnectFour(game, Budget(iterations=64), SearchConfig(), capacity=16)
+    search = CompiledConnectFour(game, Budget(iterations=64), SearchConfig(), 0, capacity=16)
     state = game.initial_state()
-    search.search(state, random.Random(0), perf_counter())  # grows nodes and edges
-    search.search(game.next_state(state, 3), random.Random(0), perf_counter())  # re-roots
-
-
-def _position(state: Any) -> tuple[int, int]:
-    """``(cur, mask)`` of a core state ``(b0, b1, ply, status)``."""
-    b0, b1, ply, _ = state
-    return (b0 if ply % 2 == 0 else b1), b0 | b1
+    search.search(game, state)  # grows nodes and edges
+    search.search(game, game.next_state(state, 3))  # re-roots
 
 
 def _allocate(nodes: int, edges: int) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...], Any]:

@@ -1,7 +1,8 @@
 """Connect Four MCTS compiled by numba: the same search as ``mcts_agents.search``, in arrays.
 
-Everything here is ``@njit`` code over a structure-of-arrays node table; ``connect_four.py``
-holds the Python side (budgets, growth, tree reuse, the result). The search is the one of
+Everything here is ``@njit`` code over a structure-of-arrays node table (the win and threat
+tests are the rules core's ``won4``/``threats4``, compiled); ``connect_four.py`` holds the Python
+side (budgets, growth, tree reuse, the result). The search is the one of
 ``MCTS`` restricted to UCB1 with classic first-play urgency (every child once before any twice),
 random expansion order, random or decisive playouts and MCTS-Solver through transpositions.
 
@@ -27,6 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from mcts_agents.envs.games.connect_four import threats4, won4
 
 UNKNOWN = 2
 DONE, ROOT_PROVEN, GROW_NODES, GROW_EDGES, TABLE_FULL = 0, 1, 2, 3, 4
@@ -66,36 +69,9 @@ def _pick_bit(bits: int, rng: np.ndarray) -> int:
     return bits & -bits
 
 
-@njit(cache=True)
-def _won(b: int, stride: int) -> bool:
-    """Four in a row in ``b``, with ``stride = height + 1`` (the spare bit stops wrap-arounds)."""
-    m = b & (b >> 1)
-    if m & (m >> 2):
-        return True
-    m = b & (b >> stride)
-    if m & (m >> (2 * stride)):
-        return True
-    m = b & (b >> (stride - 1))
-    if m & (m >> (2 * (stride - 1))):
-        return True
-    m = b & (b >> (stride + 1))
-    return (m & (m >> (2 * (stride + 1)))) != 0
-
-
-@njit(cache=True)
-def _threats(b: int, empty: int, stride: int) -> int:
-    """Cells of ``empty`` where one more stone of ``b`` makes four in a row.
-
-    Left shifts may push bits past bit 63; only right-shifted copies of ``b`` itself are used,
-    and the result is masked with ``empty``, so those bits never matter.
-    """
-    r = (b << 1) & (b << 2) & (b << 3)
-    for d in (stride, stride - 1, stride + 1):
-        x = b << d
-        y = b >> d
-        r |= (x & (b << (2 * d))) & ((b << (3 * d)) | y)
-        r |= (y & (b >> (2 * d))) & ((b >> (3 * d)) | x)
-    return r & empty
+# The rules core's own bit functions, compiled for int64 (one source for both).
+_won = njit(cache=True)(won4)
+_threats = njit(cache=True)(threats4)
 
 
 @njit(cache=True)

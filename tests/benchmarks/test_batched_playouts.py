@@ -14,10 +14,14 @@ from benchmarks.batched_playouts import (
     batched_random_playouts,
     midgame_state,
 )
-from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.connect_four import ConnectFour, threats4, won4
 
 GAME = ConnectFour()
 N = 20_000
+
+
+def empty_cells(state: tuple[int, ...]) -> int:
+    return GAME.layout.full ^ (state[0] | state[1])
 
 
 def _state(moves: list[int]) -> tuple[int, int, int, int]:
@@ -54,12 +58,12 @@ def test_random_playouts_reach_true_terminal_states() -> None:
     )
     assert results.shape == (len(starts),) and set(np.unique(results)) <= {-1, 0, 1}
     for start, r, a, b in zip(starts, results.tolist(), f0.tolist(), f1.tolist(), strict=True):
-        assert a & b == 0 and (a | b) & ~GAME._full == 0
+        assert a & b == 0 and (a | b) & ~GAME.layout.full == 0
         assert a & start[0] == start[0] and b & start[1] == start[1]  # stones never leave
         assert _column_heights_ok(a | b)
         n0, n1 = a.bit_count(), b.bit_count()
         assert n0 - n1 in (0, 1)  # alternate moves, player 0 first
-        w0, w1 = GAME._wins(a), GAME._wins(b)
+        w0, w1 = won4(a, GAME.layout.stride), won4(b, GAME.layout.stride)
         assert not (w0 and w1)
         if w0:
             assert r == 1 and n0 == n1 + 1  # player 0 made the last move, and won with it
@@ -68,7 +72,7 @@ def test_random_playouts_reach_true_terminal_states() -> None:
             assert r == -1 and n0 == n1
             assert _stopped_at_first_win(b, a | b)
         else:
-            assert r == 0 and (a | b) == GAME._full  # a draw is a full board
+            assert r == 0 and (a | b) == GAME.layout.full  # a draw is a full board
 
 
 def _stopped_at_first_win(winner: int, mask: int) -> bool:
@@ -78,7 +82,7 @@ def _stopped_at_first_win(winner: int, mask: int) -> bool:
         col = (mask >> (c * stride)) & ((1 << stride) - 1)
         if col:
             top = 1 << (c * stride + col.bit_length() - 1)
-            if winner & top and not GAME._wins(winner & ~top):
+            if winner & top and not won4(winner & ~top, GAME.layout.stride):
                 return True
     return False
 
@@ -153,7 +157,7 @@ def test_decisive_playouts_block_the_only_immediate_threat() -> None:
     # O threatens column 6 (three stacked); X to move has no win: X must play column 6
     state = _state([0, 6, 1, 6, 5, 6])
     cell = 1 << (6 * (GAME.height + 1) + 3)
-    assert GAME._threats(state[1], GAME._full ^ (state[0] | state[1])) == cell
+    assert threats4(state[1], empty_cells(state), GAME.layout.stride) == cell
     b0, b1, ply = _batch([state])
     k = 500
     _, f0, _ = batched_decisive_playouts(
@@ -165,8 +169,8 @@ def test_decisive_playouts_block_the_only_immediate_threat() -> None:
 def test_decisive_playouts_lose_to_two_threats() -> None:
     # X to move; O has two immediate wins (both ends of an open three on the bottom row)
     state = _state([6, 2, 6, 3, 0, 4])
-    assert GAME._threats(state[1], GAME._full ^ (state[0] | state[1])).bit_count() == 2
-    assert not GAME._threats(state[0], GAME._full ^ (state[0] | state[1]))
+    assert threats4(state[1], empty_cells(state), GAME.layout.stride).bit_count() == 2
+    assert not threats4(state[0], empty_cells(state), GAME.layout.stride)
     b0, b1, ply = _batch([state])
     results = batched_decisive_playouts(
         *(np.repeat(x, 200) for x in (b0, b1, ply)), np.random.default_rng(5)

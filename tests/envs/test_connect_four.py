@@ -8,7 +8,7 @@ import pyspiel
 import pytest
 
 from mcts_agents.envs import GameOverError, InvalidParameterError, connect_four_v0
-from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.connect_four import ConnectFour, threats4, won4
 from tests.envs.conftest import play_against_openspiel
 
 # Published Connect Four 7x6 perft: move sequences of each length from the empty board.
@@ -148,26 +148,65 @@ def random_position(game: ConnectFour, rng: random.Random, plies: int) -> tuple[
     return state
 
 
+def brute_force_won(game: ConnectFour, board: int) -> bool:
+    """``k`` in a row of ``board``, looked for cell by cell along the four directions."""
+
+    def stone(c: int, r: int) -> bool:
+        inside = 0 <= c < game.width and 0 <= r < game.height
+        return inside and bool(board >> (c * (game.height + 1) + r) & 1)
+
+    return any(
+        all(stone(c + i * dc, r + i * dr) for i in range(game.k))
+        for c in range(game.width)
+        for r in range(game.height)
+        for dc, dr in ((0, 1), (1, 0), (1, 1), (1, -1))
+    )
+
+
 def brute_force_threats(game: ConnectFour, board: int, occupied: int) -> int:
     """Every empty cell where one more stone makes four, checked one cell at a time."""
     cells = 0
     for c in range(game.width):
         for r in range(game.height):
             bit = 1 << (c * (game.height + 1) + r)
-            if not occupied & bit and game._wins(board | bit):
+            if not occupied & bit and brute_force_won(game, board | bit):
                 cells |= bit
     return cells
 
 
 @pytest.mark.parametrize("width,height", [(7, 6), (8, 7), (5, 4)])
-def test_threat_cells_equal_a_cell_by_cell_check(width: int, height: int) -> None:
+def test_win_and_threat_bit_tricks_equal_a_cell_by_cell_check(width: int, height: int) -> None:
+    """``won4`` and ``threats4`` (also compiled into the search kernel) against line scans."""
     game = ConnectFour(width, height)
+    stride, full = game.layout.stride, game.layout.full
     rng = random.Random(width * 100 + height)
     for _ in range(300):
         b0, b1, _, _ = random_position(game, rng, rng.randrange(width * height))
-        empty = game._full ^ (b0 | b1)
+        empty = full ^ (b0 | b1)
         for board in (b0, b1):
-            assert game._threats(board, empty) == brute_force_threats(game, board, b0 | b1)
+            assert threats4(board, empty, stride) == brute_force_threats(game, board, b0 | b1)
+            for extra in (0, *(1 << i for i in range(game.layout.bits) if (1 << i) & empty)):
+                grown = board | extra
+                assert won4(grown, stride) == brute_force_won(game, grown)
+
+
+def test_position_round_trips_and_the_layout_describes_the_bits() -> None:
+    game = ConnectFour()
+    layout = game.layout
+    assert (layout.width, layout.height, layout.k, layout.stride) == (7, 6, 4, 7)
+    assert layout.full.bit_count() == 42 and layout.bottom_row.bit_count() == 7
+    assert layout.bits == 49 and layout.full >> layout.bits == 0
+    rng = random.Random(3)
+    for _ in range(200):
+        state = random_position(game, rng, rng.randrange(42))
+        current, occupied = game.position(state)
+        b0, b1, ply, _ = state
+        assert occupied == b0 | b1 and current == (b0, b1)[ply % 2]
+        assert game.state_from_position(current, occupied) == state
+        assert (occupied + layout.bottom_row) & layout.full == sum(
+            1 << (c * 7 + (occupied >> (c * 7) & 0x3F).bit_count())
+            for c in game.legal_actions(state)
+        )
 
 
 def play(game: ConnectFour, columns: list[int]) -> tuple[int, ...]:

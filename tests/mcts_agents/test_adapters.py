@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from mcts_agents.adapters import EnvGame, OpenSpielGame, clone_env, game_from_env
+from mcts_agents.adapters import EnvGame, OpenSpielGame, game_from_env
+from mcts_agents.cloning import clone_env
 from mcts_agents.envs import connect_four_v0
 from mcts_agents.errors import (
     CloneError,

@@ -12,10 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcts_agents import (
+    MCTS,
+    Budget,
     GameOverError,
     InvalidOptionError,
     MCTSAgent,
     RandomAgent,
+    SearchConfig,
     compiled,
 )
 from mcts_agents.envs import connect_four_v0, multi_mnk_v0, othello_v0, tic_tac_toe_v0
@@ -58,7 +61,7 @@ def test_tree_is_reused_after_the_opponents_reply(backend: str) -> None:
     assert second.reused_nodes > 0
     assert second.pruned_nodes > 0
     game, root = env.game, env.state
-    keys = agent.mcts.table_keys()
+    keys = agent.searcher.table_keys()
     assert all(game.is_reachable(root, key) for key in keys)
     assert second.nodes == len(keys)
 
@@ -79,13 +82,13 @@ def test_pruning_by_graph_walk_when_the_game_has_no_reachability_test() -> None:
 
     core = connect_four_v0.raw_env().game
     game = NoReachability(core)
-    agent = MCTSAgent(iterations=3000, seed=1)
+    search = MCTS(Budget(iterations=3000), SearchConfig(), seed=1)
     state = core.initial_state()
-    first = agent.mcts.search(game, state)
+    first = search.search(game, state)
     state = core.next_state(core.next_state(state, first.best_action), first.principal_variation[1])
-    second = agent.mcts.search(game, state)
+    second = search.search(game, state)
     assert second.reused_nodes > 0 and second.pruned_nodes > 0
-    table = agent.mcts.table.nodes
+    table = search.table.nodes
     reached = {core.key(state)}
     stack = [table[core.key(state)]]
     while stack:
@@ -129,7 +132,7 @@ def test_max_nodes_is_never_exceeded(max_nodes: int, backend: str) -> None:
     for _ in range(6):
         result = agent.search(env)
         assert result.nodes <= max_nodes
-        assert agent.mcts.table_size() == result.nodes
+        assert agent.searcher.table_size() == result.nodes
         assert result.iterations == 3000  # the search goes on without adding nodes
         env.step(result.best_action)
 

@@ -96,7 +96,8 @@ class TableWatchingAgent(MCTSAgent):
 
     def act(self, env: Any) -> int:
         if self.fresh:
-            self.tables_at_start.append(self.mcts.table_size())
+            searcher = self.searcher
+            self.tables_at_start.append(0 if searcher is None else searcher.table_size())
             self.fresh = False
         return super().act(env)
 

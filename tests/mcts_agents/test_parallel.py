@@ -10,16 +10,19 @@ from typing import Any
 
 import pytest
 
-from mcts_agents import ChildStats, InvalidOptionError, MCTSAgent, SearchResult
-from mcts_agents.envs import connect_four_v0, nim_v0, tic_tac_toe_v0
-from mcts_agents.parallel import (
+from mcts_agents import (
+    Budget,
+    InvalidOptionError,
+    MCTSAgent,
+    RootParallelSearch,
+    SearchConfig,
+    SearchResult,
     UnpicklableGameError,
     WorkerError,
-    choose_action,
-    merge_results,
-    split_iterations,
-    worker_seed,
+    make_searcher,
 )
+from mcts_agents.envs import connect_four_v0, nim_v0, tic_tac_toe_v0
+from mcts_agents.parallel import split_iterations, worker_seed
 from tests.reference import exact_returns, optimal_actions
 
 TTT = tic_tac_toe_v0.raw_env().game
@@ -75,7 +78,7 @@ def test_iteration_budget_is_the_total_and_the_result_is_deterministic() -> None
         assert visits(seeded_4) != visits(first)
         # tree reuse in every process: both tables survive the two plies
         env.step(first.best_action)
-        env.step(first.principal_variation[1])
+        env.step(3)  # every reply is in both trees after 1000 simulations each
         again = one.search(env)
         assert again.reused_nodes > 0 and again.iterations == 2001
         # reset(seed) forgets every table and reseeds every process: same as a fresh agent
@@ -84,9 +87,10 @@ def test_iteration_budget_is_the_total_and_the_result_is_deterministic() -> None
 
 
 def test_time_budget_applies_to_every_worker() -> None:
-    with MCTSAgent(time_limit=0.3, seed=0, workers=2) as agent:
-        agent.parallel.start()  # type: ignore[union-attr]
-        result = agent.search(connect_four())
+    env = connect_four()
+    with RootParallelSearch(Budget(time_limit=0.3), SearchConfig(), 0, workers=2) as search:
+        search.start()
+        result = search.search(env.game, env.state)
     assert all(n > 0 for n in result.extra["worker_iterations"])
     assert result.iterations == sum(result.extra["worker_iterations"])
     assert 0.3 <= result.elapsed < 10.0
@@ -97,45 +101,6 @@ def test_seeds_and_shares() -> None:
     seeds = [worker_seed(7, i) for i in range(1, 5)]
     assert len(set(seeds)) == 4 and seeds == [worker_seed(7, i) for i in range(1, 5)]
     assert split_iterations(10, 3) == [4, 3, 3] and split_iterations(2, 4) == [1, 1, 0, 0]
-
-
-# --------------------------------------------------------------------------- merging
-def result(children: list[ChildStats], proven: Any = None, value: float = 0.0) -> SearchResult:
-    n = sum(c.visits for c in children)
-    best = max(children, key=lambda c: c.visits).action
-    return SearchResult(best, n, 1.0, n + 1, 0, 0, tuple(children), (best,), value, proven)
-
-
-def test_merge_adds_visits_and_value_sums_and_keeps_proofs() -> None:
-    """Hand-computed: action 0 is proven a win by the second search only."""
-    a = result(
-        [ChildStats(0, 10, 0.2, None, None), ChildStats(1, 30, 0.5, None, None)], None, 0.425
-    )
-    b = result([ChildStats(0, 4, 1.0, None, "win"), ChildStats(1, 20, 0.0, None, None)], "win", 1.0)
-    merged = merge_results([a, b], elapsed=2.5)
-    assert merged.child(0) == ChildStats(0, 14, 1.0, None, "win")
-    assert merged.child(1) == ChildStats(1, 50, (30 * 0.5 + 20 * 0.0) / 50, None, None)
-    assert merged.best_action == 0  # a proven win beats more visits
-    assert merged.proven == "win" and merged.root_value == 1.0
-    assert merged.iterations == 64 and merged.nodes == 66 and merged.elapsed == 2.5
-    assert merged.principal_variation == (0,)  # the first search preferred 1
-
-
-def test_merge_avoids_proven_losses_and_averages_the_root() -> None:
-    a = result([ChildStats(0, 50, -1.0, None, "loss"), ChildStats(1, 10, 0.1, None, None)], None, 0)
-    b = result([ChildStats(0, 40, -0.2, None, None), ChildStats(1, 20, 0.4, None, None)], None, 0.1)
-    merged = merge_results([a, b])
-    assert merged.best_action == 1 and merged.proven is None
-    assert merged.child(0).proven == "loss" and merged.child(0).visits == 90
-    assert merged.root_value == pytest.approx((0.0 * 60 + 0.1 * 60) / 120)
-    assert choose_action(merged.children, "value") == 1
-
-
-def test_merge_proves_the_root_when_every_action_is_proven_somewhere() -> None:
-    a = result([ChildStats(0, 5, 0.0, None, "draw"), ChildStats(1, 5, 0.3, None, None)])
-    b = result([ChildStats(0, 5, 0.1, None, None), ChildStats(1, 5, -1.0, None, "loss")])
-    merged = merge_results([a, b])
-    assert merged.proven == "draw" and merged.root_value == 0.0 and merged.best_action == 0
 
 
 # --------------------------------------------------------------------------- truths
@@ -203,12 +168,12 @@ def test_the_live_env_is_unchanged() -> None:
 def test_workers_stop_on_close_and_when_the_agent_is_collected() -> None:
     agent = MCTSAgent(iterations=200, seed=0, workers=3)
     agent.search(connect_four())
-    procs = agent.parallel.processes  # type: ignore[union-attr]
+    procs = agent.searcher.processes  # type: ignore[union-attr]
     assert len(procs) == 2 and all(p.is_alive() for p in procs)
     agent.close()
     assert not any(p.is_alive() for p in procs)
     assert agent.search(connect_four()).iterations == 200  # restarted lazily
-    procs = agent.parallel.processes  # type: ignore[union-attr]
+    procs = agent.searcher.processes  # type: ignore[union-attr]
     del agent
     gc.collect()
     for proc in procs:
@@ -219,7 +184,7 @@ def test_workers_stop_on_close_and_when_the_agent_is_collected() -> None:
 def test_a_dead_worker_raises_then_the_next_search_restarts() -> None:
     with MCTSAgent(iterations=200, seed=0, workers=2) as agent:
         agent.search(connect_four())
-        (proc,) = agent.parallel.processes  # type: ignore[union-attr]
+        (proc,) = agent.searcher.processes  # type: ignore[union-attr]
         proc.kill()
         proc.join(timeout=5)
         with pytest.raises(WorkerError, match="died") as error:
@@ -239,7 +204,7 @@ def test_an_error_in_a_worker_search_is_reported_with_its_traceback() -> None:
     with MCTSAgent(iterations=100, seed=0, workers=2, evaluator=fails_in_workers) as agent:
         with pytest.raises(WorkerError, match="ZeroDivisionError: evaluator broke in a worker"):
             agent.search(connect_four())
-        assert agent.parallel is not None and not agent.parallel.started
+        assert isinstance(agent.searcher, RootParallelSearch) and not agent.searcher.started
 
 
 def test_a_game_that_cannot_be_pickled_is_refused() -> None:
@@ -272,16 +237,17 @@ def test_an_agent_with_workers_pickles_its_configuration_only() -> None:
         agent.search(env)
         copy = pickle.loads(pickle.dumps(agent))
     with copy, MCTSAgent(iterations=600, seed=5, workers=2) as fresh:
-        assert not copy.parallel.started and copy.mcts is copy.parallel.local
-        assert copy.mcts.table_size() == 0
+        assert isinstance(copy.searcher, RootParallelSearch)
+        assert not copy.searcher.started and copy.searcher.table_size() == 0
         assert visits(copy.search(env)) == visits(fresh.search(env))
         assert repr(copy) == "MCTSAgent(iterations=600, seed=5, workers=2)"
 
 
 def test_one_worker_keeps_the_plain_search() -> None:
     agent = MCTSAgent(iterations=300, seed=2)
-    assert agent.parallel is None and agent.workers == 1
+    assert agent.workers == 1
     agent.close()  # a no-op
     env = connect_four()
-    plain = MCTSAgent(iterations=300, seed=2).mcts.search(env.game, env.state)
-    assert visits(agent.search(env)) == visits(plain)
+    plain = make_searcher(env.game, Budget(iterations=300), SearchConfig(), seed=2)
+    assert not isinstance(plain, RootParallelSearch)
+    assert visits(agent.search(env)) == visits(plain.search(env.game, env.state))

@@ -262,9 +262,9 @@ def test_mcts_opponent_forgets_its_table_between_episodes() -> None:
     env = SingleAgentVsOpponent(connect_four_v0.env(), mcts, learner="player_0")
     env.reset(seed=0)
     env.step(3)
-    assert mcts.mcts.table_size()
+    assert mcts.searcher is not None and mcts.searcher.table_size()
     env.reset(seed=1)
-    assert not mcts.mcts.table_size()  # learner moves first: no search yet this episode
+    assert not mcts.searcher.table_size()  # learner moves first: no search yet this episode
 
 
 # --------------------------------------------------------------------------- masks, illegal moves

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mcts_agents import MCTS, Budget, MCTSAgent, SearchConfig
+from mcts_agents import MCTS, Budget, MCTSAgent, SearchConfig, make_searcher
 from mcts_agents.envs import connect_four_v0, nim_v0, tic_tac_toe_v0
 from mcts_agents.envs.games.connect_four import ConnectFour
 from tests.reference import exact_returns, optimal_actions
@@ -19,9 +19,9 @@ SOLVE_TTT = exact_returns(TTT)
 
 
 def search(game: Any, state: Any, iterations: int, seed: int = 0, **options: Any) -> Any:
-    return MCTS(Budget(iterations=iterations), SearchConfig(**options), seed=seed).search(
-        game, state
-    )
+    """One search by the searcher ``make_searcher`` picks (``backend=`` in ``options``)."""
+    searcher = make_searcher(game, Budget(iterations=iterations), SearchConfig(**options), seed)
+    return searcher.search(game, state)
 
 
 # --------------------------------------------------------------------------- tic-tac-toe
@@ -277,11 +277,10 @@ def test_decisive_playouts_are_the_default_and_random_ones_stay_available(backen
     state = game.initial_state()
     for column in [1, 1, 2, 2, 3, 3]:
         state = game.next_state(state, column)
-    decisive = MCTS(Budget(iterations=200), SearchConfig(solver=False, backend=backend), seed=0)
-    uniform = MCTS(
-        Budget(iterations=200),
-        SearchConfig(solver=False, playout="random", backend=backend),
-        seed=0,
+    budget = Budget(iterations=200)
+    decisive = make_searcher(game, budget, SearchConfig(solver=False, backend=backend), seed=0)
+    uniform = make_searcher(
+        game, budget, SearchConfig(solver=False, playout="random", backend=backend), seed=0
     )
     assert decisive.config.playout == "decisive"
     assert decisive.search(game, state).best_action in (0, 4)

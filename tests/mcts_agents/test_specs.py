@@ -7,13 +7,11 @@ import pickle
 
 import pytest
 
-from mcts_agents import MCTSAgent, RandomAgent
+from mcts_agents import HumanAgent, MCTSAgent, RandomAgent, SpecError
 from mcts_agents.envs import tic_tac_toe_v0
 from mcts_agents.specs import (
     AgentSpec,
     EnvSpec,
-    HumanAgent,
-    SpecError,
     listing,
     make_agent,
     make_env,

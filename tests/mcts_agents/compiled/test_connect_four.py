@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 from benchmarks.c4_solver import state_after
-from mcts_agents import MCTS, Budget, InvalidOptionError, MCTSAgent, SearchConfig
+from mcts_agents import Budget, InvalidOptionError, MCTSAgent, SearchConfig, make_searcher
 from mcts_agents.compiled import connect_four_kernel as kernel
 from mcts_agents.compiled.connect_four import CompiledConnectFour
 from mcts_agents.envs import connect_four_v0, tic_tac_toe_v0
 from mcts_agents.envs.games.connect_four import ConnectFour
+from tests.envs.test_connect_four import brute_force_threats, brute_force_won
 
 GAME = ConnectFour()
 POSITIONS = [
@@ -45,20 +46,25 @@ def position(state: Any) -> tuple[int, int]:
     return (b0 if ply % 2 == 0 else b1), b0 | b1
 
 
-def search(state: Any, iterations: int, seed: int = 0, **options: Any) -> Any:
-    config = SearchConfig(backend="numba", **options)
-    return MCTS(Budget(iterations=iterations), config, seed=seed).search(GAME, state)
+def search(state: Any, iterations: int, seed: int = 0, backend: str = "numba") -> Any:
+    config = SearchConfig(backend=backend)  # type: ignore[arg-type]
+    searcher = make_searcher(GAME, Budget(iterations=iterations), config, seed=seed)
+    return searcher.search(GAME, state)
 
 
 # --------------------------------------------------------------------------- rules in the kernel
-def test_win_and_threat_bitboards_equal_the_rules_core() -> None:
-    stride, full = GAME.height + 1, GAME._full
+def test_compiled_win_and_threat_tests_equal_cell_by_cell_checks() -> None:
+    """The kernel compiles the core's ``won4``/``threats4`` for int64: same answers as line
+    scans over the cells (left shifts past bit 63 must not matter)."""
+    stride, full = GAME.layout.stride, GAME.layout.full
     for state in random_states(300, seed=1):
         b0, b1, _, _ = state
         empty = full & ~(b0 | b1)
         for board in (b0, b1):
-            assert kernel._won(board, stride) == GAME._wins(board)
-            assert kernel._threats(board, empty, stride) == GAME._threats(board, empty)
+            assert kernel._won(board, stride) == brute_force_won(GAME, board)
+            assert kernel._threats(board, empty, stride) == brute_force_threats(
+                GAME, board, b0 | b1
+            )
 
 
 @pytest.mark.parametrize("decisive", [False, True])
@@ -70,7 +76,8 @@ def test_playouts_have_the_rules_cores_distribution(decisive: bool) -> None:
     n = 20_000
     for state in random_states(3, seed=7):
         cur, mask = position(state)
-        args = (GAME.height + 1, GAME._full, GAME._bottom_row, decisive, rng)
+        layout = GAME.layout
+        args = (layout.stride, layout.full, layout.bottom_row, decisive, rng)
         ours = np.array([kernel._rollout(cur, mask, *args) for _ in range(n)])
         mover = GAME.to_play(state)
         core = np.array([playout(state, py_rng)[mover] for _ in range(n)])
@@ -101,10 +108,7 @@ def test_equal_strength_to_the_python_search_at_equal_simulations() -> None:
     for backend in ("python", "numba"):
         right = 0
         for i, entry in enumerate(POSITIONS):
-            config = SearchConfig(backend=backend)
-            result = MCTS(Budget(iterations=300), config, seed=i).search(
-                GAME, state_after(entry["moves"])
-            )
+            result = search(state_after(entry["moves"]), 300, seed=i, backend=backend)
             right += entry["move_values"][result.best_action] == entry["value"]
         scores[backend] = right / len(POSITIONS)
     assert abs(scores["numba"] - scores["python"]) <= 0.08, scores
@@ -118,29 +122,29 @@ def test_same_seed_same_result_and_growth_changes_nothing() -> None:
     config = SearchConfig(backend="numba")
     results = []
     for capacity in (16, 1 << 16):
-        searcher = CompiledConnectFour(GAME, Budget(iterations=20_000), config, capacity)
-        results.append(searcher.search(state, random.Random(9), 0.0))
-        assert len(searcher) == results[-1].nodes > 1000
+        searcher = CompiledConnectFour(GAME, Budget(iterations=20_000), config, 9, capacity)
+        results.append(searcher.search(GAME, state))
+        assert searcher.table_size() == results[-1].nodes > 1000
     small, large = results
     assert small.children == large.children and small.nodes == large.nodes
-    other = CompiledConnectFour(GAME, Budget(iterations=20_000), config)
-    assert other.search(state, random.Random(10), 0.0).children != small.children
+    other = CompiledConnectFour(GAME, Budget(iterations=20_000), config, 10)
+    assert other.search(GAME, state).children != small.children
 
 
 def test_reroot_keeps_exactly_the_reachable_positions() -> None:
     """After re-rooting, the table is the old table filtered by the core's ``is_reachable``."""
     config = SearchConfig(backend="numba")
-    searcher = CompiledConnectFour(GAME, Budget(iterations=30_000), config)
+    searcher = CompiledConnectFour(GAME, Budget(iterations=30_000), config, 0)
     state = GAME.initial_state()
-    first = searcher.search(state, random.Random(0), 0.0)
-    before = searcher.keys()
+    first = searcher.search(GAME, state)
+    before = searcher.table_keys()
     for action in first.principal_variation[:2]:
         state = GAME.next_state(state, action)
-    second = searcher.search(state, random.Random(1), 0.0)
+    second = searcher.search(GAME, state)
     expected = {key for key in before if GAME.is_reachable(state, key)}
     assert second.reused_nodes == len(expected) > 0
     assert second.pruned_nodes == len(before) - len(expected) > 0
-    after = set(searcher.keys())
+    after = set(searcher.table_keys())
     assert expected <= after and all(GAME.is_reachable(state, key) for key in after)
 
 
@@ -155,8 +159,10 @@ def test_backend_numba_names_what_it_cannot_do() -> None:
     with pytest.raises(InvalidOptionError, match="selection='ucb1', got 'puct'"):
         MCTSAgent(iterations=10, backend="numba", selection="puct").search(env)
     with pytest.raises(InvalidOptionError, match="k == 4"):
-        search_k3 = MCTS(Budget(iterations=10), SearchConfig(backend="numba"))
-        search_k3.search(ConnectFour(k=3), ConnectFour(k=3).initial_state())
+        make_searcher(ConnectFour(k=3), Budget(iterations=10), SearchConfig(backend="numba"))
+    searcher = make_searcher(GAME, Budget(iterations=10), SearchConfig(backend="numba"))
+    with pytest.raises(InvalidOptionError, match=r"plays ConnectFour.*build one per game"):
+        searcher.search(ConnectFour(width=6), ConnectFour(width=6).initial_state())
 
 
 def test_auto_runs_the_kernel_where_it_can_and_python_elsewhere() -> None:

@@ -1,19 +1,12 @@
-"""Reinforcement-learning glue: a Gymnasium env against an opponent, and policies as agents.
+"""``SingleAgentVsOpponent``: one seat of a PettingZoo AEC game as a single-agent Gymnasium env.
 
-``SingleAgentVsOpponent`` turns one seat of a PettingZoo AEC game into a single-agent
-``gymnasium.Env`` (the opponents, e.g. an ``MCTSAgent``, move inside ``reset`` and ``step``), with
-``action_masks()`` for sb3-contrib's ``MaskablePPO``. ``PolicyAgent`` goes the other way: it
-wraps a ``policy(observation, action_mask) -> action`` callable, or a trained Stable-Baselines3
-model, as an agent with ``act(env)`` for the arena and the standard AEC loop.
-
-Neither imports Stable-Baselines3 or torch.
+The opponents (an ``MCTSAgent``, say) move inside ``reset`` and ``step`` through
+``mcts_agents.play.play_game``; ``action_masks()`` serves sb3-contrib's ``MaskablePPO``.
 """
 
 from __future__ import annotations
 
-import inspect
-import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal, SupportsFloat
 
 import gymnasium
@@ -21,7 +14,6 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from mcts_agents.envs.core.errors import ActionTypeError
 from mcts_agents.errors import (
     GameOverError,
     IllegalActionError,
@@ -29,27 +21,14 @@ from mcts_agents.errors import (
     NoLegalActionError,
     NotResetError,
 )
+from mcts_agents.play import action_index, play_game
 
-__all__ = ["PolicyAgent", "SingleAgentVsOpponent"]
+__all__ = ["SingleAgentVsOpponent"]
 
 #: What ``SingleAgentVsOpponent.step`` does with an action the mask forbids.
 IllegalActionMode = Literal["lose", "raise"]
 _ILLEGAL_MODES = ("lose", "raise")
 _SEED_LIMIT = 2**31 - 1
-
-
-def _action_index(action: Any, who: str) -> int:
-    """``action`` as a Python int (numpy integers and one-element arrays are accepted)."""
-    if isinstance(action, np.ndarray) and action.size == 1:
-        action = action.reshape(()).item()
-    if isinstance(action, (bool, np.bool_)):
-        raise ActionTypeError(f"{who} gave the action {action!r}; expected an integer, not a bool")
-    try:
-        return operator.index(action)
-    except TypeError:
-        raise ActionTypeError(
-            f"{who} gave the action {action!r} of type {type(action).__name__}; expected an integer"
-        ) from None
 
 
 def _legal_from_mask(mask: np.ndarray, start: int) -> list[int]:
@@ -269,7 +248,7 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
                 f"(got action {action!r})"
             )
         seat = self._learner_seat()
-        action = _action_index(action, f"the learner ({seat})")
+        action = action_index(action, f"the learner ({seat})")
         if not self.action_space.contains(action):
             raise IllegalActionError(
                 f"action {action} for {seat} is outside the action space {self.action_space}"
@@ -331,7 +310,7 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         env.step(action)
         for agent, reward in env.rewards.items():
             if reward:
-                self._returns[agent] += float(reward)
+                self._returns[agent] = self._returns.get(agent, 0.0) + float(reward)
 
     def _learner_flags(self) -> tuple[bool, bool]:
         env, seat = self.aec_env, self.seat
@@ -346,37 +325,28 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         return self.seat
 
     def _play_opponents(self) -> None:
-        """Step the AEC env until the learner is to move or its game is over.
+        """Play the opponents (``play_game``) until the learner is to move or its game is over.
 
         Finished seats other than the learner's are stepped with ``None``, as the AEC loop does.
         """
         env, seat = self.aec_env, self._learner_seat()
-        # Every step either removes a finished agent or is a move, so this ends for finite games.
-        while True:
+        learner_done = False
+
+        def learner_turn(env: Any) -> bool:
+            nonlocal learner_done
             terminated, truncated = self._learner_flags()
-            if terminated or truncated or not env.agents:
-                self._done = True
-                break
+            learner_done = terminated or truncated
             current = env.agent_selection
-            if env.terminations[current] or env.truncations[current]:
-                self._step_env(None)
-                continue
-            if current == seat:
-                if not self._mask().any():
-                    raise NoLegalActionError(
-                        f"{seat} is to move in {env} but its action mask has no legal action"
-                    )
-                break
-            opponent = self.opponents[current]
-            action = _action_index(opponent.act(env), f"opponent {opponent!r} ({current})")
-            mask = np.asarray(env.observe(current)["action_mask"]).astype(bool)
-            start = int(getattr(env.action_space(current), "start", 0))
-            if not 0 <= action - start < len(mask) or not mask[action - start]:
-                raise IllegalActionError(
-                    f"opponent {opponent!r} played the illegal action {action} for {current}; "
-                    f"legal: {_legal_from_mask(mask, start)}"
-                )
-            self._step_env(action)
+            alive = not (env.terminations[current] or env.truncations[current])
+            return learner_done or (current == seat and alive)
+
+        play_game(env, self.opponents, returns=self._returns, until=learner_turn, check_legal=True)
+        if learner_done or not env.agents:
+            self._done = True
+        elif not self._mask().any():
+            raise NoLegalActionError(
+                f"{seat} is to move in {env} but its action mask has no legal action"
+            )
 
     def _lose_on_illegal(
         self, action: int, legal: list[int]
@@ -394,111 +364,3 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
             f"SingleAgentVsOpponent({self.aec_env}, opponent={self.opponent!r}, "
             f"learner={self.learner!r}, illegal_action={self.illegal_action!r})"
         )
-
-
-Policy = Callable[[Any, np.ndarray], Any]
-
-
-class PolicyAgent:
-    """An agent (``act(env) -> action``) from a ``policy(observation, action_mask) -> action``.
-
-    ``act`` reads ``env.observe(env.agent_selection)`` and calls the policy with its
-    ``"observation"`` and boolean ``"action_mask"`` (the same values ``SingleAgentVsOpponent``
-    gives a learner). A policy returning an action the mask forbids raises
-    ``IllegalActionError`` naming the policy, the action and the legal actions: no silent
-    fallback. A policy object with a ``reset(seed=...)`` method is reset with the agent.
-
-    Args:
-        policy: the callable.
-        name: a label for tables and ``repr`` (default: the policy's name).
-    """
-
-    def __init__(self, policy: Policy, name: str | None = None) -> None:
-        if not callable(policy):
-            raise TypeError(
-                f"policy must be a callable policy(observation, action_mask) -> action, got "
-                f"{type(policy).__name__}"
-            )
-        self.policy = policy
-        self.name = name if name is not None else getattr(policy, "__name__", repr(policy))
-
-    @classmethod
-    def from_sb3(
-        cls, model: Any, deterministic: bool = True, name: str | None = None
-    ) -> PolicyAgent:
-        """Wrap a Stable-Baselines3 / sb3-contrib model (anything with ``predict``).
-
-        Models whose ``predict`` takes ``action_masks`` (sb3-contrib's ``MaskablePPO``) get the
-        mask; others are called with the observation alone, so they may pick an illegal action
-        (and ``act`` then raises). Stable-Baselines3 itself is not imported here.
-
-        Args:
-            model: the trained model.
-            deterministic: passed to ``predict``; with ``False`` the agent's ``reset(seed=s)``
-                calls ``model.set_random_seed(s)``.
-            name: a label (default: the model's class name).
-        """
-        if not callable(getattr(model, "predict", None)):
-            raise TypeError(
-                f"model must have a predict(observation, ...) method (an SB3 model), got "
-                f"{type(model).__name__}"
-            )
-        return cls(_SB3Policy(model, deterministic), name or type(model).__name__)
-
-    def act(self, env: Any) -> int:
-        """The policy's action for ``env.agent_selection``."""
-        agent = env.agent_selection
-        observation = env.observe(agent)
-        if not isinstance(observation, Mapping) or "action_mask" not in observation:
-            raise TypeError(
-                f"PolicyAgent needs dict observations {{'observation', 'action_mask'}}; "
-                f"{env} observed {type(observation).__name__} for {agent}"
-            )
-        mask = np.asarray(observation["action_mask"]).astype(bool)
-        action = _action_index(
-            self.policy(observation["observation"], mask), f"policy {self.name!r}"
-        )
-        start = int(getattr(env.action_space(agent), "start", 0))
-        if not 0 <= action - start < len(mask) or not mask[action - start]:
-            raise IllegalActionError(
-                f"policy {self.name!r} chose the illegal action {action} for {agent}; legal: "
-                f"{_legal_from_mask(mask, start)}"
-            )
-        return action
-
-    def reset(self, seed: int | None = None) -> None:
-        """Between games: ``policy.reset(seed=seed)`` if the policy has one."""
-        reset = getattr(self.policy, "reset", None)
-        if callable(reset):
-            reset(seed=seed)
-
-    def __repr__(self) -> str:
-        return f"PolicyAgent({self.name})"
-
-
-class _SB3Policy:
-    """``policy(observation, mask)`` over an SB3 model's ``predict``."""
-
-    def __init__(self, model: Any, deterministic: bool) -> None:
-        self.model = model
-        self.deterministic = bool(deterministic)
-        try:
-            parameters = inspect.signature(model.predict).parameters
-        except (TypeError, ValueError):
-            parameters = {}  # type: ignore[assignment]
-        self.masked = "action_masks" in parameters
-
-    def __call__(self, observation: Any, mask: np.ndarray) -> Any:
-        if self.masked:
-            action, _ = self.model.predict(
-                observation, action_masks=mask, deterministic=self.deterministic
-            )
-        else:
-            action, _ = self.model.predict(observation, deterministic=self.deterministic)
-        return action
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None and not self.deterministic:
-            set_seed = getattr(self.model, "set_random_seed", None)
-            if callable(set_seed):
-                set_seed(seed)

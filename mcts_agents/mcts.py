@@ -1,9 +1,10 @@
-"""The search loop: select, expand, evaluate, back up; with budgets, tree reuse and a solver.
+"""The Python search: select, expand, evaluate, back up; with budgets, tree reuse and a solver.
 
-``MCTS`` owns a node table that survives from one search to the next (tree reuse). Each call
-of ``search(game, state)`` re-roots the table at ``state``, drops what can no longer occur,
-runs simulations until the budget is spent (or the root is proven) and returns a
-``SearchResult``.
+``MCTS`` is the ``Searcher`` for any ``Game``. It owns a node table that survives from one search
+to the next (tree reuse). Each call of ``search(game, state)`` re-roots the table at ``state``,
+drops what can no longer occur, runs simulations until the budget is spent (or the root is
+proven) and returns a ``SearchResult``. ``mcts_agents.factory.make_searcher`` hands a game to a
+compiled kernel instead where one is registered for it.
 """
 
 from __future__ import annotations
@@ -12,30 +13,42 @@ import logging
 import random
 from collections.abc import Callable, Hashable, Sequence
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from mcts_agents import compiled
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.game import Game, State, default_rollout
-from mcts_agents.result import ChildStats, Proven, SearchResult
+from mcts_agents.result import ChildStats, SearchResult
+from mcts_agents.searcher import (
+    WIN,
+    game_identity,
+    most_visited_is_best,
+    pick_child,
+    proven_label,
+    run_budget,
+)
 from mcts_agents.selection import CLOSED, EXPAND, SELECTION_RULES
 from mcts_agents.tree import Node, NodeTable
 
-if TYPE_CHECKING:  # numba is imported only when a kernel runs
-    from mcts_agents.compiled.connect_four import CompiledConnectFour
-
 logger = logging.getLogger(__name__)
-
-WIN = 1.0  # the best return a player can get; a proven return of WIN ends the search of a node
-LOSS = -1.0
-ROBUST_MAX_EXTENSION = 0.5  # robust-max may search up to 50% longer to agree
 
 
 class MCTS:
-    """Monte Carlo Tree Search over a ``Game`` with a persistent transposition table."""
+    """Monte Carlo Tree Search over any ``Game``, in Python, with a persistent node table.
+
+    Implements ``Searcher``. ``config.backend`` may be ``"auto"`` or ``"python"``: this is the
+    Python search whatever the game (``make_searcher`` is what picks a compiled kernel).
+
+    Raises:
+        InvalidOptionError: ``config.backend == "numba"``.
+    """
 
     def __init__(self, budget: Budget, config: SearchConfig, seed: int | None = None) -> None:
+        if config.backend == "numba":
+            raise InvalidOptionError(
+                "MCTS is the Python search; for backend='numba' build the searcher with "
+                "mcts_agents.make_searcher(game, budget, config) (or use MCTSAgent)"
+            )
         self.budget = budget
         self.config = config
         self.rng = random.Random(seed)
@@ -43,62 +56,30 @@ class MCTS:
         self._game_id: Hashable = None
         self._root_key: Hashable = None  # the last search's root (its table is pruned to it)
         self._select = SELECTION_RULES[config.selection]
-        self.kernel: CompiledConnectFour | None = None  # the last game's compiled search
-        self._kernel_active = False  # whether the last search ran in ``kernel``
-        if config.backend == "numba" and not compiled.numba_available():
-            raise InvalidOptionError(
-                "backend='numba' needs numba: pip install 'mcts-agents[fast]' "
-                "(or use backend='auto' or 'python')"
-            )
 
-    def reset(self) -> None:
-        """Forget everything (call between games)."""
+    def reset(self, seed: int | None = None) -> None:
+        """Forget the node table (call between games); reseed if ``seed`` is given."""
         self.table.clear()
         self._game_id = None
         self._root_key = None
-        if self.kernel is not None:
-            self.kernel.reset()
-
-    @property
-    def kernel_active(self) -> bool:
-        """Whether the last search ran in the compiled ``kernel`` (see ``SearchConfig.backend``)."""
-        return self.kernel is not None and self._kernel_active
+        if seed is not None:
+            self.rng.seed(seed)
 
     def table_size(self) -> int:
-        """Entries in the node table of the last search (Python table or compiled kernel's)."""
-        if self.kernel is not None and self._kernel_active:
-            return len(self.kernel)
+        """Entries in the node table."""
         return len(self.table)
 
     def table_keys(self) -> list[Hashable]:
-        """The transposition keys stored in the node table, whichever backend holds it."""
-        if self.kernel is not None and self._kernel_active:
-            return list(self.kernel.keys())
+        """The transposition keys stored in the node table."""
         return list(self.table.nodes)
 
-    def _kernel_for(self, game: Game) -> CompiledConnectFour | None:
-        """The compiled search for ``game`` if the backend option lets one run it, else None."""
-        if self.config.backend == "python":
-            return None
-        if self.kernel is not None and self.kernel.game == game:
-            return self.kernel
-        reason = compiled.unsupported(game, self.config)
-        if reason is not None:
-            if self.config.backend == "numba":
-                raise InvalidOptionError(f"backend='numba' cannot search {game!r}: {reason}")
-            return None
-        self.kernel = compiled.make_kernel_search(game, self.budget, self.config)
-        return self.kernel
+    def close(self) -> None:
+        """Nothing to release."""
 
     # ------------------------------------------------------------------ public entry point
     def search(self, game: Game, state: State) -> SearchResult:
         """Search from ``state`` and return the result; ``state`` must not be terminal."""
-        kernel = self._kernel_for(game)  # compiles or loads a kernel once: not search time
         start = perf_counter()
-        self._kernel_active = kernel is not None
-        if kernel is not None:
-            kernel.budget = self.budget  # callers may change the budget between searches
-            return kernel.search(state, self.rng, start)
         root, reused, pruned = self._prepare_root(game, state)
         self._rollout = self._make_rollout(game)
         self._acyclic = bool(getattr(game, "acyclic", False))
@@ -330,7 +311,7 @@ class MCTS:
 
     # ------------------------------------------------------------------ tree reuse
     def _prepare_root(self, game: Game, state: State) -> tuple[Node, int, int]:
-        game_id = getattr(game, "spec", type(game))
+        game_id = game_identity(game)
         if not self.config.reuse or game_id != self._game_id:
             self.table.clear()
             self._game_id = game_id
@@ -439,87 +420,3 @@ class MCTS:
             line.append((node.actions or [])[i])
             node = node.children[i]
         return line
-
-
-def run_budget(
-    budget: Budget,
-    final_move: str,
-    start: float,
-    simulate: Callable[[int | None], int],
-    solved: Callable[[], bool],
-    robust_agrees: Callable[[], bool],
-    table_size: Callable[[], int],
-) -> int:
-    """Call ``simulate`` until the budget is spent or the root is ``solved``; return the count.
-
-    ``simulate(n)`` runs at least one and at most ``n`` simulations (``None``: no cap) and
-    returns how many it ran. With no iteration or time limit a full table (``max_nodes``) ends
-    the search; otherwise it only stops the table's growth. Under ``robust_max`` a spent budget
-    is extended once by 50% while the most visited child is not the best valued one.
-    """
-    limit = budget.iterations
-    deadline = start + budget.time_limit if budget.time_limit is not None else None
-    full_table_stops = limit is None and deadline is None
-    iterations = 0
-    extended = False
-    while not solved():
-        spent = (
-            (limit is not None and iterations >= limit)
-            or (deadline is not None and perf_counter() >= deadline)
-            or (full_table_stops and table_size() >= budget.max_nodes)  # type: ignore[operator]
-        )
-        if spent:
-            if final_move != "robust_max" or robust_agrees():
-                break
-            if extended or full_table_stops:
-                break
-            extended = True  # robust-max: search up to 50% longer for an agreeing child
-            if limit is not None:
-                limit += int(limit * ROBUST_MAX_EXTENSION) + 1
-            if deadline is not None:
-                deadline += (deadline - start) * ROBUST_MAX_EXTENSION
-            continue
-        iterations += simulate(None if limit is None else limit - iterations)
-    return iterations
-
-
-def most_visited_is_best(visits: Sequence[int], values: Sequence[float]) -> bool:
-    """``robust_max``'s test: the most visited child is also the best valued (first of ties)."""
-    if not visits:
-        return True
-    indices = range(len(visits))
-    return max(indices, key=visits.__getitem__) == max(indices, key=values.__getitem__)
-
-
-def proven_label(value: float) -> Proven:
-    """``"win"``, ``"loss"`` or ``"draw"`` for a proven return of the player concerned."""
-    return "win" if value >= WIN else "loss" if value <= LOSS else "draw"
-
-
-def pick_child(
-    visits: Sequence[int],
-    values: Sequence[float],
-    labels: Sequence[Proven | None],
-    rule: str = "visits",
-) -> int:
-    """The final-move rule over per-child statistics; returns the chosen index.
-
-    A proven win is played at once (the most visited of them); proven losses are avoided
-    while anything else is left; among the rest, most visits (``rule="value"``: highest
-    value); a proven result beats an estimate that is no better. Ties go to the lower index.
-    """
-    indices = range(len(visits))
-    wins = [i for i in indices if labels[i] == "win"]
-    if wins:
-        return max(wins, key=visits.__getitem__)
-    candidates = [i for i in indices if labels[i] != "loss"] or list(indices)
-    if rule == "value":
-        pick = max(candidates, key=lambda i: (values[i], visits[i]))
-    else:
-        pick = max(candidates, key=lambda i: (visits[i], values[i]))
-    proven = [i for i in candidates if labels[i] is not None]
-    if proven:  # an exact result beats an estimate that is no better
-        safest = max(proven, key=values.__getitem__)
-        if values[safest] >= values[pick]:
-            pick = safest
-    return pick

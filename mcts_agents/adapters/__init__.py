@@ -1,0 +1,72 @@
+"""From a live PettingZoo AEC env to the search's view of it: a ``Game`` and a root state.
+
+``game_from_env(env)`` picks the fastest faithful path, and never changes ``env``:
+
+1. our envs (``env.unwrapped`` is a ``mcts_agents.envs.core.BoardGameEnv``): the rules core and
+   its immutable state, with no AEC overhead;
+2. Shimmy's OpenSpiel wrapper: ``openspiel.OpenSpielGame`` over cloned ``pyspiel`` states;
+3. anyone else's AEC env: ``generic.EnvGame`` over verified clones of the whole wrapper chain
+   (``mcts_agents.cloning``).
+
+A new adapter is a module here with a ``Game`` and a function ``(env) -> (game, state)`` that
+``game_from_env`` calls when the env is of its kind.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo import AECEnv
+
+from mcts_agents.adapters.generic import EnvGame, EnvState, env_game
+from mcts_agents.adapters.openspiel import OpenSpielGame, openspiel_env_type, openspiel_game
+from mcts_agents.aec import check_live, legal_actions
+from mcts_agents.envs.core.aec import BoardGameEnv
+from mcts_agents.errors import CloneError, GameOverError, NoLegalActionError
+from mcts_agents.game import Game, State
+
+__all__ = [
+    "EnvGame",
+    "EnvState",
+    "OpenSpielGame",
+    "game_from_env",
+    "legal_actions",
+]
+
+
+def game_from_env(env: Any) -> tuple[Game, State]:
+    """The ``Game`` and root state for the position of the live AEC env ``env``.
+
+    Args:
+        env: any PettingZoo AEC env, possibly wrapped, reset and not finished.
+
+    Returns:
+        ``(game, state)``: for our envs the rules core and its state (the env's own immutable
+        state object); for Shimmy's OpenSpiel wrapper an ``OpenSpielGame`` and a clone of the
+        ``pyspiel`` state; otherwise an ``EnvGame`` and an ``EnvState`` over a verified clone.
+
+    Raises:
+        GameOverError: no agents remain, or the agent to move is terminated or truncated.
+        NoLegalActionError: the agent to move has no legal action.
+        NotResetError: the env has not been reset.
+        CloneError: the env cannot be adapted (not an AEC env, uncopyable contents, a clone that
+            does not match the original, an OpenSpiel game with chance or simultaneous moves).
+    """
+    if not isinstance(env, AECEnv):
+        raise CloneError(
+            f"game_from_env expects a PettingZoo AECEnv, got {type(env).__name__} "
+            "(wrap a ParallelEnv with pettingzoo.utils.parallel_to_aec)"
+        )
+    raw = env.unwrapped
+    if isinstance(raw, BoardGameEnv):
+        check_live(env, raw.agents, raw.agent_selection, raw.terminations, raw.truncations)
+        game, state = raw.game, raw.state
+        if game.is_terminal(state):
+            raise GameOverError(f"the game in {env} is over")
+        if not game.legal_actions(state):
+            raise NoLegalActionError(f"{raw.agent_selection} has no legal action in {env}")
+        return game, state
+    openspiel_type = openspiel_env_type()
+    if openspiel_type is not None and isinstance(raw, openspiel_type):
+        return openspiel_game(env, raw)
+    return env_game(env)

@@ -1,0 +1,252 @@
+"""Anyone else's PettingZoo AEC env as a ``Game``: states are verified clones of the env.
+
+The generic, slower path of ``game_from_env``: ``EnvGame.next_state`` clones the state's env
+(``mcts_agents.cloning``, which copies what ``copy.deepcopy`` of a PettingZoo classic env gets
+wrong) and steps the clone.
+"""
+
+from __future__ import annotations
+
+import operator
+import random
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from mcts_agents.aec import bookkeeper, bookkeeping, check_live, describe_env, info_mask
+from mcts_agents.cloning import Memo, clone_with_memo, verified_clone
+from mcts_agents.errors import CloneError, GameOverError, IllegalActionError, NoLegalActionError
+
+__all__ = ["EnvGame", "EnvState", "ReachableEnvGame", "env_game"]
+
+
+class EnvState:
+    """A position of an env clone, treated as immutable (``EnvGame`` clones before stepping).
+
+    Attributes:
+        env: the clone (never stepped once it is in a state).
+        book: the object of ``env``'s wrapper chain that holds the AEC bookkeeping (``agents``,
+            ``agent_selection``, ...), read directly to skip the wrappers' ``__getattr__``.
+        rewards: per-player sum of ``env.rewards`` over the steps since the search's root.
+        player: index of the agent to move in ``possible_agents`` (-1 when none is left).
+        terminal: no agents remain, or every remaining agent is terminated or truncated.
+    """
+
+    __slots__ = ("_key", "_legal", "book", "env", "player", "rewards", "terminal")
+
+    def __init__(
+        self, env: Any, book: Any, rewards: list[float], player: int, terminal: bool
+    ) -> None:
+        self.env = env
+        self.book = book
+        self.rewards = rewards
+        self.player = player
+        self.terminal = terminal
+        self._legal: list[int] | None = None
+        self._key: Hashable | None = None
+
+
+class EnvGame:
+    """``Game`` over clones of any AEC env (the generic, slower path).
+
+    ``next_state`` clones the state's env and steps the clone; a dead agent whose turn comes up
+    while others play on is stepped with ``None``, as the AEC loop does. Legal actions come from
+    ``observation["action_mask"]``, else ``info["action_mask"]``, else (no mask at all) every
+    action of a ``Discrete`` space. Returns are the rewards summed since the root (PettingZoo's
+    classic games pay at the end). The key is the unwrapped env's ``state_key()`` if it has one,
+    else the agent to move, the agents left and the bytes of every agent's observation.
+
+    Gymnasium spaces are copied from the live env once, then shared by all clones of a search.
+    """
+
+    def __init__(self, env: Any, memo: Memo) -> None:
+        self.agents: tuple[Any, ...] = tuple(env.possible_agents)
+        self.num_players = len(self.agents)
+        self._index = {agent: i for i, agent in enumerate(self.agents)}
+        # Spaces are specs, not position: copied once from the live env, shared by the clones.
+        self._shared: Memo = {id(v): v for v in memo.values() if isinstance(v, spaces.Space)}
+        raw = env.unwrapped
+        self._state_key = callable(getattr(raw, "state_key", None))
+        self._mask_source = self._find_mask_source(env)
+        # A mask's index i is action ``start + i`` of a Discrete space (start is usually 0).
+        self._start = {a: int(getattr(env.action_space(a), "start", 0)) for a in self.agents}
+
+    def _find_mask_source(self, env: Any) -> str:
+        agent = env.agent_selection
+        observation = env.observe(agent)
+        if isinstance(observation, dict) and "action_mask" in observation:
+            return "observation"
+        if info_mask(env, agent) is not None:
+            return "info"
+        space = env.action_space(agent)
+        if isinstance(space, spaces.Discrete):
+            return "all"
+        raise CloneError(
+            f"{type(env.unwrapped).__name__} has no action mask and a {type(space).__name__} "
+            "action space; the search needs a Discrete space or a mask"
+        )
+
+    # -------------------------------------------------------------- states
+    def root(self, env: Any) -> EnvState:
+        """The root state over ``env`` (a verified clone, from now on never stepped)."""
+        return self._state(env, bookkeeper(env), [0.0] * self.num_players)
+
+    def _state(self, env: Any, book: Any, rewards: list[float]) -> EnvState:
+        agents, terminations, truncations = book.agents, book.terminations, book.truncations
+        terminal = not agents or all(terminations[a] or truncations[a] for a in agents)
+        return EnvState(env, book, rewards, self._index.get(book.agent_selection, -1), terminal)
+
+    def clone_state(self, state: EnvState) -> tuple[Any, Any]:
+        """A private copy of ``state``'s env to step, and its bookkeeping object."""
+        memo = dict(self._shared)
+        env = clone_with_memo(state.env, memo)
+        return env, memo[id(state.book)]
+
+    def _advance(self, env: Any, book: Any, action: Any, rewards: list[float]) -> bool:
+        """Step ``env`` in place with ``action``, then ``None`` for dead agents to move.
+
+        Returns whether the game is over.
+        """
+        index = self._index
+        env.step(action)
+        for _ in range(self.num_players + 1):
+            for agent, reward in book.rewards.items():
+                if reward:
+                    rewards[index[agent]] += float(reward)
+            agents, terminations, truncations = book.agents, book.terminations, book.truncations
+            if not agents or all(terminations[a] or truncations[a] for a in agents):
+                return True
+            selected = book.agent_selection
+            if not (terminations[selected] or truncations[selected]):
+                return False
+            env.step(None)
+        raise CloneError(
+            f"{type(env.unwrapped).__name__}: stepping finished agents with None does not reach "
+            "a live agent"
+        )
+
+    # -------------------------------------------------------------- the Game protocol
+    def to_play(self, state: EnvState) -> int:
+        return state.player
+
+    def legal_actions(self, state: EnvState) -> list[int]:
+        legal = state._legal
+        if legal is None:
+            legal = state._legal = [] if state.terminal else self._legal_now(state.env, state.book)
+        return list(legal)
+
+    def _legal_now(self, env: Any, book: Any, observation: Any = None) -> list[int]:
+        """Legal actions of the agent to move (``observation``: its observation, if at hand)."""
+        agent = book.agent_selection
+        source = self._mask_source
+        if source == "observation":
+            if observation is None:
+                observation = env.observe(agent)
+            mask = observation["action_mask"]
+        elif source == "info":
+            mask = book.infos[agent]["action_mask"]
+        else:
+            space = env.action_space(agent)
+            return list(range(int(space.start), int(space.start + space.n)))
+        actions: list[int] = np.flatnonzero(mask).tolist()
+        if not actions:
+            raise NoLegalActionError(
+                f"{agent} has no legal action in a clone of {type(env.unwrapped).__name__}, "
+                "whose game is not over"
+            )
+        start = self._start[agent]
+        return [a + start for a in actions] if start else actions
+
+    def next_state(self, state: EnvState, action: int) -> EnvState:
+        legal = state._legal if state._legal is not None else self.legal_actions(state)
+        if action not in legal:
+            raise IllegalActionError(
+                f"action {action!r} is not legal in this {type(state.env.unwrapped).__name__} "
+                f"position; legal: {legal}"
+            )
+        env, book = self.clone_state(state)
+        rewards = list(state.rewards)
+        self._advance(env, book, operator.index(action), rewards)
+        return self._state(env, book, rewards)
+
+    def is_terminal(self, state: EnvState) -> bool:
+        return state.terminal
+
+    def returns(self, state: EnvState) -> tuple[float, ...]:
+        return tuple(state.rewards)
+
+    def key(self, state: EnvState) -> Hashable:
+        key = state._key
+        if key is None:
+            env, book = state.env, state.book
+            if self._state_key:
+                key = env.unwrapped.state_key()
+            else:
+                agents = tuple(book.agents)
+                selected = book.agent_selection
+                observed = [env.observe(agent) for agent in agents]
+                seen = tuple(_freeze(observation) for observation in observed)
+                if self._mask_source == "info":
+                    seen += (_freeze(info_mask(book, selected)),)
+                elif state._legal is None and not state.terminal and selected in agents:
+                    # the search asks for the key, then the legal actions: observe once
+                    mover = observed[agents.index(selected)]
+                    state._legal = self._legal_now(env, book, mover)
+                key = (selected, agents, seen)
+            state._key = key
+        return key
+
+    def rollout(self, state: EnvState, rng: random.Random) -> tuple[float, ...]:
+        """Uniformly random playout on one private clone (same moves as ``default_rollout``)."""
+        if state.terminal:
+            return tuple(state.rewards)
+        env, book = self.clone_state(state)
+        rewards = list(state.rewards)
+        actions = state._legal if state._legal is not None else self._legal_now(env, book)
+        while not self._advance(env, book, actions[int(rng.random() * len(actions))], rewards):
+            actions = self._legal_now(env, book)
+        return tuple(rewards)
+
+
+class ReachableEnvGame(EnvGame):
+    """``EnvGame`` for an env whose unwrapped env offers ``is_reachable(key)``."""
+
+    def is_reachable(self, state: EnvState, key: Hashable) -> bool:
+        """Could the position with ``key`` occur at or after ``state``?"""
+        return bool(state.env.unwrapped.is_reachable(key))
+
+
+def _freeze(x: Any) -> Hashable:
+    """A hashable, equality-preserving form of an observation."""
+    if isinstance(x, np.ndarray):
+        return (x.shape, x.tobytes()) if not x.dtype.hasobject else _freeze(x.tolist())
+    if isinstance(x, dict):
+        return tuple((k, _freeze(v)) for k, v in x.items())
+    if isinstance(x, (list, tuple)):
+        return tuple(_freeze(v) for v in x)
+    if isinstance(x, np.generic):
+        return x.item()
+    try:
+        hash(x)
+    except TypeError:
+        return repr(x)
+    return x
+
+
+def env_game(env: Any) -> tuple[EnvGame, EnvState]:
+    """The generic game over a verified clone of ``env``, and its root state."""
+    agents, selected, terminations, truncations = bookkeeping(env)
+    check_live(env, agents, selected, terminations, truncations)
+    if selected not in env.possible_agents:
+        raise CloneError(f"{describe_env(env)}: agent to move {selected!r} is not a possible agent")
+    memo: Memo = {}
+    clone = verified_clone(env, memo)
+    cls = ReachableEnvGame if callable(getattr(env.unwrapped, "is_reachable", None)) else EnvGame
+    game = cls(clone, memo)
+    root = game.root(clone)
+    if root.terminal:
+        raise GameOverError(f"the game in {env} is over")
+    game.legal_actions(root)  # raises NoLegalActionError for a stuck live env
+    return game, root

@@ -1,0 +1,38 @@
+"""Matches and round-robin tournaments between agents, with seeds, seat swapping and ratings.
+
+Modules, in the order data flows:
+
+- ``entrants``: agents from specs, factories or instances; the env to play in;
+- ``match``: ``play_match`` and ``tournament`` decide the games (seats, seeds);
+- ``runner``: skips games already in the results file and plays the rest;
+- ``backends``: plays them here, in worker processes or as Ray tasks;
+- ``games``: one game (``mcts_agents.play.play_game``) and its record;
+- ``records``: the JSONL results file (header, a line per game, resume);
+- ``results`` and ``plots``: standings, score matrix, Elo, tables and figures.
+
+Every game is played by ``games.run_game`` from a picklable task, in this process, in a pool of
+worker processes or as Ray remote tasks, so all three give the same games. Each game gets its
+own seed derived from ``(seed, game index)``; the env is reset with it and every agent gets a
+seed derived from it. Specs and factories build a fresh agent for every game (no search table
+survives from one game to the next); agent instances are ``reset(seed=...)`` before every game.
+"""
+
+from __future__ import annotations
+
+from mcts_agents.arena.backends import BACKENDS
+from mcts_agents.arena.match import play_match, tournament
+from mcts_agents.arena.results import AgentStats, ArenaResult, MatchResult, TournamentResult
+from mcts_agents.errors import RayNotInstalledError
+from mcts_agents.seeding import derive_seed
+
+__all__ = [
+    "BACKENDS",
+    "AgentStats",
+    "ArenaResult",
+    "MatchResult",
+    "RayNotInstalledError",
+    "TournamentResult",
+    "derive_seed",
+    "play_match",
+    "tournament",
+]

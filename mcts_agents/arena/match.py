@@ -1,0 +1,151 @@
+"""Matches and round robins: which games to play, with which seats and seeds.
+
+Game ``i`` of a match puts agent ``(s + i) % n`` in seat ``s``; a round robin plays every pair,
+seats swapped game by game. Every game has its own seed, ``derive_seed(seed, index)``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from mcts_agents.arena.entrants import Entrant, env_factory, env_label, make_entrants
+from mcts_agents.arena.games import GameTask
+from mcts_agents.arena.results import MatchResult, TournamentResult
+from mcts_agents.arena.runner import run_tasks
+from mcts_agents.seeding import derive_seed
+
+__all__ = ["play_match", "tournament"]
+
+
+def _prepare(
+    env_fn: Any, agents: Any, seed: int
+) -> tuple[Callable[[], Any], str, int, list[Entrant]]:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    make = env_factory(env_fn)
+    env = make()
+    return make, env_label(make, env), len(env.possible_agents), make_entrants(agents)
+
+
+def _check_count(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+
+
+def play_match(
+    env_fn: Any,
+    agents: Sequence[Any],
+    games: int,
+    seed: int = 0,
+    *,
+    workers: int = 1,
+    out: str | os.PathLike[str] | None = None,
+    progress: bool = False,
+    backend: str = "process",
+    address: str | None = None,
+) -> MatchResult:
+    """Play ``games`` games between ``agents``, one per seat, rotating seats game by game.
+
+    Args:
+        env_fn: an env spec (``"connect_four:width=8"``), an ``EnvSpec``, or a zero-argument
+            callable returning a fresh PettingZoo AEC env.
+        agents: one per seat; each an agent spec string, an ``AgentSpec``, a factory
+            (zero-argument callable returning a fresh agent) or an agent instance (anything
+            with ``act(env)``; ``reset(seed=...)`` is called before every game if it has one).
+        games: number of games; game ``i`` puts agent ``(s + i) % n`` in seat ``s``.
+        seed: the match seed; game ``i`` is seeded by ``derive_seed(seed, i)``.
+        workers: processes (``spawn``; agents and env_fn must pickle: specs or module-level
+            factories). Results are the same for every number of workers.
+        out: a JSONL file: a header line, then one line per game as it finishes; a rerun with
+            the same file resumes (only missing games are played).
+        progress: a tqdm bar on stderr (log lines without tqdm).
+        backend: ``"process"`` or ``"ray"`` (Ray remote tasks; ``workers`` is then left to Ray).
+        address: the Ray cluster's address (``None``: reuse an initialised Ray or start a
+            local one).
+    """
+    make, env_name, seats, entrants = _prepare(env_fn, agents, seed)
+    _check_count("games", games)
+    if len(entrants) != seats:
+        raise ValueError(
+            f"{env_name} has {seats} seats but {len(entrants)} agents were given: "
+            f"{[e.name for e in entrants]}"
+        )
+    n = len(entrants)
+    tasks = [
+        GameTask(i, derive_seed(seed, i), make, env_name,
+                  tuple(entrants[(s + i) % n] for s in range(n)))
+        for i in range(games)
+    ]  # fmt: skip
+    header = {
+        "type": "header",
+        "version": 1,
+        "kind": "match",
+        "env": env_name,
+        "agents": [e.name for e in entrants],
+        "specs": [e.spec for e in entrants],
+        "seed": seed,
+        "games": games,
+    }
+    records = run_tasks(
+        tasks, header, workers=workers, out=out, progress=progress, backend=backend,
+        address=address,
+    )  # fmt: skip
+    return MatchResult(env_name, [e.name for e in entrants], seed, records)
+
+
+def tournament(
+    env_fn: Any,
+    agents: Sequence[Any] | Mapping[str, Any],
+    games_per_pair: int,
+    seed: int = 0,
+    *,
+    anchor: str | None = None,
+    workers: int = 1,
+    out: str | os.PathLike[str] | None = None,
+    progress: bool = False,
+    backend: str = "process",
+    address: str | None = None,
+) -> TournamentResult:
+    """Round robin in a 2-player env: every pair plays ``games_per_pair`` games, seats swapped.
+
+    ``agents`` is as in ``play_match`` or a dict ``name -> agent``. Elo ratings (Bradley-Terry,
+    95% CIs) are anchored so that ``anchor`` (default: the first agent) has Elo 0. The other
+    arguments are those of ``play_match``; the games of pair ``p`` have indices
+    ``p * games_per_pair ...``.
+    """
+    make, env_name, seats, entrants = _prepare(env_fn, agents, seed)
+    _check_count("games_per_pair", games_per_pair)
+    if seats != 2:
+        raise ValueError(f"a round robin needs a 2-player env; {env_name} has {seats} seats")
+    if len(entrants) < 2:
+        raise ValueError(f"a tournament needs at least 2 agents, got {[e.name for e in entrants]}")
+    names = [e.name for e in entrants]
+    anchor = names[0] if anchor is None else anchor
+    if anchor not in names:
+        raise ValueError(f"anchor {anchor!r} is not one of the agents {names}")
+    tasks = []
+    for p, (i, j) in enumerate(itertools.combinations(range(len(entrants)), 2)):
+        for g in range(games_per_pair):
+            index = p * games_per_pair + g
+            pair = (entrants[i], entrants[j]) if g % 2 == 0 else (entrants[j], entrants[i])
+            tasks.append(GameTask(index, derive_seed(seed, index), make, env_name, pair))
+    header = {
+        "type": "header",
+        "version": 1,
+        "kind": "tournament",
+        "env": env_name,
+        "agents": names,
+        "specs": [e.spec for e in entrants],
+        "seed": seed,
+        "games_per_pair": games_per_pair,
+    }
+    records = run_tasks(
+        tasks, header, workers=workers, out=out, progress=progress, backend=backend,
+        address=address,
+    )  # fmt: skip
+    return TournamentResult(
+        env_name, names, seed, records, games_per_pair=games_per_pair, anchor=anchor
+    )

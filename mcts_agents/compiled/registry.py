@@ -1,0 +1,126 @@
+"""Which compiled kernels exist, for which game types, and whether one can run a search.
+
+A kernel is registered for a rules-core type with ``register_kernel``: the import path of its
+searcher class (a ``Searcher`` built as ``cls(game, budget, config, seed)``), a check of the
+game's parameters that reads only the rules' public layout, and the option values the kernel
+implements. Nothing here imports numba: a kernel module is imported when a search needs it.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcts_agents.config import Budget, SearchConfig
+from mcts_agents.searcher import Searcher
+
+__all__ = [
+    "KernelEntry",
+    "kernel_entry",
+    "make_compiled_searcher",
+    "numba_available",
+    "register_kernel",
+    "registered_kernels",
+    "unsupported",
+    "warm_up",
+]
+
+
+@dataclass(frozen=True)
+class KernelEntry:
+    """A compiled kernel for one rules-core type.
+
+    Attributes:
+        game_type: the rules core it plays (subclasses too).
+        searcher: ``"module:Class"`` of its ``Searcher``, built as ``Class(game, budget, config,
+            seed)``; the module also has ``warm_up()``, which compiles or loads the kernel.
+        supports: ``(game) -> None`` if the kernel plays this game's parameters, else a
+            sentence saying why not; reads only the game's public attributes.
+        options: ``SearchConfig`` fields the kernel implements only at these values.
+    """
+
+    game_type: type
+    searcher: str
+    supports: Callable[[Any], str | None]
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def searcher_class(self) -> type:
+        module, _, name = self.searcher.partition(":")
+        cls: type = getattr(importlib.import_module(module), name)
+        return cls
+
+
+_KERNELS: dict[type, KernelEntry] = {}
+
+
+def register_kernel(entry: KernelEntry) -> None:
+    """Register (or replace) the kernel for ``entry.game_type``."""
+    if not isinstance(entry, KernelEntry):
+        raise TypeError(f"register_kernel expects a KernelEntry, got {type(entry).__name__}")
+    _KERNELS[entry.game_type] = entry
+
+
+def registered_kernels() -> list[KernelEntry]:
+    """Every registered kernel, in registration order."""
+    return list(_KERNELS.values())
+
+
+def kernel_entry(game: Any) -> KernelEntry | None:
+    """The kernel registered for ``type(game)`` or its nearest base class, if any."""
+    for cls in type(game).__mro__:
+        entry = _KERNELS.get(cls)
+        if entry is not None:
+            return entry
+    return None
+
+
+@functools.cache
+def numba_available() -> bool:
+    """Whether numba can be imported (without importing it; looked up once per process)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def unsupported(game: Any, config: SearchConfig) -> str | None:
+    """Why no kernel can run this search (a sentence), or ``None`` if one can."""
+    if not numba_available():
+        return "numba is not installed (pip install 'mcts-agents[fast]')"
+    entry = kernel_entry(game)
+    if entry is None:
+        names = ", ".join(e.game_type.__name__ for e in _KERNELS.values()) or "none"
+        return f"no compiled kernel for {type(game).__name__} (kernels: {names})"
+    reason = entry.supports(game)
+    if reason is not None:
+        return reason
+    for name, wanted in entry.options.items():
+        value = getattr(config, name)
+        if value != wanted:
+            return f"the compiled kernel needs {name}={wanted!r}, got {value!r}"
+    return None
+
+
+def make_compiled_searcher(
+    game: Any, budget: Budget, config: SearchConfig, seed: int | None = None
+) -> Searcher:
+    """The compiled searcher for ``game`` (``unsupported`` must have said ``None``)."""
+    entry = kernel_entry(game)
+    if entry is None:
+        raise ValueError(f"no compiled kernel is registered for {type(game).__name__}")
+    searcher: Searcher = entry.searcher_class()(game, budget, config, seed)
+    return searcher
+
+
+def warm_up() -> None:
+    """Compile or load every registered kernel now (a no-op without numba).
+
+    Searchers load their kernel when built, outside any time budget; calling this ahead (in a
+    pool worker's initializer, say) keeps even that out of a timed game.
+    """
+    if not numba_available():
+        return
+    for entry in _KERNELS.values():
+        module = importlib.import_module(entry.searcher.partition(":")[0])
+        module.warm_up()

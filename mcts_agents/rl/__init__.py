@@ -1,0 +1,15 @@
+"""Reinforcement-learning glue: a Gymnasium env against an opponent, and policies as agents.
+
+``SingleAgentVsOpponent`` (``single_agent``) turns one seat of a PettingZoo AEC game into a
+single-agent ``gymnasium.Env`` whose opponents, e.g. an ``MCTSAgent``, move inside ``reset`` and
+``step``. ``PolicyAgent`` (``policy``) goes the other way: a policy callable or a trained
+Stable-Baselines3 model as an agent for the arena and the standard AEC loop. Neither imports
+Stable-Baselines3 or torch.
+"""
+
+from __future__ import annotations
+
+from mcts_agents.rl.policy import Policy, PolicyAgent
+from mcts_agents.rl.single_agent import IllegalActionMode, SingleAgentVsOpponent
+
+__all__ = ["IllegalActionMode", "Policy", "PolicyAgent", "SingleAgentVsOpponent"]

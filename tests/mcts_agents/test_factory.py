@@ -1,0 +1,69 @@
+"""``make_searcher`` and ``backends.local_searcher``: which searcher plays which game."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcts_agents import (
+    MCTS,
+    Budget,
+    InvalidOptionError,
+    RootParallelSearch,
+    SearchConfig,
+    Searcher,
+    make_searcher,
+)
+from mcts_agents.compiled.connect_four import CompiledConnectFour
+from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.mnk import MNK
+
+BUDGET = Budget(iterations=50)
+
+
+def test_auto_picks_the_kernel_where_one_is_registered_and_python_elsewhere() -> None:
+    assert isinstance(make_searcher(ConnectFour(), BUDGET), CompiledConnectFour)
+    assert type(make_searcher(MNK(3, 3, 3), BUDGET)) is MCTS
+    assert type(make_searcher(ConnectFour(k=3), BUDGET)) is MCTS  # the kernel needs k == 4
+    python = SearchConfig(backend="python")
+    assert type(make_searcher(ConnectFour(), BUDGET, python)) is MCTS
+    puct = SearchConfig(selection="puct")  # the kernel implements UCB1 only
+    assert type(make_searcher(ConnectFour(), BUDGET, puct)) is MCTS
+
+
+def test_backend_numba_says_why_it_cannot_run() -> None:
+    numba = SearchConfig(backend="numba")
+    with pytest.raises(InvalidOptionError, match="no compiled kernel for MNK"):
+        make_searcher(MNK(3, 3, 3), BUDGET, numba)
+    with pytest.raises(InvalidOptionError, match="needs selection='ucb1', got 'puct'"):
+        make_searcher(ConnectFour(), BUDGET, SearchConfig(backend="numba", selection="puct"))
+    with pytest.raises(InvalidOptionError, match=r"make_searcher"):
+        MCTS(BUDGET, numba)  # the Python search is not a chooser
+
+
+def test_workers_give_root_parallelism_and_check_the_backend_at_once() -> None:
+    searcher = make_searcher(ConnectFour(), BUDGET, workers=2)
+    assert isinstance(searcher, RootParallelSearch) and not searcher.started
+    assert isinstance(searcher.local, CompiledConnectFour)  # the search in this process
+    with pytest.raises(InvalidOptionError, match="no compiled kernel for MNK"):
+        make_searcher(MNK(3, 3, 3), BUDGET, SearchConfig(backend="numba"), workers=2)
+    with pytest.raises(InvalidOptionError, match="workers"):
+        make_searcher(ConnectFour(), BUDGET, workers=0)
+
+
+@pytest.mark.parametrize("game", [ConnectFour(), MNK(3, 3, 3)], ids=["kernel", "python"])
+def test_every_searcher_keeps_the_protocol(game: object) -> None:
+    """Search, keep the table, reset it; same seed, same result."""
+    searchers = [make_searcher(game, BUDGET, seed=7), make_searcher(game, BUDGET, seed=7)]  # type: ignore[arg-type]
+    for searcher in searchers:
+        assert isinstance(searcher, Searcher)
+    state = game.initial_state()  # type: ignore[attr-defined]
+    first, twin = (s.search(game, state) for s in searchers)  # type: ignore[arg-type]
+    assert first.children == twin.children and first.iterations == 50
+    searcher = searchers[0]
+    assert searcher.table_size() == first.nodes == len(searcher.table_keys()) > 1
+    assert game.key(state) in set(searcher.table_keys())  # type: ignore[attr-defined]
+    searcher.reset(seed=7)
+    assert searcher.table_size() == 0
+    again = searcher.search(game, state)  # type: ignore[arg-type]
+    assert again.reused_nodes == 0 and again.children == first.children
+    searcher.close()
