@@ -280,7 +280,7 @@ def test_evaluator_and_rollout_depth_options() -> None:
 # --------------------------------------------------------------------------- anyone's env
 def _play_through_generic_adapter(env: Any, agents: dict[str, Any]) -> dict[str, float]:
     """The standard loop; every search must pick a legal move and leave the env untouched."""
-    from tests.mcts_agents.test_adapters import fingerprint
+    from tests.mcts_agents.adapters.support import fingerprint
 
     totals = dict.fromkeys(env.possible_agents, 0.0)
     for agent in env.agent_iter():

@@ -1,0 +1,348 @@
+"""``mcts_agents.adapters.generic``: ``EnvGame`` over clones of PettingZoo classic and toy envs.
+
+Differential tests play random games in PettingZoo's classic envs side by side with the
+adapter's ``Game`` and compare legal moves, observations and outcomes at every step;
+fingerprints prove the live env is left bit for bit as it was. Toy AEC envs check exact
+outcomes, ``state_key``/``is_reachable``, dead agents stepped with ``None`` and stuck envs.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from mcts_agents.adapters import EnvGame, game_from_env
+from mcts_agents.errors import GameOverError, IllegalActionError, NoLegalActionError
+from mcts_agents.game import default_rollout
+from tests.mcts_agents.adapters.support import (
+    Pile,
+    fingerprint,
+    is_over,
+    mask_actions,
+    new_classic,
+    observations,
+    same,
+)
+
+CLASSIC = ["connect_four_v3", "tictactoe_v3"]
+
+
+# --------------------------------------------------------------------------- helpers
+def play_random(env: Any, rng: random.Random, moves: int) -> None:
+    for _ in range(moves):
+        if is_over(env):
+            return
+        actions = mask_actions(env)
+        env.step(actions[int(rng.random() * len(actions))])
+
+
+# --------------------------------------------------------------------------- classic envs
+@pytest.mark.parametrize("render_mode", [None, "rgb_array"])
+@pytest.mark.parametrize("name", CLASSIC)
+def test_generic_game_agrees_with_classic_env_in_random_games(
+    name: str, render_mode: str | None
+) -> None:
+    for seed in range(6):
+        env = new_classic(name, render_mode, seed)
+        rng = random.Random(seed)
+        game, state = game_from_env(env)
+        assert isinstance(game, EnvGame)
+        assert game.num_players == 2
+        while not is_over(env):
+            assert not game.is_terminal(state)
+            assert game.to_play(state) == env.possible_agents.index(env.agent_selection)
+            assert game.legal_actions(state) == mask_actions(env)
+            fresh_game, fresh = game_from_env(env)  # a new root agrees with the walked state
+            assert fresh_game.key(fresh) == game.key(state)
+            assert fresh_game.legal_actions(fresh) == game.legal_actions(state)
+            actions = game.legal_actions(state)
+            action = actions[int(rng.random() * len(actions))]
+            state = game.next_state(state, action)
+            env.step(action)
+            assert same(observations(state.env), observations(env))
+            assert state.env.agent_selection == env.agent_selection
+        assert game.is_terminal(state)
+        assert game.legal_actions(state) == []
+        expected = tuple(float(env._cumulative_rewards[a]) for a in env.possible_agents)
+        assert game.returns(state) == expected
+        assert sorted(expected) in ([-1.0, 1.0], [0.0, 0.0])
+        with pytest.raises(GameOverError):
+            game_from_env(env)
+
+
+@pytest.mark.parametrize("observe_first", [False, True])
+@pytest.mark.parametrize("render_mode", [None, "rgb_array"])
+@pytest.mark.parametrize("name", CLASSIC)
+def test_live_classic_env_unchanged_by_game_and_playouts(
+    name: str, render_mode: str | None, observe_first: bool
+) -> None:
+    env = new_classic(name, render_mode, seed=3)
+    play_random(env, random.Random(3), 3)
+    if observe_first:
+        env.last()  # sets TerminateIllegalWrapper._prev_obs, as the usual agent loop does
+    if render_mode is not None:
+        env.render()
+    obs_before = observations(env)  # observing first: it rebinds TerminateIllegal's _prev_obs
+    before = fingerprint(env)
+    game, root = game_from_env(env)
+    assert isinstance(game, EnvGame)
+    rng = random.Random(0)
+    for _ in range(150):
+        default_rollout(game, root, rng)
+        game.rollout(root, rng)
+    for action in game.legal_actions(root):
+        game.key(game.next_state(root, action))
+    assert fingerprint(env) == before
+    assert same(observations(env), obs_before)
+    if render_mode is not None:
+        assert env.render().shape[-1] == 3  # the live env still draws
+
+
+def test_spaces_copied_from_live_env_once_then_shared_by_clones() -> None:
+    env = new_classic("connect_four_v3")
+    game, root = game_from_env(env)
+    child = game.next_state(root, 3)
+    live = env.unwrapped.action_spaces["player_0"]
+    assert root.env.unwrapped.action_spaces["player_0"] is not live
+    assert (
+        child.env.unwrapped.action_spaces["player_0"]
+        is root.env.unwrapped.action_spaces["player_0"]
+    )
+
+
+@pytest.mark.parametrize("name", CLASSIC)
+def test_fast_rollout_plays_the_same_moves_as_default_rollout(name: str) -> None:
+    env = new_classic(name)
+    game, root = game_from_env(env)
+    assert isinstance(game, EnvGame)
+    fast = [game.rollout(root, random.Random(seed)) for seed in range(30)]
+    slow = [default_rollout(game, root, random.Random(seed)) for seed in range(30)]
+    assert fast == slow
+    assert {r[0] for r in fast} <= {-1.0, 0.0, 1.0}
+    assert all(r[0] == -r[1] for r in fast)
+
+
+def test_next_state_refuses_illegal_action_and_leaves_state_untouched() -> None:
+    env = new_classic("tictactoe_v3")
+    env.step(4)
+    game, root = game_from_env(env)
+    before = fingerprint(root.env)
+    with pytest.raises(IllegalActionError, match="4"):
+        game.next_state(root, 4)
+    game.next_state(root, 0)
+    assert fingerprint(root.env) == before
+
+
+# --------------------------------------------------------------------------- transpositions
+def test_connect_four_keys_equal_for_transposed_move_orders() -> None:
+    env = new_classic("connect_four_v3")
+    game, root = game_from_env(env)
+
+    def walk(moves: list[int]) -> Any:
+        state = root
+        for move in moves:
+            state = game.next_state(state, move)
+        return game.key(state)
+
+    assert walk([0, 1, 2, 3]) == walk([2, 3, 0, 1]) == walk([2, 1, 0, 3])
+    assert walk([0, 1, 2, 3]) != walk([1, 0, 2, 3])  # other stones in columns 0 and 1
+    assert walk([3, 3]) != walk([3])
+    other = new_classic("connect_four_v3")  # the live env reached the other way: same key
+    for move in (2, 3, 0, 1):
+        other.step(move)
+    other_game, other_root = game_from_env(other)
+    assert other_game.key(other_root) == walk([0, 1, 2, 3])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    columns=st.permutations(range(7)).map(lambda p: p[:6]),
+    order_0=st.permutations(range(3)),
+    order_1=st.permutations(range(3)),
+)
+def test_connect_four_keys_property_transposed_orders(
+    columns: list[int], order_0: list[int], order_1: list[int]
+) -> None:
+    """Each player drops 3 stones in distinct columns: any order of each gives one position."""
+    env = new_classic("connect_four_v3")
+    game, root = game_from_env(env)
+    mine, theirs = list(columns[:3]), list(columns[3:])
+    keys = set()
+    for ours, others in (
+        (mine, theirs),
+        ([mine[i] for i in order_0], [theirs[i] for i in order_1]),
+    ):
+        state = root
+        for a, b in zip(ours, others, strict=True):
+            state = game.next_state(game.next_state(state, a), b)
+        keys.add(game.key(state))
+    assert len(keys) == 1
+
+
+# --------------------------------------------------------------------------- toy AEC envs
+def pile_value(stones: int) -> float:
+    """Exact value for the player to move: a multiple of 3 loses."""
+    return -1.0 if stones % 3 == 0 else 1.0
+
+
+@pytest.mark.parametrize("mask_in", ["observation", "info", "none"])
+def test_toy_env_game_plays_exact_outcomes(mask_in: str) -> None:
+    env = wrappers.OrderEnforcingWrapper(Pile(7, mask_in))
+    env.reset()
+    env.step(0)  # 6 stones left, b to move (a lost position for b)
+    game, root = game_from_env(env)
+    assert game.legal_actions(root) == [0, 1]
+    assert game.to_play(root) == 1
+
+    def solve(state: Any) -> float:
+        """Exhaustive minimax through the adapter's Game, from player 1's view."""
+        if game.is_terminal(state):
+            return game.returns(state)[1]
+        values = [solve(game.next_state(state, a)) for a in game.legal_actions(state)]
+        return max(values) if game.to_play(state) == 1 else min(values)
+
+    assert solve(root) == pile_value(6) == -1.0
+    assert solve(game.next_state(root, 0)) == -pile_value(5) == -1.0  # b moved to 5: a wins
+
+
+class KeyedPile(Pile):
+    """Offers ``state_key()`` and ``is_reachable(key)`` like our envs do."""
+
+    def state_key(self) -> Any:
+        return (self.stones, self.agent_selection)
+
+    def is_reachable(self, key: Any) -> bool:
+        return bool(key[0] <= self.stones)
+
+
+def test_env_state_key_and_is_reachable_are_used() -> None:
+    env = KeyedPile(7)
+    env.reset()
+    game, root = game_from_env(env)
+    child = game.next_state(root, 1)
+    assert game.key(root) == (7, "a")
+    assert game.key(child) == (5, "b")
+    assert game.is_reachable(child, (4, "a"))  # type: ignore[attr-defined]
+    assert not game.is_reachable(child, (6, "a"))  # type: ignore[attr-defined]
+    plain_env = Pile(7)
+    plain_env.reset()
+    plain, plain_root = game_from_env(plain_env)
+    assert not hasattr(plain, "is_reachable")
+    assert plain.key(plain_root) != game.key(root)  # observation bytes, not state_key()
+
+
+class Resign(AECEnv[str, dict[str, np.ndarray], int]):
+    """Three players pass (0) or resign (1, reward -1) in turn; the last one standing wins (+1).
+
+    A resigned agent is put to move first (``_deads_step_first``) and must step ``None`` while
+    the others play on, as PettingZoo's API has it; after ``max_moves`` all are truncated.
+    """
+
+    metadata = {"name": "resign_v0", "render_modes": [], "is_parallelizable": False}
+
+    def __init__(self, max_moves: int = 7) -> None:
+        super().__init__()
+        self.max_moves = max_moves
+        self.possible_agents = ["p0", "p1", "p2"]
+        self.action_spaces = {a: spaces.Discrete(2) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: spaces.Box(0, 100, shape=(4,), dtype=np.int64) for a in self.possible_agents
+        }
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self.moves = 0
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = "p0"
+        self._skip_agent_selection = None
+
+    def observe(self, agent: str) -> Any:
+        alive = [a in self.agents and not self.terminations[a] for a in self.possible_agents]
+        mover = agent == self.agent_selection and not self.terminations.get(agent, True)
+        return {
+            "observation": np.array([self.moves, *alive], dtype=np.int64),
+            "action_mask": np.array([mover, mover], dtype=np.int8),
+        }
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        self.moves += 1
+        if action == 1:
+            self.terminations[agent] = True
+            self.rewards[agent] = -1.0
+        alive = [a for a in self.agents if not self.terminations[a]]
+        if len(alive) == 1:
+            self.rewards[alive[0]] = 1.0
+            self.terminations[alive[0]] = True
+        elif self.moves >= self.max_moves:
+            self.truncations = dict.fromkeys(self.agents, True)
+        order = self.agents
+        for step in range(1, len(order) + 1):  # the next agent still playing
+            candidate = order[(order.index(agent) + step) % len(order)]
+            if candidate in alive or step == len(order):
+                self.agent_selection = candidate
+                break
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+
+def test_game_steps_dead_agents_with_none_like_the_aec_loop() -> None:
+    removed_midgame = 0
+    for seed in range(40):
+        env = Resign()
+        env.reset()
+        rng = random.Random(seed)
+        game, state = game_from_env(env)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        while not game.is_terminal(state):
+            assert game.to_play(state) == env.possible_agents.index(env.agent_selection)
+            assert game.legal_actions(state) == mask_actions(env) == [0, 1]
+            assert game_from_env(env)[0].key(game_from_env(env)[1]) == game.key(state)
+            action = rng.choice([0, 0, 1])
+            state = game.next_state(state, action)
+            env.step(action)
+            for agent, reward in env.rewards.items():
+                totals[agent] += reward
+            while (
+                env.agents
+                and is_over(env)
+                and not all(env.terminations[a] or env.truncations[a] for a in env.agents)
+            ):
+                env.step(None)  # what the usual loop does for a finished agent
+            assert state.env.agents == env.agents
+            assert same(observations(state.env), observations(env))
+            removed_midgame += len(env.agents) == 2 and not game.is_terminal(state)
+        assert game.returns(state) == tuple(totals[a] for a in env.possible_agents)
+        with pytest.raises(GameOverError):
+            game_from_env(env)
+    assert removed_midgame > 10  # the dead-agent path was exercised
+
+
+def test_toy_env_with_no_legal_action_while_live_raises() -> None:
+    env = Pile(0)
+    env.reset()
+    with pytest.raises(NoLegalActionError):
+        game_from_env(env)
