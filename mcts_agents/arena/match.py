@@ -30,6 +30,22 @@ def _prepare(
     return make, env_label(make, env), len(env.possible_agents), make_entrants(agents)
 
 
+def _header(
+    kind: str, env_name: str, entrants: Sequence[Entrant], seed: int, **extra: int
+) -> dict[str, Any]:
+    """The results file's first line: what was played, so a resumed run can be checked."""
+    return {
+        "type": "header",
+        "version": 1,
+        "kind": kind,
+        "env": env_name,
+        "agents": [e.name for e in entrants],
+        "specs": [e.spec for e in entrants],
+        "seed": seed,
+        **extra,
+    }
+
+
 def _check_count(name: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"{name} must be an int >= 0, got {value!r}")
@@ -79,16 +95,7 @@ def play_match(
                   tuple(entrants[(s + i) % n] for s in range(n)))
         for i in range(games)
     ]  # fmt: skip
-    header = {
-        "type": "header",
-        "version": 1,
-        "kind": "match",
-        "env": env_name,
-        "agents": [e.name for e in entrants],
-        "specs": [e.spec for e in entrants],
-        "seed": seed,
-        "games": games,
-    }
+    header = _header("match", env_name, entrants, seed, games=games)
     records = run_tasks(
         tasks, header, workers=workers, out=out, progress=progress, backend=backend,
         address=address,
@@ -132,16 +139,7 @@ def tournament(
             index = p * games_per_pair + g
             pair = (entrants[i], entrants[j]) if g % 2 == 0 else (entrants[j], entrants[i])
             tasks.append(GameTask(index, derive_seed(seed, index), make, env_name, pair))
-    header = {
-        "type": "header",
-        "version": 1,
-        "kind": "tournament",
-        "env": env_name,
-        "agents": names,
-        "specs": [e.spec for e in entrants],
-        "seed": seed,
-        "games_per_pair": games_per_pair,
-    }
+    header = _header("tournament", env_name, entrants, seed, games_per_pair=games_per_pair)
     records = run_tasks(
         tasks, header, workers=workers, out=out, progress=progress, backend=backend,
         address=address,
