@@ -4,6 +4,11 @@ The env keeps one immutable game state plus the AEC bookkeeping (agents, rewards
 terminations, ...). ``save_state`` and ``restore_state`` copy a handful of references, so they
 cost O(1) in the board size; the planner's fast path skips the AEC layer altogether and works on
 ``env.unwrapped.game`` and ``env.unwrapped.state``.
+
+Games with chance nodes (dice, deals) are resolved by the env: after ``reset`` and after every
+move, chance outcomes are drawn with the env's own seeded generator (``reset(seed=...)``) until
+a player is to move, so agents never act at a chance node. In games with private information
+every agent's observation shows only what it may see; ``information_set(agent)`` gives its key.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ class EnvSnapshot:
     cumulative_rewards: tuple[tuple[AgentID, float], ...]
     terminations: tuple[tuple[AgentID, bool], ...]
     truncations: tuple[tuple[AgentID, bool], ...]
+    rng_state: Any = None  # games with chance: the generator that draws the next outcomes
 
 
 class BoardGameEnv(AECEnv[AgentID, Observation, int]):
@@ -90,7 +96,9 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
         action_space = spaces.Discrete(game.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
-        self._state: Hashable = game.initial_state()
+        if game.has_chance:  # the initial deal needs a generator before reset (unseeded)
+            self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(None)
+        self._state: Hashable = self._resolve_chance(game.initial_state())
         self._start_bookkeeping()
 
     # ------------------------------------------------------------------ PettingZoo API
@@ -104,7 +112,7 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
         """Start a new game. The games are deterministic; ``seed`` seeds ``np_random``."""
         if seed is not None or not hasattr(self, "_np_random"):
             self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
-        self._state = self._game.initial_state()
+        self._state = self._resolve_chance(self._game.initial_state())
         self._start_bookkeeping()
 
     def _start_bookkeeping(self) -> None:
@@ -147,6 +155,8 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
         """
         game = self._game
         state = game.next_state(self._state, action)
+        if game.has_chance:
+            state = self._resolve_chance(state)
         self._state = state
         if game.is_terminal(state):
             self._cumulative_rewards[self.agent_selection] = 0.0
@@ -155,6 +165,14 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
             self._accumulate_rewards()
         else:
             self.agent_selection = self.possible_agents[game.to_play(state)]
+
+    def _resolve_chance(self, state: Hashable) -> Hashable:
+        """Draw chance outcomes with the env's generator until a player is to move (or the end)."""
+        game = self._game
+        if game.has_chance:
+            while game.is_chance(state):
+                state = game.next_state(state, game.sample_chance(state, self._np_random))
+        return state
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
@@ -196,6 +214,7 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
             cumulative_rewards=tuple(self._cumulative_rewards.items()),
             terminations=tuple(self.terminations.items()),
             truncations=tuple(self.truncations.items()),
+            rng_state=self._np_random.bit_generator.state if self._game.has_chance else None,
         )
 
     def restore_state(self, snapshot: EnvSnapshot) -> None:
@@ -210,6 +229,8 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
                 f"snapshot is of game {snapshot.spec}, this env plays {self._game.spec}"
             )
         self._state = snapshot.state
+        if snapshot.rng_state is not None:
+            self._np_random.bit_generator.state = snapshot.rng_state
         self.agents = list(snapshot.agents)
         self.agent_selection = snapshot.agent_selection
         self.rewards = dict(snapshot.rewards)
@@ -221,6 +242,11 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
     def state_key(self) -> Hashable:
         """Hashable transposition key of the current position."""
         return self._game.key(self._state)
+
+    def information_set(self, agent: AgentID) -> Hashable:
+        """Key of everything ``agent`` has observed (the state's key in perfect-information
+        games)."""
+        return self._game.information_set(self._state, self._index[agent])
 
     def is_reachable(self, key: Hashable) -> bool:
         """Could the position with ``key`` still occur in this game (now or later)?"""

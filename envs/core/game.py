@@ -7,6 +7,20 @@ constant tables, so one instance can be shared by any number of environments and
 
 States are plain Python values (ints used as bitboards, small tuples). ``next_state`` never
 changes its argument. Actions are ints in ``range(num_actions)``, the env's ``Discrete`` space.
+
+Chance and hidden information (card and dice games) use the same interface:
+
+- a chance node (``is_chance(state)``; ``to_play`` returns ``CHANCE``) has ``legal_actions``
+  that are its outcomes and ``chance_outcomes`` with their probabilities; ``next_state`` applies
+  an outcome like a move. The env samples chance nodes with its own seeded generator; a search
+  samples them with its own, so it never reads the env's future dice.
+- a game with private information sets ``perfect_information = False`` and implements
+  ``information_set(state, player)`` (a hashable key of everything ``player`` has observed,
+  perfect recall) and ``determinize(state, player, rng)`` (a full state drawn from what
+  ``player`` may believe: consistent with that information set, using only it and ``rng``), and
+  ``observation`` shows a player only what it may see.
+- ``return_range`` is the lowest and highest return a player can get (chips, points), so that a
+  search can normalise returns to [-1, 1] and call a result a win only at the top of the range.
 """
 
 from __future__ import annotations
@@ -23,9 +37,13 @@ from mcts_agents.envs.core.errors import ActionTypeError, GameOverError, Illegal
 
 S = TypeVar("S", bound=Hashable)
 
+#: ``to_play`` of a chance node.
+CHANCE = -2
+
 
 class BoardGame(ABC, Generic[S]):
-    """Pure rules of a turn-based, perfect-information game.
+    """Pure rules of a turn-based game: perfect information and deterministic by default, with
+    hooks for chance nodes and private information (see the module docstring).
 
     Subclasses set ``name``, ``num_players``, ``num_actions`` and ``observation_shape`` in
     ``__init__`` and implement the abstract methods. Everything else has a correct default that
@@ -40,6 +58,12 @@ class BoardGame(ABC, Generic[S]):
     acyclic: bool = True
     num_actions: int
     observation_shape: tuple[int, ...]
+    #: Some states are chance nodes (``is_chance``): dice, deals.
+    has_chance: bool = False
+    #: False: players hold private information (``information_set``, ``determinize``).
+    perfect_information: bool = True
+    #: The lowest and highest return any player can get.
+    return_range: tuple[float, float] = (-1.0, 1.0)
 
     # ----------------------------------------------------------------- the Game protocol
     @abstractmethod
@@ -78,11 +102,45 @@ class BoardGame(ABC, Generic[S]):
         return True
 
     def rollout(self, state: S, rng: random.Random) -> tuple[float, ...]:
-        """Play uniformly random moves from ``state`` to the end and return the returns."""
+        """Play uniformly random moves (chance outcomes by their probabilities) from ``state``
+        to the end and return the returns."""
+        chance = self.has_chance
         while not self.is_terminal(state):
+            if chance and self.is_chance(state):
+                state = self.next_state(state, self.sample_chance(state, rng))
+                continue
             actions = self.legal_actions(state)
             state = self.next_state(state, actions[int(rng.random() * len(actions))])
         return self.returns(state)
+
+    # ----------------------------------------------------------------- chance and information
+    def is_chance(self, state: S) -> bool:
+        """Whether ``state`` is a chance node (its outcomes are drawn, not chosen)."""
+        return False
+
+    def chance_outcomes(self, state: S) -> list[tuple[int, float]]:
+        """``(outcome, probability)`` pairs of a chance node, probabilities summing to 1."""
+        raise TypeError(f"{self.name}: {state!r} is not a chance node")
+
+    def sample_chance(self, state: S, rng: Any) -> int:
+        """An outcome of the chance node ``state`` drawn with ``rng`` (anything with
+        ``random()`` in [0, 1): ``random.Random``, or a numpy ``Generator``)."""
+        outcomes = self.chance_outcomes(state)
+        u = rng.random()
+        for outcome, probability in outcomes:
+            u -= probability
+            if u < 0.0:
+                return outcome
+        return outcomes[-1][0]  # rounding left u a hair above 0
+
+    def information_set(self, state: S, player: int) -> Hashable:
+        """A key of everything ``player`` has observed (perfect information: the state's key)."""
+        return self.key(state)
+
+    def determinize(self, state: S, player: int, rng: random.Random) -> S:
+        """A full state drawn from what ``player`` may believe in ``state`` (perfect
+        information: ``state`` itself). Must read only ``player``'s information and ``rng``."""
+        return state
 
     # ----------------------------------------------------------------- checked moves
     def is_legal(self, state: S, action: int) -> bool:
@@ -149,9 +207,12 @@ class BoardGame(ABC, Generic[S]):
     def observation(self, state: S, player: int) -> np.ndarray:
         """Int8 planes of ``observation_shape`` from ``player``'s view (own pieces first)."""
 
-    @abstractmethod
     def grid(self, state: S) -> np.ndarray:
-        """Board as a 2-D int array for drawing: 0 empty, ``p + 1`` a piece of player ``p``."""
+        """Board as a 2-D int array for drawing: 0 empty, ``p + 1`` a piece of player ``p``.
+
+        Board games implement it (the env's ``rgb_array`` rendering draws it); card games leave
+        it and offer the ``ansi`` rendering only."""
+        raise TypeError(f"{self.name} has no board to draw; render it as 'ansi'")
 
     @abstractmethod
     def render_text(self, state: S) -> str:
