@@ -26,6 +26,7 @@ from mcts_agents.errors import (
     InvalidOptionError,
     InvalidParameterError,
     InvalidSnapshotError,
+    InvalidStateError,
     NoLegalActionError,
     NotResetError,
     RayNotInstalledError,
@@ -35,8 +36,10 @@ from mcts_agents.errors import (
 )
 from mcts_agents.factory import make_searcher
 from mcts_agents.game import Game
+from mcts_agents.ismcts import ISMCTS
 from mcts_agents.mcts import MCTS
 from mcts_agents.parallel import RootParallelSearch
+from mcts_agents.pimc import PIMC
 from mcts_agents.play import Move, play_game
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
 from mcts_agents.result import ChildStats, SearchResult
@@ -48,7 +51,9 @@ from mcts_agents.specs import AgentSpec, EnvSpec, make_agent, make_env, parse_ag
 __version__ = "0.1.0"
 
 __all__ = [
+    "ISMCTS",
     "MCTS",
+    "PIMC",
     "ActionTypeError",
     "Agent",
     "AgentSpec",
@@ -66,6 +71,7 @@ __all__ = [
     "InvalidOptionError",
     "InvalidParameterError",
     "InvalidSnapshotError",
+    "InvalidStateError",
     "MCTSAgent",
     "MatchResult",
     "Move",

@@ -1,18 +1,24 @@
-"""Which searcher runs one game in one process: a compiled kernel or the Python search.
+"""Which searcher runs one game in one process.
 
-``SearchConfig.backend`` decides: ``"python"`` always runs ``MCTS``; ``"numba"`` runs the kernel
-registered for the game (``mcts_agents.compiled``) or raises ``InvalidOptionError`` saying why it
-cannot; ``"auto"`` (the default) runs the kernel where one can, else ``MCTS``.
-``mcts_agents.factory.make_searcher`` adds root parallelism on top.
+``SearchConfig.information`` decides first. A game with private information gets Information
+Set MCTS (``ismcts.ISMCTS``, multiple-observer by default, single-observer on request), PIMC
+(``pimc.PIMC``) or, only when asked for by name, the ``"oracle"``: ``MCTS`` on the true hidden
+state. Searching such a game as if it were visible (``"perfect"``) is refused. Every other game
+gets the perfect-information search, where ``SearchConfig.backend`` decides: ``"python"`` always
+runs ``MCTS``; ``"numba"`` runs the kernel registered for the game (``mcts_agents.compiled``) or
+raises ``InvalidOptionError`` saying why it cannot; ``"auto"`` (the default) runs the kernel
+where one can, else ``MCTS``. ``mcts_agents.factory.make_searcher`` adds root parallelism.
 """
 
 from __future__ import annotations
 
 from mcts_agents import compiled
 from mcts_agents.config import Budget, SearchConfig
-from mcts_agents.errors import InvalidOptionError
-from mcts_agents.game import Game
+from mcts_agents.errors import InvalidOptionError, InvalidStateError
+from mcts_agents.game import Game, is_perfect_information
+from mcts_agents.ismcts import ISMCTS
 from mcts_agents.mcts import MCTS
+from mcts_agents.pimc import PIMC
 from mcts_agents.searcher import Searcher
 
 __all__ = ["local_searcher"]
@@ -28,7 +34,28 @@ def local_searcher(
 
     Raises:
         InvalidOptionError: ``backend="numba"`` and no kernel can run this game or options.
+        InvalidStateError: ``information="perfect"`` for a game with private information.
     """
+    mode = config.information
+    if not is_perfect_information(game):
+        if mode in ("auto", "mo_ismcts", "so_ismcts"):
+            return ISMCTS(budget, config, seed)
+        if mode == "pimc":
+            return PIMC(budget, config, seed)
+        if mode == "perfect":
+            raise InvalidStateError(
+                f"{game!r} hides information: information='perfect' would search the hidden "
+                "cards; use 'mo_ismcts' (the default), 'so_ismcts' or 'pimc', or "
+                "information='oracle' to search the true state on purpose"
+            )
+        return MCTS(budget, config, seed)  # "oracle", asked for by name
+    if mode in ("mo_ismcts", "so_ismcts", "pimc"):  # allowed: a state is its own information set
+        if not callable(getattr(game, "determinize", None)):
+            raise InvalidOptionError(
+                f"information={mode!r} needs a game with information_set and determinize; "
+                f"{type(game).__name__} has none (it has no hidden information: use 'auto')"
+            )
+        return PIMC(budget, config, seed) if mode == "pimc" else ISMCTS(budget, config, seed)
     if config.backend != "python":
         reason = compiled.unsupported(game, config)
         if reason is None:

@@ -13,6 +13,8 @@ SelectionName = Literal["ucb1", "ucb1_tuned", "puct"]
 FinalMove = Literal["visits", "value", "robust_max"]
 Playout = Literal["random", "decisive"]
 Backend = Literal["auto", "python", "numba"]
+Information = Literal["auto", "perfect", "oracle", "mo_ismcts", "so_ismcts", "pimc"]
+INFORMATION_MODES = ("auto", "perfect", "oracle", "mo_ismcts", "so_ismcts", "pimc")
 
 #: An evaluator maps ``(game, state)`` to per-player values in [-1, 1] and optional priors
 #: (a mapping action -> prior, or a sequence indexed by action); ``None`` priors mean uniform.
@@ -90,6 +92,21 @@ class SearchConfig:
             Python; ``"python"``: always the Python search; ``"numba"``: the kernel, or an
             ``InvalidOptionError`` saying why it cannot run. Same seed, same result within a
             backend (the backends draw different random numbers).
+        information: how the search treats hidden information and chance. ``"auto"``
+            (default): MO-ISMCTS on games with private information, else ``"perfect"``;
+            ``"perfect"``: MCTS over full states, with chance nodes where the game has them
+            (refused for a game with private information: it would read hidden cards);
+            ``"mo_ismcts"`` / ``"so_ismcts"``: Information Set MCTS, multiple-observer (every
+            player's nodes keyed by its own information set) or single-observer (every node
+            keyed by the searching player's); ``"pimc"``: determinized perfect-information
+            MCTS, ``determinizations`` trees merged at the root; ``"oracle"``: MCTS on the
+            true hidden state, a cheating upper bound that is never chosen unless asked for.
+        determinizations: PIMC's number of determinized trees per search (each gets an equal
+            share of the budget).
+        smooth: Smooth UCT (Heinrich and Silver 2015) for ISMCTS: at a node of ``N`` visits the
+            UCB rule is followed with probability ``max(smooth, 0.9 / (1 + 0.001 sqrt(N)))``,
+            else an action is drawn from the node's average policy (its normalised visits), so
+            the visit counts approach an equilibrium strategy; ``None`` (default): plain UCB.
     """
 
     c: float = 1.4
@@ -104,6 +121,9 @@ class SearchConfig:
     final_move: FinalMove = "visits"
     reuse: bool = True
     backend: Backend = "auto"
+    information: Information = "auto"
+    determinizations: int = 20
+    smooth: float | None = None
 
     def __post_init__(self) -> None:
         def number(name: str, value: Any) -> None:
@@ -149,6 +169,17 @@ class SearchConfig:
             raise InvalidOptionError(
                 f"backend must be 'auto', 'python' or 'numba', got {self.backend!r}"
             )
+        if self.information not in INFORMATION_MODES:
+            raise InvalidOptionError(
+                f"information must be one of {list(INFORMATION_MODES)}, got {self.information!r}"
+            )
+        count = self.determinizations
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise InvalidOptionError(f"determinizations must be an int >= 1, got {count!r}")
+        if self.smooth is not None:
+            number("smooth", self.smooth)
+            if not 0.0 <= self.smooth <= 1.0:
+                raise InvalidOptionError(f"smooth must be in [0, 1] or None, got {self.smooth!r}")
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> SearchConfig:

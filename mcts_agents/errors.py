@@ -17,6 +17,8 @@ exception                  base             raised for
 ``InvalidSnapshotError``   ``TypeError``    ``restore_state`` given something else
 ``InvalidOptionError``     ``ValueError``   a bad agent, search or arena option
 ``NoLegalActionError``     ``ValueError``   a live env whose agent to move has no legal action
+``InvalidStateError``      ``ValueError``   a chance node as a search's root; hidden information
+                                            searched as if it were visible
 ``CloneError``             ``TypeError``    an env that cannot be cloned faithfully
 ``UnpicklableGameError``   ``TypeError``    a game that cannot be sent to worker processes
 ``SpecError``              ``ValueError``   a bad agent or env spec string
@@ -43,6 +45,11 @@ class InvalidOptionError(ValueError):
 
 class NoLegalActionError(ValueError):
     """A live env whose agent to move has no legal action."""
+
+
+class InvalidStateError(ValueError):
+    """A state a search cannot start from (a chance node), or a game it cannot search as
+    asked (hidden information without an information-set search)."""
 
 
 class CloneError(TypeError):
@@ -73,6 +80,7 @@ __all__ = [
     "InvalidOptionError",
     "InvalidParameterError",
     "InvalidSnapshotError",
+    "InvalidStateError",
     "NoLegalActionError",
     "NotResetError",
     "RayNotInstalledError",

@@ -8,8 +8,10 @@ implements it for anyone else's PettingZoo AEC env by cloning and stepping the e
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Protocol, runtime_checkable
+
+from mcts_agents.envs.core.game import CHANCE, draw_outcome
 
 State = Any  # immutable and hashable for our cores; opaque (treated as immutable) for adapters
 
@@ -40,6 +42,18 @@ class Game(Protocol):
     ``decisive_rollout(state, rng) -> returns``   the playout of ``playout="decisive"``:
                                                   win at once, block the only threat (else
                                                   ``rollout``)
+    ``return_range: (low, high)``                 returns are normalised to [-1, 1] for the
+                                                  search; a proof is a "win" only at ``high``
+                                                  (default (-1, 1))
+    ``has_chance: bool``, ``is_chance(state)``,   chance nodes: ``legal_actions`` are their
+    ``chance_outcomes(state) -> [(a, p)]``        outcomes, drawn by the search's own
+                                                  generator with these probabilities, never
+                                                  chosen (``to_play`` is ``CHANCE``)
+    ``perfect_information: bool``,                False: players hold private information.
+    ``information_set(state, player)``,           Information Set MCTS keys its nodes by
+    ``determinize(state, player, rng)``           information sets and searches full states
+                                                  drawn by ``determinize``, which may read
+                                                  only what ``player`` has observed
     ============================================  ==========================================
 
     Compiled kernels read more, per game type, through the rules core's public layout (see
@@ -74,8 +88,56 @@ class Game(Protocol):
 
 
 def default_rollout(game: Game, state: State, rng: random.Random) -> tuple[float, ...]:
-    """Uniformly random playout to the end, for games without a fast ``rollout``."""
+    """Uniformly random playout to the end (chance outcomes by their probabilities), for games
+    without a fast ``rollout``."""
+    chance = has_chance(game)
     while not game.is_terminal(state):
+        if chance and game.is_chance(state):  # type: ignore[attr-defined]
+            state = game.next_state(state, sample_chance(game, state, rng))
+            continue
         actions = game.legal_actions(state)
         state = game.next_state(state, actions[int(rng.random() * len(actions))])
     return game.returns(state)
+
+
+def has_chance(game: Game) -> bool:
+    """Whether ``game`` may have chance nodes (``is_chance``)."""
+    return bool(getattr(game, "has_chance", False)) and hasattr(game, "is_chance")
+
+
+def is_perfect_information(game: Game) -> bool:
+    """False for games with private information (``information_set`` and ``determinize``)."""
+    return bool(getattr(game, "perfect_information", True))
+
+
+def sample_chance(game: Game, state: State, rng: random.Random) -> int:
+    """An outcome of the chance node ``state``, drawn with ``rng`` by its probability."""
+    return draw_outcome(game.chance_outcomes(state), rng)  # type: ignore[attr-defined]
+
+
+def return_normalizer(game: Game) -> Callable[[Sequence[float]], tuple[float, ...]] | None:
+    """A map of ``game``'s returns onto [-1, 1] (``return_range``), or ``None`` if they are
+    there already."""
+    low, high = getattr(game, "return_range", (-1.0, 1.0))
+    if (low, high) == (-1.0, 1.0):
+        return None
+    if not high > low:
+        raise ValueError(f"{game!r}: return_range must be (low, high) with low < high")
+    scale = 2.0 / (high - low)
+
+    def normalize(returns: Sequence[float]) -> tuple[float, ...]:
+        return tuple((r - low) * scale - 1.0 for r in returns)
+
+    return normalize
+
+
+__all__ = [
+    "CHANCE",
+    "Game",
+    "State",
+    "default_rollout",
+    "has_chance",
+    "is_perfect_information",
+    "return_normalizer",
+    "sample_chance",
+]

@@ -5,6 +5,11 @@ to the next (tree reuse). Each call of ``search(game, state)`` re-roots the tabl
 drops what can no longer occur, runs simulations until the budget is spent (or the root is
 proven) and returns a ``SearchResult``. ``mcts_agents.factory.make_searcher`` hands a game to a
 compiled kernel instead where one is registered for it.
+
+Chance nodes (dice, deals) are nodes whose children are drawn, not selected: each visit draws
+an outcome with the search's own generator by its probability. Their values are expectations,
+so a chance node is proven only when every outcome is (its exact value is then the
+probability-weighted mean). Returns are normalised to [-1, 1] by the game's ``return_range``.
 """
 
 from __future__ import annotations
@@ -16,8 +21,16 @@ from time import perf_counter
 from typing import Any
 
 from mcts_agents.config import Budget, SearchConfig
-from mcts_agents.errors import InvalidOptionError
-from mcts_agents.game import Game, State, default_rollout
+from mcts_agents.errors import InvalidOptionError, InvalidStateError
+from mcts_agents.game import (
+    CHANCE,
+    Game,
+    State,
+    default_rollout,
+    has_chance,
+    return_normalizer,
+    sample_chance,
+)
 from mcts_agents.result import ChildStats, SearchResult
 from mcts_agents.searcher import (
     WIN,
@@ -80,6 +93,12 @@ class MCTS:
     def search(self, game: Game, state: State) -> SearchResult:
         """Search from ``state`` and return the result; ``state`` must not be terminal."""
         start = perf_counter()
+        self._normalize = return_normalizer(game)
+        self._chance = has_chance(game)
+        if self._chance and game.is_chance(state):  # type: ignore[attr-defined]
+            raise InvalidStateError(
+                f"a search starts where a player is to move, got a chance node of {game!r}"
+            )
         root, reused, pruned = self._prepare_root(game, state)
         self._rollout = self._make_rollout(game)
         self._acyclic = bool(getattr(game, "acyclic", False))
@@ -119,7 +138,7 @@ class MCTS:
                 break
             if node.actions is None:
                 node.actions = list(game.legal_actions(node.state))
-            i = select(node, c, fpu)
+            i = self._draw(node) if node.to_play == CHANCE else select(node, c, fpu)
             if i == EXPAND:
                 child, values_or_none = self._expand(game, node)
                 if child is None:  # node table full: evaluate without storing the child
@@ -145,6 +164,25 @@ class MCTS:
                 break
             path.append(node)
         self._backup(path, edges, values)
+
+    def _draw(self, node: Node) -> int:
+        """A chance node's outcome, drawn by its probability: the index of its child, or
+        ``EXPAND`` with the outcome moved to the next position to expand."""
+        priors, actions = node.priors, node.actions
+        assert priors is not None and actions is not None  # set with the chance node
+        u = self.rng.random()
+        j = len(priors) - 1  # rounding may leave u a hair above the last cumulative sum
+        for index, probability in enumerate(priors):
+            u -= probability
+            if u < 0.0:
+                j = index
+                break
+        k = len(node.children)
+        if j < k:
+            return j
+        actions[k], actions[j] = actions[j], actions[k]
+        priors[k], priors[j] = priors[j], priors[k]
+        return EXPAND
 
     def _expand(self, game: Game, node: Node) -> tuple[Node | None, Sequence[float] | None]:
         """Link the next untried action's child; create and evaluate it if it is new.
@@ -200,9 +238,19 @@ class MCTS:
 
     def _make_node(self, game: Game, state: State, key: Hashable) -> Node:
         if game.is_terminal(state):
-            returns = tuple(game.returns(state))
+            returns = self._returns(game, state)
             return Node(state, key, -1, [], returns, returns if self.config.solver else None)
+        if self._chance and game.is_chance(state):  # type: ignore[attr-defined]
+            outcomes = game.chance_outcomes(state)  # type: ignore[attr-defined]
+            node = Node(state, key, CHANCE, [a for a, _ in outcomes])
+            node.priors = [p for _, p in outcomes]  # the outcomes' probabilities
+            return node
         return Node(state, key, game.to_play(state), None)  # actions: when first needed
+
+    def _returns(self, game: Game, state: State) -> tuple[float, ...]:
+        """A terminal state's returns, normalised to [-1, 1]."""
+        returns = tuple(game.returns(state))
+        return returns if self._normalize is None else self._normalize(returns)
 
     def _new_node(self, game: Game, state: State, key: Hashable) -> tuple[Node, Sequence[float]]:
         node = self._make_node(game, state, key)
@@ -220,12 +268,13 @@ class MCTS:
     def _evaluate(self, game: Game, state: State) -> tuple[Sequence[float], Any]:
         """Per-player values of ``state`` (and priors, from an evaluator)."""
         if game.is_terminal(state):
-            return tuple(game.returns(state)), None
+            return self._returns(game, state), None
         evaluator = self.config.evaluator
         if evaluator is not None:
             values, priors = evaluator(game, state)
             return values, priors
-        return self._rollout(state, self.rng), None
+        values = self._rollout(state, self.rng)
+        return (values if self._normalize is None else self._normalize(values)), None
 
     def _make_rollout(self, game: Game) -> Callable[[State, random.Random], Sequence[float]]:
         depth = self.config.rollout_depth
@@ -238,10 +287,15 @@ class MCTS:
             return lambda state, rng: default_rollout(game, state, rng)
         cutoff = (self.config.cutoff_value,) * game.num_players
 
+        chance = self._chance
+
         def capped(state: State, rng: random.Random) -> Sequence[float]:
             for _ in range(depth):
                 if game.is_terminal(state):
                     return game.returns(state)
+                if chance and game.is_chance(state):  # type: ignore[attr-defined]
+                    state = game.next_state(state, sample_chance(game, state, rng))
+                    continue
                 actions = game.legal_actions(state)
                 state = game.next_state(state, actions[int(rng.random() * len(actions))])
             return game.returns(state) if game.is_terminal(state) else cutoff
@@ -269,6 +323,8 @@ class MCTS:
         for node, i in zip(path, edges, strict=False):  # the leaf has no edge
             node.visits += 1
             node.edge_visits[i] += 1
+            if node.to_play < 0:  # a chance node: its edges are drawn, not chosen by value
+                continue
             v = values[node.to_play]
             node.edge_value[i] += v
             if tuned:
@@ -285,6 +341,17 @@ class MCTS:
         if not self.config.solver:
             return False
         player = node.to_play
+        if player == CHANCE:  # exact only once every outcome is: the expectation
+            children = node.children
+            if not node.fully_expanded or any(child.proven is None for child in children):
+                return False
+            weights = node.priors or ()
+            proofs = [child.proven for child in children if child.proven is not None]
+            node.proven = tuple(
+                sum(w * proof[i] for w, proof in zip(weights, proofs, strict=True))
+                for i in range(len(proofs[0]))
+            )
+            return True
         best: tuple[float, ...] | None = None
         complete = node.fully_expanded
         for child in node.children:
@@ -358,7 +425,7 @@ class MCTS:
         """Index of the child to play at ``node``: proven wins first, proven losses last."""
         player = node.to_play
         labels = [
-            None if (p := child.proven) is None else proven_label(p[player])
+            None if (p := child.proven) is None else proven_label(p, player)
             for child in node.children
         ]
         values = [self._edge_value(node, i) for i in range(len(node.children))]
@@ -382,7 +449,7 @@ class MCTS:
                         visits=root.edge_visits[i],
                         value=self._edge_value(root, i),
                         prior=prior,
-                        proven=proven_label(proven[player]) if proven is not None else None,
+                        proven=proven_label(proven, player) if proven is not None else None,
                     )
                 )
             else:
@@ -404,7 +471,7 @@ class MCTS:
             children=tuple(stats),
             principal_variation=tuple(self._principal_variation(root, best_action)),
             root_value=root_value,
-            proven=proven_label(root.proven[player]) if root.proven is not None else None,
+            proven=proven_label(root.proven, player) if root.proven is not None else None,
             to_play=player,
             extra={"backend": "python"},
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mcts_agents.result import ChildStats, Proven, SearchResult
-from mcts_agents.searcher import pick_child, proven_label
+from mcts_agents.searcher import pick_child
 
 __all__ = ["choose_action", "merge_results"]
 
@@ -71,10 +71,10 @@ def merge_results(
         proven, root_value = proved.proven, proved.root_value
     elif any(c.proven == "win" for c in children):
         root_value = max(c.value for c in children if c.proven == "win")
-        proven = proven_label(root_value)
+        proven = "win"
     elif children and len(proven_children) == len(children):
-        root_value = max(c.value for c in children)
-        proven = proven_label(root_value)
+        best = max(children, key=lambda c: c.value)
+        root_value, proven = best.value, best.proven
     else:
         totals = [sum(c.visits for c in r.children) for r in results]
         total = sum(totals)

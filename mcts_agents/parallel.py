@@ -37,13 +37,12 @@ from mcts_agents.errors import InvalidOptionError, UnpicklableGameError, WorkerE
 from mcts_agents.game import Game, State
 from mcts_agents.merge import merge_results
 from mcts_agents.result import SearchResult
-from mcts_agents.searcher import ROBUST_MAX_EXTENSION, Searcher, game_identity
+from mcts_agents.searcher import ROBUST_MAX_EXTENSION, Searcher, game_identity, split_iterations
 from mcts_agents.seeding import derive_seed
 
 __all__ = [
     "RootParallelSearch",
     "check_config_picklable",
-    "split_iterations",
     "validate_workers",
     "worker_seed",
 ]
@@ -79,12 +78,6 @@ def worker_seed(seed: int | None, index: int) -> int | None:
     if seed is None or index == 0:
         return seed
     return derive_seed(seed, index)
-
-
-def split_iterations(total: int, workers: int) -> list[int]:
-    """Share ``total`` simulations among ``workers`` as evenly as possible (first ones get more)."""
-    share, extra = divmod(total, workers)
-    return [share + (1 if i < extra else 0) for i in range(workers)]
 
 
 # ---------------------------------------------------------------------------- the worker side

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-Proven = Literal["win", "loss", "draw"]
+#: A proven result for the player concerned: the best the game can pay, the worst, a tie, or an
+#: exact value in between (see ``searcher.proven_label``).
+Proven = Literal["win", "loss", "draw", "exact"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,8 +19,8 @@ class ChildStats:
         visits: simulations through this action.
         value: mean return for the player to move, in [-1, 1] (exact when proven).
         prior: the prior used by PUCT (uniform unless an evaluator gave one), else ``None``.
-        proven: ``"win"``, ``"loss"`` or ``"draw"`` for the player to move once proven, else
-            ``None``.
+        proven: ``"win"``, ``"loss"``, ``"draw"`` or ``"exact"`` for the player to move once
+            proven (``value`` is then exact), else ``None``.
     """
 
     action: int
@@ -76,6 +78,15 @@ class SearchResult:
     @property
     def actions(self) -> list[int]:
         return [c.action for c in self.children]
+
+    @property
+    def policy(self) -> dict[int, float]:
+        """Normalised root visits per action (all zero-visit actions get 0; a uniform policy
+        when nothing was visited): the search's mixed strategy at the root."""
+        total = sum(c.visits for c in self.children)
+        if not total:
+            return {c.action: 1.0 / len(self.children) for c in self.children}
+        return {c.action: c.visits / total for c in self.children}
 
     def __str__(self) -> str:
         rate = self.iterations / self.elapsed if self.elapsed > 0 else float("inf")

@@ -32,6 +32,7 @@ __all__ = [
     "pick_child",
     "proven_label",
     "run_budget",
+    "split_iterations",
 ]
 
 WIN = 1.0  # the best return a player can get; a proven return of WIN ends the search of a node
@@ -121,6 +122,12 @@ def run_budget(
     return iterations
 
 
+def split_iterations(total: int, workers: int) -> list[int]:
+    """Share ``total`` simulations among ``workers`` as evenly as possible (first ones get more)."""
+    share, extra = divmod(total, workers)
+    return [share + (1 if i < extra else 0) for i in range(workers)]
+
+
 def most_visited_is_best(visits: Sequence[int], values: Sequence[float]) -> bool:
     """``robust_max``'s test: the most visited child is also the best valued (first of ties)."""
     if not visits:
@@ -129,9 +136,16 @@ def most_visited_is_best(visits: Sequence[int], values: Sequence[float]) -> bool
     return max(indices, key=visits.__getitem__) == max(indices, key=values.__getitem__)
 
 
-def proven_label(value: float) -> Proven:
-    """``"win"``, ``"loss"`` or ``"draw"`` for a proven return of the player concerned."""
-    return "win" if value >= WIN else "loss" if value <= LOSS else "draw"
+def proven_label(returns: Sequence[float], player: int) -> Proven:
+    """The label of exact (normalised) ``returns`` for ``player``: ``"win"`` at the best the
+    game can pay, ``"loss"`` at the worst, ``"draw"`` when every player gets the same, else
+    ``"exact"`` (a proven value in between: a folded hand, an expectation over chance)."""
+    value = returns[player]
+    if value >= WIN:
+        return "win"
+    if value <= LOSS:
+        return "loss"
+    return "draw" if max(returns) == min(returns) else "exact"
 
 
 def pick_child(

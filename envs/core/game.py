@@ -41,6 +41,16 @@ S = TypeVar("S", bound=Hashable)
 CHANCE = -2
 
 
+def draw_outcome(outcomes: Sequence[tuple[int, float]], rng: Any) -> int:
+    """One outcome of ``(outcome, probability)`` pairs, drawn with ``rng.random()``."""
+    u = rng.random()
+    for outcome, probability in outcomes:
+        u -= probability
+        if u < 0.0:
+            return outcome
+    return outcomes[-1][0]  # rounding left u a hair above 0
+
+
 class BoardGame(ABC, Generic[S]):
     """Pure rules of a turn-based game: perfect information and deterministic by default, with
     hooks for chance nodes and private information (see the module docstring).
@@ -125,13 +135,7 @@ class BoardGame(ABC, Generic[S]):
     def sample_chance(self, state: S, rng: Any) -> int:
         """An outcome of the chance node ``state`` drawn with ``rng`` (anything with
         ``random()`` in [0, 1): ``random.Random``, or a numpy ``Generator``)."""
-        outcomes = self.chance_outcomes(state)
-        u = rng.random()
-        for outcome, probability in outcomes:
-            u -= probability
-            if u < 0.0:
-                return outcome
-        return outcomes[-1][0]  # rounding left u a hair above 0
+        return draw_outcome(self.chance_outcomes(state), rng)
 
     def information_set(self, state: S, player: int) -> Hashable:
         """A key of everything ``player`` has observed (perfect information: the state's key)."""

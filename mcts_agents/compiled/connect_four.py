@@ -190,7 +190,7 @@ class CompiledConnectFour:
             visits.append(n)
             if proven != kernel.UNKNOWN:
                 values.append(float(-proven))
-                labels.append(proven_label(-proven))
+                labels.append(proven_label((-proven, proven), 0))
             else:
                 values.append(float(self.ed[3][e]) / n if n else 0.0)
                 labels.append(None)
@@ -240,7 +240,7 @@ class CompiledConnectFour:
             children=tuple(stats),
             principal_variation=tuple(self._principal_variation(root, best_action)),
             root_value=root_value,
-            proven=proven_label(proven) if proven != kernel.UNKNOWN else None,
+            proven=proven_label((proven, -proven), 0) if proven != kernel.UNKNOWN else None,
             to_play=self.game.to_play(state),
             extra={"backend": "numba", "mean_depth": int(self.meta[2]) / max(iterations, 1)},
         )

@@ -22,7 +22,8 @@ from mcts_agents import (
     make_searcher,
 )
 from mcts_agents.envs import connect_four_v0, nim_v0, tic_tac_toe_v0
-from mcts_agents.parallel import split_iterations, worker_seed
+from mcts_agents.parallel import worker_seed
+from mcts_agents.searcher import split_iterations
 from tests.reference import exact_returns, optimal_actions
 
 TTT = tic_tac_toe_v0.raw_env().game

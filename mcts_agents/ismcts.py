@@ -1,0 +1,342 @@
+"""Information Set MCTS (Cowling, Powley and Whitehouse 2012): search without seeing hidden cards.
+
+Every simulation starts from a determinization: a full state drawn by ``game.determinize`` from
+what the searching player may believe (it reads only that player's information and the search's
+own generator). The simulation walks down a table of nodes keyed by information sets, not
+states, so the statistics of a node pool every world the player cannot tell apart:
+
+- multiple-observer (``"mo_ismcts"``): a node is keyed by the information set of the player to
+  move there, so each player decides on what it knows: the opponents' nodes do not see our
+  cards, nor we theirs. One table of such nodes is the paper's one tree per player.
+- single-observer (``"so_ismcts"``): every node is keyed by the searching player's information
+  set, so opponents are modelled as deciding on what we know.
+
+At a node only the actions legal in the current determinization are available; UCB1 counts,
+for each action, how often it was available (``availability``) instead of the node's visits.
+Chance outcomes are drawn with the search's generator by their probabilities and make no node.
+There are no proofs: an outcome seen in some worlds says nothing exact about the others. With
+``smooth`` (Smooth UCT, Heinrich and Silver 2015) a node follows UCB1 with a probability that
+decays towards ``smooth`` and otherwise plays its average policy (normalised visits), which
+makes the visit counts approach an equilibrium strategy in games such as poker.
+
+Tree reuse keeps the table from move to move; re-rooting keeps the nodes reachable from the new
+root's information set through the links recorded during search (determinizations are uniform
+over what the player cannot see, so a kept node's statistics are those a fresh search from the
+narrower information set would gather, only fewer).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Hashable, Sequence
+from math import log, sqrt
+from time import perf_counter
+
+from mcts_agents.config import Budget, SearchConfig
+from mcts_agents.errors import InvalidStateError
+from mcts_agents.game import Game, State, default_rollout, has_chance, return_normalizer
+from mcts_agents.game import sample_chance as draw_chance
+from mcts_agents.result import ChildStats, SearchResult
+from mcts_agents.searcher import game_identity, most_visited_is_best, pick_child, run_budget
+
+__all__ = ["ISMCTS", "InfoNode"]
+
+#: Smooth UCT's schedule (Heinrich and Silver 2015): eta_k = max(smooth, ETA / (1 + D sqrt(N))).
+SMOOTH_ETA = 0.9
+SMOOTH_D = 0.001
+
+
+class InfoNode:
+    """A node of the information-set table: one player's decision in one information set.
+
+    Attributes:
+        key: ``(player, information set key)``.
+        player: the player who moves here.
+        actions: every action seen available here, in the order first seen.
+        index: action -> its position in ``actions``.
+        visits: simulations through the node.
+        edge_visits, edge_value: per action, simulations that chose it and the sum of the
+            mover's normalised returns.
+        availability: per action, simulations in which it was available here.
+        links: keys of the nodes the simulations reached next from here (for re-rooting).
+    """
+
+    __slots__ = (
+        "actions",
+        "availability",
+        "edge_value",
+        "edge_visits",
+        "index",
+        "key",
+        "links",
+        "player",
+        "visits",
+    )
+
+    def __init__(self, key: Hashable, player: int) -> None:
+        self.key = key
+        self.player = player
+        self.actions: list[int] = []
+        self.index: dict[int, int] = {}
+        self.visits = 0
+        self.edge_visits: list[int] = []
+        self.edge_value: list[float] = []
+        self.availability: list[int] = []
+        self.links: set[Hashable] = set()
+
+    def available(self, legal: Sequence[int]) -> list[int]:
+        """Positions of ``legal`` in ``actions`` (new actions are added), each counted available."""
+        index = self.index
+        positions = []
+        for action in legal:
+            i = index.get(action)
+            if i is None:
+                i = index[action] = len(self.actions)
+                self.actions.append(action)
+                self.edge_visits.append(0)
+                self.edge_value.append(0.0)
+                self.availability.append(0)
+            self.availability[i] += 1
+            positions.append(i)
+        return positions
+
+    def __repr__(self) -> str:
+        return f"InfoNode(key={self.key!r}, visits={self.visits}, actions={self.actions})"
+
+
+class ISMCTS:
+    """Information Set MCTS over a game with private information; implements ``Searcher``.
+
+    Args:
+        budget: the budget of each search.
+        config: ``config.information`` picks the observer (``"mo_ismcts"``, the default for
+            ``"auto"``, or ``"so_ismcts"``); ``c``, ``smooth``, ``final_move``, ``reuse`` and
+            ``playout`` apply (``selection`` is UCB1 with availability counts).
+        seed: seed of the search's generator: determinizations, chance, expansion order and
+            playouts all come from it, never from the env.
+    """
+
+    def __init__(self, budget: Budget, config: SearchConfig, seed: int | None = None) -> None:
+        self.budget = budget
+        self.config = config
+        self.single_observer = config.information == "so_ismcts"
+        self.rng = random.Random(seed)
+        self.table: dict[Hashable, InfoNode] = {}
+        self._game_id: Hashable = None
+        self._root_key: Hashable = None
+
+    # ------------------------------------------------------------------ Searcher protocol
+    def reset(self, seed: int | None = None) -> None:
+        """Forget the table (between games); reseed if ``seed`` is given."""
+        self.table.clear()
+        self._game_id = self._root_key = None
+        if seed is not None:
+            self.rng.seed(seed)
+
+    def table_size(self) -> int:
+        """Information-set nodes stored."""
+        return len(self.table)
+
+    def table_keys(self) -> list[Hashable]:
+        """Their keys: ``(player, information set)``."""
+        return list(self.table)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def search(self, game: Game, state: State) -> SearchResult:
+        """Search the decision of the player to move in ``state`` from its information set.
+
+        ``state`` is the true state; the search reads it only through
+        ``game.determinize(state, player, rng)`` and ``game.information_set(state, player)``
+        for the player to move, so every state of one information set gives the same search
+        for the same seed.
+        """
+        start = perf_counter()
+        chance = has_chance(game)
+        if chance and game.is_chance(state):  # type: ignore[attr-defined]
+            raise InvalidStateError(
+                f"a search starts where a player is to move, got a chance node of {game!r}"
+            )
+        player = game.to_play(state)
+        legal = list(game.legal_actions(state))  # the player knows its own legal actions
+        root, reused, pruned = self._prepare_root(game, state, player)
+        walk = _Walk(self, game, player, chance)
+        iterations = run_budget(
+            self.budget,
+            self.config.final_move,
+            start,
+            lambda _: walk.simulate(state, root),
+            solved=lambda: False,
+            robust_agrees=lambda: most_visited_is_best(*self._root_stats(root, legal)),
+            table_size=self.table.__len__,
+        )
+        return self._result(root, legal, player, iterations, perf_counter() - start, reused, pruned)
+
+    # ------------------------------------------------------------------ reuse
+    def _prepare_root(self, game: Game, state: State, player: int) -> tuple[InfoNode, int, int]:
+        game_id = game_identity(game)
+        if not self.config.reuse or game_id != self._game_id:
+            self.table.clear()
+            self._game_id = game_id
+        key = (player, game.information_set(state, player))  # type: ignore[attr-defined]
+        root = self.table.get(key)
+        if root is None:
+            self.table.clear()
+            root = self.table[key] = InfoNode(key, player)
+            self._root_key = key
+            return root, 0, 0
+        if key == self._root_key:
+            return root, len(self.table), 0
+        self._root_key = key
+        kept: dict[Hashable, InfoNode] = {key: root}
+        stack = [root]
+        while stack:
+            for link in stack.pop().links:
+                node = self.table.get(link)
+                if node is not None and link not in kept:
+                    kept[link] = node
+                    stack.append(node)
+        pruned = len(self.table) - len(kept)
+        self.table = kept
+        return root, len(kept), pruned
+
+    # ------------------------------------------------------------------ the answer
+    @staticmethod
+    def _root_stats(root: InfoNode, legal: Sequence[int]) -> tuple[list[int], list[float]]:
+        visits, values = [], []
+        for action in legal:
+            i = root.index.get(action)
+            n = root.edge_visits[i] if i is not None else 0
+            visits.append(n)
+            values.append(root.edge_value[i] / n if n else 0.0)  # type: ignore[index]
+        return visits, values
+
+    def _result(
+        self,
+        root: InfoNode,
+        legal: list[int],
+        player: int,
+        iterations: int,
+        elapsed: float,
+        reused: int,
+        pruned: int,
+    ) -> SearchResult:
+        visits, values = self._root_stats(root, legal)
+        if any(visits):
+            best = legal[pick_child(visits, values, [None] * len(legal), self.config.final_move)]
+        else:  # no simulation ran (a tiny time budget): any legal action will do
+            best = legal[0]
+        stats = zip(legal, visits, values, strict=True)
+        children = sorted(
+            (ChildStats(a, n, v, None, None) for a, n, v in stats),
+            key=lambda c: (-c.visits, c.action),
+        )
+        total = sum(visits)
+        weighted = sum(v * n for v, n in zip(values, visits, strict=True))
+        root_value = weighted / total if total else 0.0
+        return SearchResult(
+            best_action=best,
+            iterations=iterations,
+            elapsed=elapsed,
+            nodes=len(self.table),
+            reused_nodes=reused,
+            pruned_nodes=pruned,
+            children=tuple(children),
+            principal_variation=(best,),
+            root_value=root_value,
+            proven=None,
+            to_play=player,
+            extra={
+                "backend": "python",
+                "information": "so_ismcts" if self.single_observer else "mo_ismcts",
+            },
+        )
+
+
+class _Walk:
+    """The simulations of one search (what they need, looked up once)."""
+
+    def __init__(self, search: ISMCTS, game: Game, player: int, chance: bool) -> None:
+        self.search = search
+        self.game = game
+        self.player = player
+        self.chance = chance
+        self.normalize = return_normalizer(game)
+        self.c = search.config.c
+        self.smooth = search.config.smooth
+        self.rng = search.rng
+        self.table = search.table
+        self.max_nodes = search.budget.max_nodes
+        rollout = getattr(game, "rollout", None)
+        if search.config.playout == "decisive":
+            rollout = getattr(game, "decisive_rollout", rollout)
+        self.rollout = rollout or (lambda state, rng: default_rollout(game, state, rng))
+
+    def simulate(self, state: State, root: InfoNode) -> int:
+        """One simulation from a fresh determinization; returns 1 (simulations run)."""
+        game, rng, table = self.game, self.rng, self.table
+        world = game.determinize(state, self.player, rng)  # type: ignore[attr-defined]
+        node = root
+        path: list[tuple[InfoNode, int]] = []
+        while True:
+            positions = node.available(game.legal_actions(world))
+            i, expanding = self._select(node, positions)
+            path.append((node, i))
+            world = game.next_state(world, node.actions[i])
+            if self.chance:
+                while game.is_chance(world):  # type: ignore[attr-defined]
+                    world = game.next_state(world, draw_chance(game, world, rng))
+            if game.is_terminal(world):
+                values = tuple(game.returns(world))
+                break
+            key = self._key(world)
+            node.links.add(key)
+            child = table.get(key)
+            if child is None:
+                if self.max_nodes is None or len(table) < self.max_nodes:
+                    table[key] = InfoNode(key, key[0])
+                values = tuple(self.rollout(world, rng))
+                break
+            if expanding and child.visits == 0:  # stored, never evaluated: evaluate it now
+                values = tuple(self.rollout(world, rng))
+                break
+            node = child
+        if self.normalize is not None:
+            values = self.normalize(values)
+        for visited, i in path:
+            visited.visits += 1
+            visited.edge_visits[i] += 1
+            visited.edge_value[i] += values[visited.player]
+        return 1
+
+    def _key(self, world: State) -> tuple[int, Hashable]:
+        game = self.game
+        mover = game.to_play(world)
+        observer = self.player if self.search.single_observer else mover
+        return (mover, game.information_set(world, observer))  # type: ignore[attr-defined]
+
+    def _select(self, node: InfoNode, positions: list[int]) -> tuple[int, bool]:
+        """The position of the action to play and whether it is tried for the first time."""
+        visits, rng = node.edge_visits, self.rng
+        untried = [i for i in positions if visits[i] == 0]
+        if untried:
+            return untried[int(rng.random() * len(untried))], True
+        smooth = self.smooth
+        if smooth is not None:
+            eta = max(smooth, SMOOTH_ETA / (1.0 + SMOOTH_D * sqrt(node.visits)))
+            if rng.random() >= eta:  # play the average policy: proportional to visits
+                u = rng.random() * sum(visits[i] for i in positions)
+                for i in positions:
+                    u -= visits[i]
+                    if u < 0.0:
+                        return i, False
+                return positions[-1], False
+        values, available, c = node.edge_value, node.availability, self.c
+        best, best_score = positions[0], float("-inf")
+        for i in positions:
+            n = visits[i]
+            score = values[i] / n + c * sqrt(log(available[i]) / n)
+            if score > best_score:
+                best, best_score = i, score
+        return best, False
