@@ -1,4 +1,9 @@
-"""Board games as PettingZoo AEC environments with O(1) save/restore, state keys and reachability.
+"""Board, dice and card games as PettingZoo AEC environments with O(1) save/restore and state keys.
+
+Perfect-information board games (Nim, tic-tac-toe, m,n,k, Connect Four, Othello, ultimate
+tic-tac-toe, multi-player m,n,k) offer reachability tests for pruning; Pig has dice (chance
+nodes drawn by the env's seeded generator); phantom m,n,k, Kuhn and Leduc poker and Oh Hell hide
+information, and every agent observes only what it may see.
 
 Importing this package registers every env with ``pettingzoo.register`` under the
 ``mcts_agents/`` namespace, e.g. ``pettingzoo.make("mcts_agents/connect_four-v0")``.
@@ -39,6 +44,14 @@ ENV_MODULES: dict[str, dict[str, dict[str, Any]]] = {
     "othello_v0": {"othello": {}},
     "ultimate_tic_tac_toe_v0": {"ultimate_tic_tac_toe": {}},
     "multi_mnk_v0": {"multi_mnk": {}},
+    "pig_v0": {"pig": {}},
+    "phantom_mnk_v0": {
+        "phantom_ttt": {"preset": "phantom_ttt"},
+        "phantom_444": {"preset": "phantom_444"},
+    },
+    "kuhn_poker_v0": {"kuhn_poker": {}},
+    "leduc_holdem_v0": {"leduc_holdem": {}},
+    "oh_hell_v0": {"oh_hell": {}},
 }
 
 

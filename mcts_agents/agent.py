@@ -74,7 +74,8 @@ class MCTSAgent:
 
     def search(self, env: Any) -> SearchResult:
         """Search from ``env``'s current position and return the full result."""
-        game, state = game_from_env(env)  # raises for a finished or stuck env
+        oracle = self.config.information == "oracle"
+        game, state = game_from_env(env, oracle)  # raises for a finished or stuck env
         searcher = self.searcher
         identity = game_identity(game)
         if searcher is None or identity != self._identity:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import io
-import random
 import socket
 import sys
 import threading
@@ -28,6 +27,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from mcts_agents.aec import BOOKKEEPING, describe_env, info_mask, wrapper_chain
+from mcts_agents.compare import is_rng, rng_state, set_rng_state, structurally_equal
 from mcts_agents.errors import CloneError
 
 __all__ = ["Memo", "clone_env", "clone_with_memo", "verified_clone"]
@@ -342,7 +342,7 @@ def _mismatch(env: Any, clone: Any) -> str | None:
     if getattr(clone, "agent_selection", missing) != selected:
         return f"agent to move {getattr(clone, 'agent_selection', None)!r} != {selected!r}"
     for name in _COMPARED:
-        if not _same(getattr(clone, name, missing), getattr(env, name, missing)):
+        if not structurally_equal(getattr(clone, name, missing), getattr(env, name, missing)):
             return f"{name} differ"
     agents = list(env.agents)
     try:
@@ -356,11 +356,11 @@ def _mismatch(env: Any, clone: Any) -> str | None:
     except Exception as error:
         return f"observing the clone raised {error!r}"
     for agent, a, b in zip(agents, ours, theirs, strict=True):
-        if not _same(a, b):
+        if not structurally_equal(a, b):
             return f"the observation of {agent!r} differs"
     if agents:
         live_mask = info_mask(env, selected)
-        if not _same(info_mask(clone, selected), live_mask):
+        if not structurally_equal(info_mask(clone, selected), live_mask):
             return f"info['action_mask'] of {selected!r} differs"
     return None
 
@@ -374,7 +374,7 @@ def _observe_untouched(env: Any, agents: Sequence[Any]) -> list[Any]:
     """
     chain = wrapper_chain(env)
     saved = [(vars(obj), dict(vars(obj))) for obj in chain]
-    rngs = [(g, _rng_state(g)) for obj in chain for g in vars(obj).values() if _is_rng(g)]
+    rngs = [(g, rng_state(g)) for obj in chain for g in vars(obj).values() if is_rng(g)]
     try:
         return [env.observe(agent) for agent in agents]
     finally:
@@ -382,47 +382,4 @@ def _observe_untouched(env: Any, agents: Sequence[Any]) -> list[Any]:
             fields.clear()
             fields.update(values)
         for generator, state in rngs:
-            _set_rng_state(generator, state)
-
-
-def _is_rng(x: Any) -> bool:
-    return isinstance(x, (np.random.Generator, np.random.RandomState, random.Random))
-
-
-def _rng_state(g: Any) -> Any:
-    if isinstance(g, np.random.Generator):
-        return g.bit_generator.state
-    return g.get_state() if isinstance(g, np.random.RandomState) else g.getstate()
-
-
-def _set_rng_state(g: Any, state: Any) -> None:
-    if isinstance(g, np.random.Generator):
-        g.bit_generator.state = state
-    elif isinstance(g, np.random.RandomState):
-        g.set_state(state)
-    else:
-        g.setstate(state)
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Structural equality: arrays by dtype, shape and bytes; containers item by item."""
-    if a is b:
-        return True
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
-            return False
-        if a.dtype != b.dtype or a.shape != b.shape:
-            return False
-        if a.dtype.hasobject:
-            return _same(a.tolist(), b.tolist())
-        return a.tobytes() == b.tobytes()
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same(u, v) for u, v in zip(a, b, strict=True))
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
+            set_rng_state(generator, state)

@@ -15,6 +15,7 @@ Playout = Literal["random", "decisive"]
 Backend = Literal["auto", "python", "numba"]
 Information = Literal["auto", "perfect", "oracle", "mo_ismcts", "so_ismcts", "pimc"]
 INFORMATION_MODES = ("auto", "perfect", "oracle", "mo_ismcts", "so_ismcts", "pimc")
+SearchFrom = Literal["here", "start"]
 
 #: An evaluator maps ``(game, state)`` to per-player values in [-1, 1] and optional priors
 #: (a mapping action -> prior, or a sequence indexed by action); ``None`` priors mean uniform.
@@ -103,6 +104,16 @@ class SearchConfig:
             true hidden state, a cheating upper bound that is never chosen unless asked for.
         determinizations: PIMC's number of determinized trees per search (each gets an equal
             share of the budget).
+        search_from: where ISMCTS simulations begin. ``"here"`` (default): a determinization
+            of the current information set, drawn uniformly from what the player cannot see
+            (the classic ISMCTS; it does not weigh the worlds by the opponents' past actions).
+            ``"start"``: the game's initial state, every chance outcome drawn by the search and
+            every player's decision by its own information-set nodes (self-play), so the
+            worlds of the current information set are reached as often as the players'
+            strategies make them; the decision is read from its node, and the table is kept
+            for the whole game. With ``smooth`` this is Smooth UCT's self-play, which
+            approaches an equilibrium in poker. Needs ``game.initial_state()``; a decision
+            the self-play never reached falls back to ``"here"``.
         smooth: Smooth UCT (Heinrich and Silver 2015) for ISMCTS: at a node of ``N`` visits the
             UCB rule is followed with probability ``max(smooth, 0.9 / (1 + 0.001 sqrt(N)))``,
             else an action is drawn from the node's average policy (its normalised visits), so
@@ -123,6 +134,7 @@ class SearchConfig:
     backend: Backend = "auto"
     information: Information = "auto"
     determinizations: int = 20
+    search_from: SearchFrom = "here"
     smooth: float | None = None
 
     def __post_init__(self) -> None:
@@ -176,6 +188,10 @@ class SearchConfig:
         count = self.determinizations
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise InvalidOptionError(f"determinizations must be an int >= 1, got {count!r}")
+        if self.search_from not in ("here", "start"):
+            raise InvalidOptionError(
+                f"search_from must be 'here' or 'start', got {self.search_from!r}"
+            )
         if self.smooth is not None:
             number("smooth", self.smooth)
             if not 0.0 <= self.smooth <= 1.0:

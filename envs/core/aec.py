@@ -13,6 +13,7 @@ every agent's observation shows only what it may see; ``information_set(agent)``
 
 from __future__ import annotations
 
+import pickle
 import sys
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -44,6 +45,8 @@ class EnvSnapshot:
         cumulative_rewards: ``(agent, reward)`` pairs not yet collected by ``last()``.
         terminations: ``(agent, flag)`` pairs.
         truncations: ``(agent, flag)`` pairs.
+        rng_state: in games with chance, the state of the generator that draws the next
+            outcomes (pickled, so the snapshot stays immutable and hashable), else ``None``.
     """
 
     spec: tuple[Hashable, ...]
@@ -54,7 +57,7 @@ class EnvSnapshot:
     cumulative_rewards: tuple[tuple[AgentID, float], ...]
     terminations: tuple[tuple[AgentID, bool], ...]
     truncations: tuple[tuple[AgentID, bool], ...]
-    rng_state: Any = None  # games with chance: the generator that draws the next outcomes
+    rng_state: bytes | None = None  # games with chance: the generator's state, pickled
 
 
 class BoardGameEnv(AECEnv[AgentID, Observation, int]):
@@ -214,7 +217,9 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
             cumulative_rewards=tuple(self._cumulative_rewards.items()),
             terminations=tuple(self.terminations.items()),
             truncations=tuple(self.truncations.items()),
-            rng_state=self._np_random.bit_generator.state if self._game.has_chance else None,
+            rng_state=(
+                pickle.dumps(self._np_random.bit_generator.state) if self._game.has_chance else None
+            ),
         )
 
     def restore_state(self, snapshot: EnvSnapshot) -> None:
@@ -230,7 +235,7 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
             )
         self._state = snapshot.state
         if snapshot.rng_state is not None:
-            self._np_random.bit_generator.state = snapshot.rng_state
+            self._np_random.bit_generator.state = pickle.loads(snapshot.rng_state)
         self.agents = list(snapshot.agents)
         self.agent_selection = snapshot.agent_selection
         self.rewards = dict(snapshot.rewards)

@@ -154,6 +154,9 @@ class BoardGame(ABC, Generic[S]):
     def check_action(self, state: S, action: Any) -> int:
         """Validate a caller's ``action`` for ``state`` and return it as a Python int.
 
+        At a chance node the action is an outcome (``legal_actions`` are the outcomes, whose ids
+        need not lie in ``range(num_actions)``).
+
         Raises:
             ActionTypeError: ``action`` is not an integer (bools are refused too).
             IllegalActionError: out of range, or not legal in ``state``.
@@ -161,6 +164,14 @@ class BoardGame(ABC, Generic[S]):
         """
         if type(action) is int and 0 <= action < self.num_actions and self.is_legal(state, action):
             return action  # the common case, checked cheaply
+        if self.has_chance and self.is_chance(state):
+            outcome = self._as_int(action, "a chance outcome")
+            if outcome not in self.legal_actions(state):
+                raise IllegalActionError(
+                    f"{self.name}: {outcome} is not an outcome of this chance node; outcomes: "
+                    f"{self.legal_actions(state)}"
+                )
+            return outcome
         index = self.action_index(action)
         if self.is_terminal(state):
             raise GameOverError(
@@ -175,24 +186,25 @@ class BoardGame(ABC, Generic[S]):
 
     def action_index(self, action: Any) -> int:
         """Type- and range-check ``action`` (not its legality) and return it as an int."""
-        if isinstance(action, (bool, np.bool_)):
-            raise ActionTypeError(
-                f"{self.name}: action must be an int in [0, {self.num_actions}), "
-                f"got bool {action!r}"
-            )
-        try:
-            index = operator.index(action)
-        except TypeError:
-            raise ActionTypeError(
-                f"{self.name}: action must be an int in [0, {self.num_actions}), "
-                f"got {action!r} of type {type(action).__name__}"
-            ) from None
+        index = self._as_int(action, f"action must be an int in [0, {self.num_actions}), and it")
         if not 0 <= index < self.num_actions:
             raise IllegalActionError(
                 f"{self.name}: action {index} is out of range; expected an int in "
                 f"[0, {self.num_actions})"
             )
         return index
+
+    def _as_int(self, action: Any, what: str) -> int:
+        """``action`` as an int (numpy ints too); ``ActionTypeError`` naming ``what`` else."""
+        if isinstance(action, (bool, np.bool_)):
+            raise ActionTypeError(f"{self.name}: {what} is a bool, {action!r}; expected an int")
+        try:
+            return operator.index(action)
+        except TypeError:
+            raise ActionTypeError(
+                f"{self.name}: {what} is {action!r} of type {type(action).__name__}; expected an "
+                "int"
+            ) from None
 
     def apply(self, state: S, actions: Sequence[int]) -> S:
         """Play ``actions`` from ``state`` with full checking (handy for tests and scripts)."""

@@ -180,7 +180,7 @@ class MNK(BoardGame[State]):
     def is_legal(self, state: State, action: int) -> bool:
         return not state[-1] and not self._occupied(state) & self._bits[action]
 
-    def _wins_with(self, board: int, action: int) -> bool:
+    def wins_with(self, board: int, action: int) -> bool:
         """Whether ``board`` (which holds a stone on ``action``) has a line through that stone."""
         if not self._grouped:
             return any(board & window == window for window in self._windows[action])
@@ -196,7 +196,7 @@ class MNK(BoardGame[State]):
         player = self._mover[count]
         board = state[player] | self._bits[action]
         count += 1
-        if count >= self._first_win and self._wins_with(board, action):
+        if count >= self._first_win and self.wins_with(board, action):
             status = player + 1
         elif count == self._cells:
             status = self._draw

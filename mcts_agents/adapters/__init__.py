@@ -5,8 +5,10 @@
 1. our envs (``env.unwrapped`` is a ``mcts_agents.envs.core.BoardGameEnv``): the rules core and
    its immutable state, with no AEC overhead;
 2. Shimmy's OpenSpiel wrapper: ``openspiel.OpenSpielGame`` over cloned ``pyspiel`` states;
-3. anyone else's AEC env: ``generic.EnvGame`` over verified clones of the whole wrapper chain
-   (``mcts_agents.cloning``).
+3. PettingZoo's rlcard poker envs: ``rlcard.RLCardGame``, verified clones with information
+   sets and redealing, for Information Set MCTS;
+4. anyone else's AEC env: ``generic.EnvGame`` over verified clones of the whole wrapper chain
+   (``mcts_agents.cloning``), refused where it is found to hide information or draw randomness.
 
 A new adapter is a module here with a ``Game`` and a function ``(env) -> (game, state)`` that
 ``game_from_env`` calls when the env is of its kind.
@@ -20,6 +22,7 @@ from pettingzoo import AECEnv
 
 from mcts_agents.adapters.generic import EnvGame, EnvState, env_game
 from mcts_agents.adapters.openspiel import OpenSpielGame, openspiel_env_type, openspiel_game
+from mcts_agents.adapters.rlcard import RLCardGame, rlcard_env_type, rlcard_game
 from mcts_agents.aec import check_live, legal_actions
 from mcts_agents.envs.core.aec import BoardGameEnv
 from mcts_agents.errors import CloneError, GameOverError, NoLegalActionError
@@ -29,16 +32,19 @@ __all__ = [
     "EnvGame",
     "EnvState",
     "OpenSpielGame",
+    "RLCardGame",
     "game_from_env",
     "legal_actions",
 ]
 
 
-def game_from_env(env: Any) -> tuple[Game, State]:
+def game_from_env(env: Any, oracle: bool = False) -> tuple[Game, State]:
     """The ``Game`` and root state for the position of the live AEC env ``env``.
 
     Args:
         env: any PettingZoo AEC env, possibly wrapped, reset and not finished.
+        oracle: the caller means to search the true state (``information="oracle"``): the
+            generic path then accepts envs that hide information or draw randomness.
 
     Returns:
         ``(game, state)``: for our envs the rules core and its state (the env's own immutable
@@ -50,7 +56,8 @@ def game_from_env(env: Any) -> tuple[Game, State]:
         NoLegalActionError: the agent to move has no legal action.
         NotResetError: the env has not been reset.
         CloneError: the env cannot be adapted (not an AEC env, uncopyable contents, a clone that
-            does not match the original, an OpenSpiel game with chance or simultaneous moves).
+            does not match the original, simultaneous moves, an OpenSpiel game that hides
+            information without a way to redeal it, an env found to draw hidden randomness).
     """
     if not isinstance(env, AECEnv):
         raise CloneError(
@@ -69,4 +76,7 @@ def game_from_env(env: Any) -> tuple[Game, State]:
     openspiel_type = openspiel_env_type()
     if openspiel_type is not None and isinstance(raw, openspiel_type):
         return openspiel_game(env, raw)
-    return env_game(env)
+    rlcard_type = rlcard_env_type()
+    if rlcard_type is not None and isinstance(raw, rlcard_type):
+        return rlcard_game(env, raw)
+    return env_game(env, oracle)

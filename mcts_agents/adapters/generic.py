@@ -3,12 +3,25 @@
 The generic, slower path of ``game_from_env``: ``EnvGame.next_state`` clones the state's env
 (``mcts_agents.cloning``, which copies what ``copy.deepcopy`` of a PettingZoo classic env gets
 wrong) and steps the clone.
+
+A clone holds everything the env holds, hidden cards and the generator of its future dice
+included, so the generic path never searches an env that is known or found to hide information
+or to draw randomness, unless ``information="oracle"`` asks for exactly that:
+
+- simultaneous-move envs (``metadata["is_parallelizable"]``, ``parallel_to_aec``) are refused;
+- randomness at reset: two clones reset with different seeds must end in the same state (apart
+  from their generators and seed fields), else the env deals or draws something at reset that
+  the player to move may not see;
+- randomness in ``step``: a generator that moves while the search steps a clone means dice or
+  cards drawn from the env's future; the search stops with a ``CloneError``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import random
+import weakref
 from collections.abc import Hashable
 from typing import Any
 
@@ -17,6 +30,7 @@ from gymnasium import spaces
 
 from mcts_agents.aec import bookkeeper, bookkeeping, check_live, describe_env, info_mask
 from mcts_agents.cloning import Memo, clone_with_memo, verified_clone
+from mcts_agents.compare import first_difference, is_rng, rng_state, structurally_equal
 from mcts_agents.errors import CloneError, GameOverError, IllegalActionError, NoLegalActionError
 
 __all__ = ["EnvGame", "EnvState", "ReachableEnvGame", "env_game"]
@@ -56,12 +70,14 @@ class EnvGame:
     ``observation["action_mask"]``, else ``info["action_mask"]``, else (no mask at all) every
     action of a ``Discrete`` space. Returns are the rewards summed since the root (PettingZoo's
     classic games pay at the end). The key is the unwrapped env's ``state_key()`` if it has one,
-    else the agent to move, the agents left and the bytes of every agent's observation.
+    else the agent to move, the agents left, the bytes of every agent's observation, the rewards
+    summed since the root and whether the game is over.
 
     Gymnasium spaces are copied from the live env once, then shared by all clones of a search.
     """
 
-    def __init__(self, env: Any, memo: Memo) -> None:
+    def __init__(self, env: Any, memo: Memo, watch_randomness: bool = True) -> None:
+        self.watch_randomness = watch_randomness
         self.agents: tuple[Any, ...] = tuple(env.possible_agents)
         self.num_players = len(self.agents)
         self._index = {agent: i for i, agent in enumerate(self.agents)}
@@ -100,9 +116,29 @@ class EnvGame:
 
     def clone_state(self, state: EnvState) -> tuple[Any, Any]:
         """A private copy of ``state``'s env to step, and its bookkeeping object."""
+        env, book, _ = self._clone(state)
+        return env, book
+
+    def _clone(self, state: EnvState) -> tuple[Any, Any, list[tuple[Any, Any]]]:
+        """``clone_state`` and, when watched, the clone's generators with their states."""
         memo = dict(self._shared)
         env = clone_with_memo(state.env, memo)
-        return env, memo[id(state.book)]
+        rngs = (
+            [(g, rng_state(g)) for g in memo.values() if is_rng(g)] if self.watch_randomness else []
+        )
+        return env, memo[id(state.book)], rngs
+
+    @staticmethod
+    def _check_no_draw(env: Any, rngs: list[tuple[Any, Any]]) -> None:
+        """``CloneError`` if a watched generator of a stepped clone has moved."""
+        for generator, before in rngs:
+            if not structurally_equal(rng_state(generator), before):
+                raise CloneError(
+                    f"{describe_env(env)} draws randomness inside step (its random generator "
+                    "moved while the search stepped a clone): searching it would read the "
+                    "env's future dice or cards; information='oracle' searches it anyway, as a "
+                    "cheat, only on purpose"
+                )
 
     def _advance(self, env: Any, book: Any, action: Any, rewards: list[float]) -> bool:
         """Step ``env`` in place with ``action``, then ``None`` for dead agents to move.
@@ -166,9 +202,10 @@ class EnvGame:
                 f"action {action!r} is not legal in this {type(state.env.unwrapped).__name__} "
                 f"position; legal: {legal}"
             )
-        env, book = self.clone_state(state)
+        env, book, rngs = self._clone(state)
         rewards = list(state.rewards)
         self._advance(env, book, operator.index(action), rewards)
+        self._check_no_draw(env, rngs)
         return self._state(env, book, rewards)
 
     def is_terminal(self, state: EnvState) -> bool:
@@ -194,7 +231,8 @@ class EnvGame:
                     # the search asks for the key, then the legal actions: observe once
                     mover = observed[agents.index(selected)]
                     state._legal = self._legal_now(env, book, mover)
-                key = (selected, agents, seen)
+                # rewards so far and the end flag: states that pay differently never merge
+                key = (selected, agents, seen, tuple(state.rewards), state.terminal)
             state._key = key
         return key
 
@@ -202,11 +240,12 @@ class EnvGame:
         """Uniformly random playout on one private clone (same moves as ``default_rollout``)."""
         if state.terminal:
             return tuple(state.rewards)
-        env, book = self.clone_state(state)
+        env, book, rngs = self._clone(state)
         rewards = list(state.rewards)
         actions = state._legal if state._legal is not None else self._legal_now(env, book)
         while not self._advance(env, book, actions[int(rng.random() * len(actions))], rewards):
             actions = self._legal_now(env, book)
+        self._check_no_draw(env, rngs)
         return tuple(rewards)
 
 
@@ -235,18 +274,74 @@ def _freeze(x: Any) -> Hashable:
     return x
 
 
-def env_game(env: Any) -> tuple[EnvGame, EnvState]:
-    """The generic game over a verified clone of ``env``, and its root state."""
+def env_game(env: Any, oracle: bool = False) -> tuple[EnvGame, EnvState]:
+    """The generic game over a verified clone of ``env``, and its root state.
+
+    Without ``oracle``, an env with simultaneous moves or randomness at reset is refused, and
+    the game refuses randomness inside ``step`` (see the module docstring).
+    """
     agents, selected, terminations, truncations = bookkeeping(env)
     check_live(env, agents, selected, terminations, truncations)
     if selected not in env.possible_agents:
         raise CloneError(f"{describe_env(env)}: agent to move {selected!r} is not a possible agent")
+    _refuse_simultaneous(env)
     memo: Memo = {}
     clone = verified_clone(env, memo)
+    if not oracle:
+        _refuse_randomness_at_reset(env, clone)
     cls = ReachableEnvGame if callable(getattr(env.unwrapped, "is_reachable", None)) else EnvGame
-    game = cls(clone, memo)
+    game = cls(clone, memo, watch_randomness=not oracle)
     root = game.root(clone)
     if root.terminal:
         raise GameOverError(f"the game in {env} is over")
     game.legal_actions(root)  # raises NoLegalActionError for a stuck live env
     return game, root
+
+
+def _refuse_simultaneous(env: Any) -> None:
+    """``CloneError`` for an env whose agents move simultaneously (``CloneError`` names why)."""
+    raw = env.unwrapped
+    simultaneous = bool(getattr(raw, "metadata", {}).get("is_parallelizable", False))
+    converted = type(raw).__name__ == "parallel_to_aec_wrapper"
+    if simultaneous or converted:
+        raise CloneError(
+            f"{describe_env(env)} has simultaneous moves (metadata is_parallelizable or a "
+            "parallel env converted to AEC): a player does not see the others' moves of the "
+            "same turn, and the search supports sequential games only"
+        )
+
+
+#: live env (its unwrapped object) -> why a clone of it would read hidden randomness, or None
+_RESET_PROBES: weakref.WeakKeyDictionary[Any, str | None] = weakref.WeakKeyDictionary()
+_PROBE_SEEDS = (104_729, 1_299_709)
+
+
+def _refuse_randomness_at_reset(env: Any, clone: Any) -> None:
+    """``CloneError`` if resetting two clones with different seeds gives different states."""
+    raw = env.unwrapped
+    try:
+        found = _RESET_PROBES[raw]
+    except (KeyError, TypeError):
+        found = _reset_probe(clone)
+        with contextlib.suppress(TypeError):  # not weak-referenceable: probe every time
+            _RESET_PROBES[raw] = found
+    if found is not None:
+        raise CloneError(
+            f"{describe_env(env)} draws randomness at reset ({found}): it may hide cards or "
+            "future draws from the player to move, and a search of its clones would read "
+            "them; information='oracle' searches the true state anyway, as a cheat, only on "
+            "purpose"
+        )
+
+
+def _reset_probe(clone: Any) -> str | None:
+    """Where two resets of copies of ``clone`` with different seeds differ, or ``None``."""
+    resets = []
+    for seed in _PROBE_SEEDS:
+        copy = clone_with_memo(clone, {})
+        try:
+            copy.reset(seed=seed)
+        except Exception as error:
+            return f"resetting a clone to check this raised {error!r}"
+        resets.append(copy)
+    return first_difference(resets[0].unwrapped, resets[1].unwrapped, "env.unwrapped")

@@ -1,7 +1,11 @@
 """OpenSpiel games through Shimmy's ``OpenSpielCompatibilityV0``: a ``Game`` over pyspiel states.
 
-Deterministic, sequential, perfect-information games only; the others are refused with a
-``CloneError`` naming what the search would otherwise see (hidden state, the env's dice).
+Sequential games only. Chance nodes (``pig``, ``backgammon``) are chance nodes of the search,
+drawn with its own generator. Games with private information (``kuhn_poker``, ``leduc_poker``,
+``euchre``, ``oh_hell``, ``hearts``, ``gin_rummy``, ``bridge``) are searched by Information Set
+MCTS through OpenSpiel's ``information_state_string`` and ``resample_from_infostate`` (called
+with the search's generator); a game that does not implement the latter, and a game with
+simultaneous moves, is refused with a ``CloneError`` saying what is missing.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from mcts_agents.aec import bookkeeping, check_live
+from mcts_agents.envs.core.game import CHANCE, draw_outcome
 from mcts_agents.errors import (
     CloneError,
     GameOverError,
@@ -22,6 +27,8 @@ from mcts_agents.errors import (
 
 __all__ = ["OpenSpielGame", "openspiel_env_type", "openspiel_game"]
 
+_OPENSPIEL_CHANCE = -1  # pyspiel's kChancePlayerId
+
 
 def openspiel_env_type() -> type | None:
     """Shimmy's OpenSpiel env class if Shimmy is loaded (an env of it implies it is)."""
@@ -30,20 +37,40 @@ def openspiel_env_type() -> type | None:
 
 
 class OpenSpielGame:
-    """``Game`` over ``pyspiel`` states of a deterministic, sequential, perfect-information game.
+    """``Game`` over ``pyspiel`` states of a sequential game.
 
     States are ``pyspiel.State`` objects, never mutated: ``next_state`` clones then applies.
     Player ``i`` of OpenSpiel is ``possible_agents[i]`` of Shimmy's env (``"player_i"``). The key
     is ``(current player, str(state))``: OpenSpiel's text of a board game's position, equal for
-    transposed move orders (``serialize()`` is the move history, which is not).
+    transposed move orders (``serialize()`` is the move history, which is not). Chance nodes are
+    OpenSpiel's (``to_play`` is ``CHANCE`` there); returns range over
+    ``[min_utility, max_utility]``. In a game with private information, ``information_set`` is
+    OpenSpiel's ``information_state_string`` and ``determinize`` its
+    ``resample_from_infostate``, drawing with the search's generator.
     """
 
     def __init__(self, game: Any) -> None:
+        import pyspiel  # present: a game of it exists
+
         self.game = game
+        kind = game.get_type()
         self.num_players: int = game.num_players()
+        self.spec = ("openspiel", str(game))
+        self.has_chance = kind.chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC
+        self.perfect_information = (
+            kind.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+        )
+        self.return_range = (float(game.min_utility()), float(game.max_utility()))
 
     def to_play(self, state: Any) -> int:
-        return int(state.current_player())
+        player = int(state.current_player())
+        return CHANCE if player == _OPENSPIEL_CHANCE else player
+
+    def is_chance(self, state: Any) -> bool:
+        return bool(state.is_chance_node())
+
+    def chance_outcomes(self, state: Any) -> list[tuple[int, float]]:
+        return [(int(a), float(p)) for a, p in state.chance_outcomes()]
 
     def legal_actions(self, state: Any) -> list[int]:
         return list(state.legal_actions())
@@ -66,10 +93,19 @@ class OpenSpielGame:
     def key(self, state: Any) -> Hashable:
         return (state.current_player(), str(state))
 
+    def information_set(self, state: Any, player: int) -> Hashable:
+        return str(state.information_state_string(player))
+
+    def determinize(self, state: Any, player: int, rng: random.Random) -> Any:
+        return state.resample_from_infostate(player, rng.random)
+
     def rollout(self, state: Any, rng: random.Random) -> tuple[float, ...]:
-        """Uniformly random playout on one private clone (same moves as ``default_rollout``)."""
+        """Uniformly random playout on one private clone (chance by its probabilities)."""
         state = state.clone()
         while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(draw_outcome(state.chance_outcomes(), rng))
+                continue
             actions = state.legal_actions()
             state.apply_action(actions[int(rng.random() * len(actions))])
         return tuple(state.returns())
@@ -86,18 +122,10 @@ def openspiel_game(env: Any, raw: Any) -> tuple[OpenSpielGame, Any]:
     state = raw.game_state
     game = state.get_game()
     kind = game.get_type()
-    refusals = []
     if kind.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
-        refusals.append("simultaneous moves")
-    if kind.chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC:
-        refusals.append("chance nodes (the search would see the env's future dice)")
-    if kind.information != pyspiel.GameType.Information.PERFECT_INFORMATION:
-        refusals.append("imperfect information (the search would see hidden state)")
-    if refusals:
         raise CloneError(
             f"{type(raw).__name__} plays OpenSpiel's {kind.short_name!r}, which has "
-            f"{' and '.join(refusals)}; the search supports deterministic, sequential, "
-            "perfect-information games"
+            "simultaneous moves; the search supports sequential games (one player at a time)"
         )
     if state.is_terminal():
         raise GameOverError(f"the game in {env} is over")
@@ -115,4 +143,21 @@ def openspiel_game(env: Any, raw: Any) -> tuple[OpenSpielGame, Any]:
         )
     if not state.legal_actions():
         raise NoLegalActionError(f"{selected} has no legal action in {env}")
-    return OpenSpielGame(game), state.clone()
+    adapted = OpenSpielGame(game)
+    if not adapted.perfect_information:
+        _check_resampling(state, player, kind.short_name, type(raw).__name__)
+    return adapted, state.clone()
+
+
+def _check_resampling(state: Any, player: int, name: str, env_name: str) -> None:
+    """``CloneError`` unless OpenSpiel can redeal ``state``'s hidden information for ``player``."""
+    try:
+        state.information_state_string(player)
+        state.resample_from_infostate(player, random.Random(0).random)
+    except Exception as error:  # pyspiel.SpielError: "... not implemented"
+        raise CloneError(
+            f"{env_name} plays OpenSpiel's {name!r}, which hides information but does not "
+            f"implement information_state_string and resample_from_infostate ({error}); "
+            "Information Set MCTS needs both to search without reading hidden state "
+            "(information='oracle' searches the true state, a cheat, only on purpose)"
+        ) from None

@@ -54,6 +54,10 @@ def test_pettingzoo_seed(env_fn: Any) -> None:
 
 def test_pettingzoo_render(env_fn: Any, capsys: pytest.CaptureFixture[str]) -> None:
     render_test(env_fn)
+    if "rgb_array" not in env_fn.raw().metadata["render_modes"]:  # card games: text only
+        with pytest.raises(envs.InvalidParameterError, match="rgb_array"):
+            env_fn.raw(render_mode="rgb_array")
+        return
     raw = env_fn.raw(render_mode="rgb_array")
     raw.reset()
     image = raw.render()
@@ -72,7 +76,8 @@ def test_metadata_and_spaces(env_fn: Any) -> None:
     env = env_fn.raw()
     assert env.metadata["is_parallelizable"] is False
     assert env.metadata["name"].endswith("_v0")
-    assert set(env.metadata["render_modes"]) == {"ansi", "rgb_array", "human"}
+    # board games draw pictures; card games render as text only
+    assert set(env.metadata["render_modes"]) in ({"ansi", "rgb_array", "human"}, {"ansi", "human"})
     assert env.possible_agents == [f"player_{i}" for i in range(env.game.num_players)]
     agent = env.possible_agents[0]
     assert env.observation_space(agent) is env.observation_space(agent)  # cached
@@ -89,10 +94,10 @@ def test_save_restore_round_trip(
     module: str, variant: str, kwargs: dict[str, Any], seed: int, data: st.DataObject
 ) -> None:
     env = make_factory(module, kwargs).raw()
-    env.reset()
+    env.reset(seed=seed)  # the same deals and dice both times (games with chance)
     moves = random_line(env, random.Random(seed))
     cut = data.draw(st.integers(0, len(moves)))
-    env.reset()
+    env.reset(seed=seed)
     for action in moves[:cut]:
         env.step(action)
     snapshot = env.save_state()
@@ -132,9 +137,13 @@ def test_copy_and_pickle_mid_game(env_fn: Any, copier: Any) -> None:
     env = env_fn()
     env.reset(seed=1)
     rng = random.Random(3)
-    for _ in range(3):
+    game = env.unwrapped.game
+    for _ in range(3):  # up to 3 moves, stopping before one that would end the game
         mask = env.observe(env.agent_selection)["action_mask"]
-        env.step(rng.choice(list(np.flatnonzero(mask))))
+        action = int(rng.choice(list(np.flatnonzero(mask))))
+        if game.is_terminal(game.next_state(env.unwrapped.state, action)):
+            break
+        env.step(action)
     clone = copier(env)
     assert clone.unwrapped.state == env.unwrapped.state
     assert observe_all(clone) == observe_all(env) and bookkeeping(clone) == bookkeeping(env)
@@ -200,7 +209,7 @@ def test_restore_after_game_end(env_fn: Any) -> None:
     raw.reset()
     raw.restore_state(end)
     assert (observe_all(raw), bookkeeping(raw)) == before
-    assert sum(raw.rewards.values()) <= 1.0 + 1e-9
+    assert [raw.rewards[a] for a in raw.possible_agents] == list(raw.game.returns(raw.state))
 
 
 def test_wrapped_env_refuses_use_before_reset(env_fn: Any) -> None:
@@ -215,8 +224,8 @@ def test_wrapped_env_refuses_use_before_reset(env_fn: Any) -> None:
 
 def test_wrapped_env_matches_raw_env_move_for_move(env_fn: Any) -> None:
     wrapped, raw = env_fn(), env_fn.raw()
-    wrapped.reset()
-    raw.reset()
+    wrapped.reset(seed=7)  # the same deals and dice in both (games with chance)
+    raw.reset(seed=7)
     rng = random.Random(0)
     while not raw.game.is_terminal(raw.state):
         action = rng.choice(raw.legal_actions())

@@ -3,14 +3,16 @@
 Differential tests play random games in PettingZoo's classic envs side by side with the
 adapter's ``Game`` and compare legal moves, observations and outcomes at every step;
 fingerprints prove the live env is left bit for bit as it was. Toy AEC envs check exact
-outcomes, ``state_key``/``is_reachable``, dead agents stepped with ``None`` and stuck envs.
+outcomes, ``state_key``/``is_reachable``, dead agents stepped with ``None`` and stuck envs, and
+the refusals that keep the generic path from peeking (hidden cards, dice in ``step``).
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
+import gymnasium
 import numpy as np
 import pytest
 from gymnasium import spaces
@@ -19,8 +21,9 @@ from hypothesis import strategies as st
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from mcts_agents import MCTSAgent
 from mcts_agents.adapters import EnvGame, game_from_env
-from mcts_agents.errors import GameOverError, IllegalActionError, NoLegalActionError
+from mcts_agents.errors import CloneError, GameOverError, IllegalActionError, NoLegalActionError
 from mcts_agents.game import default_rollout
 from tests.mcts_agents.adapters.support import (
     Pile,
@@ -320,7 +323,10 @@ def test_game_steps_dead_agents_with_none_like_the_aec_loop() -> None:
         while not game.is_terminal(state):
             assert game.to_play(state) == env.possible_agents.index(env.agent_selection)
             assert game.legal_actions(state) == mask_actions(env) == [0, 1]
-            assert game_from_env(env)[0].key(game_from_env(env)[1]) == game.key(state)
+            # the same position: the same agent, agents and observations (the key's last parts
+            # are the rewards since each search's root, which differ once rewards are paid)
+            fresh_game, fresh = game_from_env(env)
+            assert fresh_game.key(fresh)[:3] == game.key(state)[:3]
             action = rng.choice([0, 0, 1])
             state = game.next_state(state, action)
             env.step(action)
@@ -346,3 +352,92 @@ def test_toy_env_with_no_legal_action_while_live_raises() -> None:
     env.reset()
     with pytest.raises(NoLegalActionError):
         game_from_env(env)
+
+
+# --------------------------------------------------------------------------- never peek silently
+class HiddenCard(AECEnv[str, dict[str, np.ndarray], int]):
+    """One player guesses a card dealt face down at reset (the audit's hidden-card env)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"name": "hidden_card_v0", "is_parallelizable": False}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.possible_agents = ["guesser", "dealer"]
+        self.action_spaces = dict.fromkeys(self.possible_agents, spaces.Discrete(3))
+        mask = spaces.Box(0, 1, (3,), np.int8)
+        space = spaces.Dict({"observation": spaces.Box(0, 1, (1,), np.int8), "action_mask": mask})
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+
+    def observation_space(self, agent: str) -> Any:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> Any:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: Any = None) -> None:
+        self.np_random, _ = gymnasium.utils.seeding.np_random(seed)
+        self.card = int(self.np_random.integers(3))
+        self.agents = self.possible_agents[:]
+        self.agent_selection = "guesser"
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        mask = np.ones(3, np.int8) if agent == self.agent_selection else np.zeros(3, np.int8)
+        return {"observation": np.zeros(1, np.int8), "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        if self.terminations[self.agent_selection]:
+            self._was_dead_step(action)
+            return
+        self.rewards = {"guesser": 1.0 if action == self._draw(action) else -1.0, "dealer": 0.0}
+        self.rewards["dealer"] = -self.rewards["guesser"]
+        self.terminations = dict.fromkeys(self.agents, True)
+        self._accumulate_rewards()
+
+    def _draw(self, action: int) -> int:
+        return self.card
+
+
+class DieAfterTheCall(HiddenCard):
+    """Call a number, then a die (0-2) is rolled inside ``step`` (the audit's dice env)."""
+
+    def reset(self, seed: int | None = None, options: Any = None) -> None:
+        super().reset(seed, options)
+        self.card = 0  # nothing drawn at reset
+
+    def _draw(self, action: int) -> int:
+        return int(self.np_random.integers(3))
+
+
+def test_an_env_that_deals_hidden_cards_at_reset_is_refused_by_default() -> None:
+    env = HiddenCard()
+    env.reset(seed=1)
+    with pytest.raises(CloneError, match=r"randomness at reset \(env.unwrapped.card\).*'oracle'"):
+        MCTSAgent(iterations=50, seed=0).act(env)
+    before = fingerprint(env)
+    right = sum(
+        MCTSAgent(iterations=50, seed=s, information="oracle").act(env) == env.card
+        for s in range(20)
+    )
+    assert right == 20  # the oracle reads the card: that is what asking for it means
+    assert fingerprint(env) == before
+
+
+def test_an_env_that_draws_randomness_in_step_is_refused_by_default() -> None:
+    env = DieAfterTheCall()
+    env.reset(seed=1)
+    with pytest.raises(CloneError, match=r"draws randomness inside step.*'oracle'"):
+        MCTSAgent(iterations=50, seed=0).act(env)
+
+
+def test_simultaneous_move_envs_are_refused() -> None:
+    from pettingzoo.classic import rps_v2
+
+    env = rps_v2.env()
+    env.reset(seed=0)
+    with pytest.raises(CloneError, match="simultaneous moves"):
+        MCTSAgent(iterations=50, seed=0).act(env)

@@ -1,7 +1,8 @@
 """``mcts_agents.adapters.openspiel``: ``OpenSpielGame`` through Shimmy's OpenSpiel wrapper.
 
 Random games side by side with the Shimmy env, the live env left untouched by playouts, keys
-that transpose, chance games refused, and one search identical through PettingZoo and OpenSpiel.
+that transpose, chance nodes and redeals that are the search's own, clear refusals, and one
+search identical through PettingZoo and OpenSpiel.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from typing import Any
 
 import pytest
 
+from mcts_agents import Budget, MCTSAgent, SearchConfig, make_searcher
 from mcts_agents.adapters import OpenSpielGame, game_from_env
 from mcts_agents.errors import CloneError, GameOverError, IllegalActionError
-from mcts_agents.game import default_rollout
+from mcts_agents.game import CHANCE, default_rollout
 from tests.mcts_agents.adapters.support import fingerprint, is_over, mask_actions, new_classic
 
 
@@ -78,13 +80,75 @@ def test_openspiel_live_env_unchanged_by_playouts_and_keys_transpose() -> None:
         game.next_state(root, 99)
 
 
-def test_openspiel_game_with_chance_nodes_is_refused() -> None:
+def shimmy_env(name: str, seed: int = 0) -> Any:
     import shimmy
 
-    env = shimmy.OpenSpielCompatibilityV0(game_name="kuhn_poker")
-    env.reset(seed=0)
-    with pytest.raises(CloneError, match=r"OpenSpielCompatibilityV0.*kuhn_poker.*chance"):
-        game_from_env(env)
+    env = shimmy.OpenSpielCompatibilityV0(game_name=name)
+    env.reset(seed=seed)
+    return env
+
+
+def test_games_without_a_redeal_or_with_simultaneous_moves_are_refused() -> None:
+    with pytest.raises(CloneError, match=r"phantom_ttt.*resample_from_infostate.*'oracle'"):
+        game_from_env(shimmy_env("phantom_ttt"))
+    with pytest.raises(CloneError, match=r"goofspiel.*simultaneous"):
+        game_from_env(shimmy_env("goofspiel"))
+
+
+def test_chance_nodes_are_the_searchs_own() -> None:
+    """Pig through Shimmy: OpenSpiel's chance player maps to CHANCE, outcomes keep their
+    probabilities, returns their range, and playouts draw them by probability."""
+    env = shimmy_env("pig")
+    env.step(0)  # roll: Shimmy draws the die with its own generator
+    game, state = game_from_env(env)
+    assert isinstance(game, OpenSpielGame) and game.has_chance and game.perfect_information
+    assert game.return_range == (-1.0, 1.0)
+    rolled = game.next_state(state, 0)
+    assert game.is_chance(rolled) and game.to_play(rolled) == CHANCE
+    assert game.chance_outcomes(rolled) == [(face, pytest.approx(1 / 6)) for face in range(6)]
+    result = MCTSAgent(iterations=300, seed=0).search(env)
+    assert result.iterations == 300 and result.extra["backend"] == "python"
+
+
+def test_hidden_information_games_redeal_with_the_searchs_generator() -> None:
+    """Kuhn poker: the player's information set is OpenSpiel's, and a redeal depends only on it
+    and the generator: two deals the player cannot tell apart, one seed, one search."""
+    import pyspiel
+
+    game = OpenSpielGame(pyspiel.load_game("kuhn_poker"))
+    assert not game.perfect_information and game.return_range == (-2.0, 2.0)
+    searches = []
+    for other_card in (1, 2):
+        state = game.game.new_initial_state()
+        state.apply_action(0)  # player 0 holds the jack
+        state.apply_action(other_card)
+        assert game.information_set(state, 0) == "0"
+        worlds = [game.determinize(state, 0, random.Random(s)).history() for s in range(20)]
+        assert {tuple(w[:1]) for w in worlds} == {(0,)} and {w[1] for w in worlds} == {1, 2}
+        searches.append(
+            make_searcher(game, Budget(iterations=300), SearchConfig(), seed=3).search(game, state)
+        )
+    assert searches[0].children == searches[1].children
+
+
+def test_the_agent_plays_kuhn_through_shimmy_without_peeking() -> None:
+    """The same information set in two live envs (other private cards dealt to player 1)."""
+    found = {}
+    for seed in range(40):
+        env = shimmy_env("kuhn_poker", seed)
+        state = env.unwrapped.game_state
+        key = state.information_state_string(state.current_player())
+        if key in found:
+            break
+        found[key] = (seed, state.history())
+    else:
+        pytest.skip("no two deals with the same information set in 40 seeds")
+    results = []
+    for seed_of_env in (found[key][0], seed):
+        env = shimmy_env("kuhn_poker", seed_of_env)
+        results.append(MCTSAgent(iterations=300, seed=1).search(env))
+    assert results[0].children == results[1].children
+    assert results[0].extra["information"] == "mo_ismcts"
 
 
 def test_search_is_identical_through_pettingzoo_and_openspiel_connect_four() -> None:

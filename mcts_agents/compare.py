@@ -1,0 +1,145 @@
+"""Comparing env objects (a clone with its original, two clones) and reading random generators.
+
+Used by the cloner, which verifies each clone, and by the generic adapter, which checks that an
+env draws no hidden randomness (``adapters.generic``).
+"""
+
+from __future__ import annotations
+
+import random
+import types
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "first_difference",
+    "is_rng",
+    "rng_state",
+    "set_rng_state",
+    "structurally_equal",
+]
+
+
+def is_rng(x: Any) -> bool:
+    """Whether ``x`` is a random generator (numpy ``Generator``/``RandomState``, ``random``)."""
+    return isinstance(x, (np.random.Generator, np.random.RandomState, random.Random))
+
+
+def rng_state(g: Any) -> Any:
+    """The state of generator ``g`` (compare with ``_same``)."""
+    if isinstance(g, np.random.Generator):
+        return g.bit_generator.state
+    return g.get_state() if isinstance(g, np.random.RandomState) else g.getstate()
+
+
+def set_rng_state(g: Any, state: Any) -> None:
+    if isinstance(g, np.random.Generator):
+        g.bit_generator.state = state
+    elif isinstance(g, np.random.RandomState):
+        g.set_state(state)
+    else:
+        g.setstate(state)
+
+
+def structurally_equal(a: Any, b: Any) -> bool:
+    """Structural equality: arrays by dtype, shape and bytes; containers item by item; other
+    values by ``==``."""
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+            return False
+        if a.dtype != b.dtype or a.shape != b.shape:
+            return False
+        if a.dtype.hasobject:
+            return structurally_equal(a.tolist(), b.tolist())
+        return a.tobytes() == b.tobytes()
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(structurally_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(structurally_equal(u, v) for u, v in zip(a, b, strict=True))
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def first_difference(a: Any, b: Any, path: str = "env") -> str | None:
+    """Where two clones of one env differ (a dotted path), or ``None``.
+
+    Objects are compared field by field through their ``__dict__`` and slots, containers item
+    by item, arrays by dtype, shape and bytes. Random generators, and fields whose name holds
+    ``seed``, are skipped: two resets with different seeds differ there by design.
+    """
+    return _difference(a, b, path, set())
+
+
+def _difference(a: Any, b: Any, path: str, seen: set[tuple[int, int]]) -> str | None:
+    if a is b or (is_rng(a) and is_rng(b)):
+        return None
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) or type(a) is not type(b):
+        return None if structurally_equal(a, b) else path
+    if isinstance(a, dict):
+        if list(a) != list(b):
+            return path
+        for k in a:
+            found = _difference(a[k], b[k], f"{path}[{k!r}]", seen)
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, (list, tuple)):
+        if len(a) != len(b):
+            return path
+        for i, (u, v) in enumerate(zip(a, b, strict=True)):
+            found = _difference(u, v, f"{path}[{i}]", seen)
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, types.MethodType):
+        if a.__func__ is not b.__func__:
+            return path
+        return _difference(a.__self__, b.__self__, f"{path}.__self__", seen)
+    if isinstance(a, types.FunctionType) and a is not b:  # e.g. a closure made at reset
+        if a.__code__ is not b.__code__:
+            return path
+        cells = zip(a.__closure__ or (), b.__closure__ or (), strict=True)
+        for i, (u, v) in enumerate(cells):
+            try:
+                found = _difference(u.cell_contents, v.cell_contents, f"{path}<{i}>", seen)
+            except ValueError:  # an empty cell
+                continue
+            if found is not None:
+                return found
+        return None
+    fields = _fields(a)
+    if fields is None:
+        return None if structurally_equal(a, b) else path
+    pair = (id(a), id(b))
+    if pair in seen:
+        return None
+    seen.add(pair)
+    other = _fields(b) or {}
+    if list(fields) != list(other):
+        return path
+    for name, value in fields.items():
+        if "seed" in name:
+            continue
+        found = _difference(value, other[name], f"{path}.{name}", seen)
+        if found is not None:
+            return found
+    return None
+
+
+def _fields(x: Any) -> dict[str, Any] | None:
+    """The instance fields of a plain object (``__dict__`` and slots), else ``None``."""
+    if isinstance(x, (type, types.ModuleType, types.FunctionType, types.MethodType)):
+        return None
+    fields = dict(getattr(x, "__dict__", {}))
+    for cls in type(x).__mro__:
+        for name in vars(cls).get("__slots__", ()):
+            if hasattr(x, name):
+                fields[name] = getattr(x, name)
+    return fields if fields or hasattr(x, "__dict__") else None
