@@ -66,6 +66,7 @@ class SearchResult:
         data = asdict(self)
         data["children"] = [asdict(c) for c in self.children]
         data["principal_variation"] = list(self.principal_variation)
+        data["policy"] = {str(a): p for a, p in self.policy.items()}  # JSON keys are strings
         return data
 
     def child(self, action: int) -> ChildStats:

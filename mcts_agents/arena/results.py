@@ -17,14 +17,16 @@ import numpy as np
 
 from mcts_agents.arena.games import Record
 from mcts_agents.arena.plots import plot_ratings
-from mcts_agents.ratings import bradley_terry_elo, mle_is_finite, wilson_interval
+from mcts_agents.ratings import Z95, bradley_terry_elo, mle_is_finite, wilson_interval
 
-__all__ = ["AgentStats", "ArenaResult", "MatchResult", "TournamentResult"]
+__all__ = ["AgentStats", "ArenaResult", "MatchResult", "TournamentResult", "mean_interval"]
 
 
 @dataclass(frozen=True)
 class AgentStats:
-    """One agent's results: games, wins, draws, losses, score (draw = 1/2), rate with 95% CI."""
+    """One agent's results: games, wins, draws, losses, score (draw = 1/2), rate with 95% CI,
+    and its mean return per game with a 95% interval (the chips or points won, for games that
+    pay more than win, draw or loss)."""
 
     name: str
     games: int
@@ -36,17 +38,36 @@ class AgentStats:
     low: float
     high: float
     mean_move_time: float
+    mean_return: float = math.nan
+    return_low: float = math.nan
+    return_high: float = math.nan
+
+
+def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
+    """Mean of ``values`` and its normal-approximation 95% interval (``nan`` without values;
+    a zero-width interval from one value)."""
+    n = len(values)
+    if not n:
+        return math.nan, math.nan, math.nan
+    mean = sum(values) / n
+    if n == 1:
+        return mean, mean, mean
+    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+    half = z * math.sqrt(variance / n)
+    return mean, mean - half, mean + half
 
 
 def _standings(names: Sequence[str], records: Sequence[Record]) -> list[AgentStats]:
     tally = {name: [0, 0, 0, 0.0] for name in names}
     clock = {name: [0.0, 0] for name in names}
+    returns: dict[str, list[float]] = {name: [] for name in names}
     for record in records:
         for seat, name in enumerate(record["seats"]):
             score = record["scores"][seat]
             t = tally[name]
             t[0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
             t[3] += score
+            returns[name].append(float(record["returns"][seat]))
         for seat, seconds in zip(record["movers"], record["times"], strict=True):
             clock[record["seats"][seat]][0] += seconds
             clock[record["seats"][seat]][1] += 1
@@ -60,10 +81,15 @@ def _standings(names: Sequence[str], records: Sequence[Record]) -> list[AgentSta
             AgentStats(
                 name, games, int(wins), int(draws), int(losses), float(score),
                 score / games if games else math.nan, low, high,
-                seconds / count if count else math.nan,
+                seconds / count if count else math.nan, *mean_interval(returns[name]),
             )
         )  # fmt: skip
     return stats
+
+
+def _pays_more_than_win_or_loss(records: Sequence[Record]) -> bool:
+    """Whether any return is other than -1, 0 or 1 (chips, points): then means are shown."""
+    return any(r not in (-1.0, 0.0, 1.0) for record in records for r in record["returns"])
 
 
 _PRIOR_NOTE = (
@@ -81,13 +107,17 @@ def _pair_results(records: Sequence[Record]) -> list[tuple[str, str, float]]:
 
 
 def _standings_table(
-    stats: Sequence[AgentStats], elo: Mapping[str, tuple[float, float, float]] | None
+    stats: Sequence[AgentStats],
+    elo: Mapping[str, tuple[float, float, float]] | None,
+    returns: bool = False,
 ) -> list[str]:
     width = max([5, *(len(s.name) for s in stats)])
     head = (
         f"{'agent':<{width}}  {'games':>5} {'wins':>5} {'draws':>5} {'losses':>6} "
         f"{'score':>6}  {'rate':>5}  95% CI        {'s/move':>7}"
     )
+    if returns:
+        head += f"  {'return':>8}  95% CI"
     if elo is not None:
         head += f"  {'Elo':>7}  95% CI"
     lines = [head, "-" * len(head)]
@@ -96,6 +126,8 @@ def _standings_table(
             f"{s.name:<{width}}  {s.games:>5} {s.wins:>5} {s.draws:>5} {s.losses:>6} "
             f"{s.score:>6g}  {s.rate:>5.3f}  [{s.low:.3f}, {s.high:.3f}]  {s.mean_move_time:>7.4f}"
         )
+        if returns:
+            line += f"  {s.mean_return:>+8.3f}  [{s.return_low:+.3f}, {s.return_high:+.3f}]"
         if elo is not None:
             e, low, high = elo[s.name]
             line += f"  {e:>+7.1f}  [{low:+.0f}, {high:+.0f}]"
@@ -210,7 +242,7 @@ class MatchResult(ArenaResult):
     def table(self) -> str:
         """A text table of the standings (and the Elo difference for two agents)."""
         lines = [f"{self.env}: {len(self.records)} games, seed {self.seed}"]
-        lines += _standings_table(self.standings(), None)
+        lines += _standings_table(self.standings(), None, _pays_more_than_win_or_loss(self.records))
         if len(self.agents) == 2 and self.records:
             diff, low, high = self.elo_difference()
             lines.append(
@@ -256,7 +288,7 @@ class TournamentResult(ArenaResult):
             f"{len(self.records)} games, seed {self.seed}, Elo anchored at {self.anchor!r} "
             f"(95% CIs)"
         ]
-        lines += _standings_table(stats, ratings)
+        lines += _standings_table(stats, ratings, _pays_more_than_win_or_loss(self.records))
         lines.append("")
         lines.append("score rate of row against column:")
         width = max(len(name) for name in self.agents)

@@ -322,3 +322,30 @@ def test_progress_bar_and_log_fallback(
     with caplog.at_level("INFO", logger="mcts_agents.arena"):
         play_match("tic_tac_toe", ["random", "random:name=b"], games=2, progress=True)
     assert "2/2 games" in caplog.text
+
+
+# ----------------------------------------------------------------------- chip returns
+def chip_record(index: int, seats: list[str], returns: list[float]) -> dict[str, Any]:
+    scores = [1.0, 0.0] if returns[0] > returns[1] else [0.0, 1.0]
+    return {"index": index, "seats": seats, "returns": returns, "scores": scores,
+            "movers": [0], "times": [0.01]}  # fmt: skip
+
+
+def test_games_that_pay_chips_report_the_mean_return_with_its_interval() -> None:
+    """Hand-computed: A wins 3, 1 and loses 2 chips: mean 2/3, sample sd 2.5166."""
+    records = [
+        chip_record(0, ["A", "B"], [3.0, -3.0]),
+        chip_record(1, ["B", "A"], [-1.0, 1.0]),
+        chip_record(2, ["A", "B"], [-2.0, 2.0]),
+    ]
+    result = MatchResult("leduc_holdem", ["A", "B"], 0, records)
+    a, b = result.standings()
+    half = (
+        1.959963984540054
+        * (((3 - 2 / 3) ** 2 + (1 - 2 / 3) ** 2 + (-2 - 2 / 3) ** 2) / 2 / 3) ** 0.5
+    )
+    assert a.mean_return == pytest.approx(2 / 3) and b.mean_return == pytest.approx(-2 / 3)
+    assert (a.return_low, a.return_high) == pytest.approx((2 / 3 - half, 2 / 3 + half))
+    assert "return" in result.table() and "+0.667" in result.table()
+    win_loss = MatchResult("tic_tac_toe", ["A", "B"], 0, [chip_record(0, ["A", "B"], [1.0, -1.0])])
+    assert "return" not in win_loss.table()  # win/draw/loss games need no mean return

@@ -6,6 +6,8 @@ Without the card every guess is right 1 time in 3 (value -1/3); reading it, alwa
 
 from __future__ import annotations
 
+import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -17,8 +19,10 @@ from mcts_agents import (
     InvalidStateError,
     MCTSAgent,
     SearchConfig,
+    envs,
     make_searcher,
 )
+from tests.envs.conftest import VARIANTS
 from tests.mcts_agents.toy_games import GuessCard, ToyEnv
 
 GAME = GuessCard(3)
@@ -109,3 +113,99 @@ def test_pimc_splits_the_budget_over_its_worlds() -> None:
     votes = [result.extra["world_best_actions"].count(a) for a in range(3)]
     assert sum(votes) == 7 and votes[result.best_action] == max(votes)
     assert all(-1.0 <= c.value <= 1.0 for c in result.children)
+
+
+# --------------------------------------------------------------------------- our envs
+HIDDEN = [v for v in VARIANTS if not envs.load(v[0]).raw_env(**v[2]).game.perfect_information]
+
+
+def mid_game(module: str, kwargs: dict[str, Any], seed: int) -> Any:
+    """A raw env a few random moves into a game, not over."""
+    env = envs.load(module).raw_env(**kwargs)
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    for _ in range(rng.randrange(6)):
+        game, state = env.game, env.state
+        action = rng.choice(env.legal_actions())
+        if game.is_terminal(game.next_state(state, action)):
+            break
+        env.step(action)
+    return env
+
+
+@pytest.mark.parametrize(("module", "variant", "kwargs"), HIDDEN, ids=[v[1] for v in HIDDEN])
+def test_the_invariant_on_every_hidden_information_env(
+    module: str, variant: str, kwargs: dict[str, Any]
+) -> None:
+    """Two live envs whose states lie in one information set of the player to move (the second
+    made by redealing what that player cannot see): one agent seed, one search."""
+    differed = 0
+    for seed in range(4):
+        env = mid_game(module, kwargs, seed)
+        game, player = env.game, game_player(env)
+        twin = envs.load(module).raw_env(**kwargs)
+        twin.reset(seed=seed + 100)
+        other = game.determinize(env.state, player, random.Random(seed))
+        twin.restore_state(replace(env.save_state(), state=other))
+        assert game.information_set(other, player) == game.information_set(env.state, player)
+        differed += other != env.state
+        first = MCTSAgent(iterations=300, seed=seed).search(env)
+        second = MCTSAgent(iterations=300, seed=seed).search(twin)
+        assert first.children == second.children and first.extra["information"] == "mo_ismcts"
+    assert differed  # the hidden part really differed somewhere
+
+
+def game_player(env: Any) -> int:
+    return env.possible_agents.index(env.agent_selection)
+
+
+def test_the_table_is_kept_from_move_to_move_by_information_set() -> None:
+    from mcts_agents.envs import leduc_holdem_v0
+
+    env = leduc_holdem_v0.raw_env()
+    env.reset(seed=3)
+    agent = MCTSAgent(iterations=2000, seed=0)
+    first = agent.search(env)
+    assert first.reused_nodes == 0
+    env.step(first.best_action)
+    while env.agents and env.agent_selection != "player_0":  # the other player answers
+        env.step(agent.searcher.rng.choice(env.legal_actions()))  # type: ignore[union-attr]
+        if env.game.is_terminal(env.state):
+            pytest.skip("the hand ended")
+    if env.game.is_terminal(env.state):
+        pytest.skip("the hand ended")
+    second = agent.search(env)
+    assert second.reused_nodes > 0 and second.pruned_nodes > 0
+
+
+def test_single_and_multiple_observer_key_the_opponents_nodes_differently() -> None:
+    """MO keys an opponent's node by the opponent's cards (many keys per public history);
+    SO by ours (one key per public history)."""
+    from mcts_agents.envs.games.kuhn_poker import KuhnPoker
+
+    game = KuhnPoker()
+    state = game.initial_state()
+    while game.is_chance(state):
+        state = game.next_state(state, game.chance_outcomes(state)[0][0])
+    tables = {}
+    for mode in ("mo_ismcts", "so_ismcts"):
+        search = ISMCTS(Budget(iterations=500), SearchConfig(information=mode), seed=0)
+        search.search(game, state)
+        tables[mode] = [key for key in search.table_keys() if key[0] == 1]  # player 1's nodes
+    assert len(tables["mo_ismcts"]) == 2 * len(tables["so_ismcts"])  # 2 cards player 1 may hold
+
+
+def test_self_play_from_the_start_reads_nothing_of_the_true_state() -> None:
+    """``search_from="start"``: simulations begin at the game's start; the current decision's
+    node collects the visits; other hidden cards, the same search."""
+    from mcts_agents.envs.games.kuhn_poker import KuhnPoker
+
+    game = KuhnPoker()
+    results = []
+    for other_card in (1, 2):
+        state = game.apply(game.initial_state(), [0, other_card])
+        config = SearchConfig(search_from="start", smooth=0.1)
+        results.append(ISMCTS(Budget(iterations=3000), config, seed=4).search(game, state))
+    assert results[0].children == results[1].children
+    assert results[0].extra["search_from"] == "start"
+    assert sum(c.visits for c in results[0].children) > 500  # a third of the deals are ours
