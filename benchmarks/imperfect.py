@@ -238,7 +238,9 @@ def headtohead_game(task: dict[str, Any]) -> dict[str, Any]:
     name, params, t, seed, seat = (task[k] for k in ("name", "params", "time", "seed", "seat"))
     env = shimmy_env(name, params, seed)
     rng = random.Random(seed)
-    for _ in range(task["random_plies"]):  # hearts' passing phase
+    spiel = env.unwrapped.game_state
+    passes = task["random_plies"] and "No Pass" not in str(spiel).splitlines()[0]
+    for _ in range(task["random_plies"] if passes else 0):  # hearts' passing phase
         legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
         env.step(int(legal[rng.randrange(len(legal))]))
     agent = MCTSAgent(time_limit=t, seed=seed)
