@@ -95,22 +95,6 @@ class InfoNode:
         self.availability: list[int] = []
         self.links: set[Hashable] = set()
 
-    def available(self, legal: Sequence[int]) -> list[int]:
-        """Positions of ``legal`` in ``actions`` (new actions are added), each counted available."""
-        index = self.index
-        positions = []
-        for action in legal:
-            i = index.get(action)
-            if i is None:
-                i = index[action] = len(self.actions)
-                self.actions.append(action)
-                self.edge_visits.append(0)
-                self.edge_value.append(0.0)
-                self.availability.append(0)
-            self.availability[i] += 1
-            positions.append(i)
-        return positions
-
     def __repr__(self) -> str:
         return f"InfoNode(key={self.key!r}, visits={self.visits}, actions={self.actions})"
 
@@ -315,11 +299,20 @@ class _Walk:
         self.rollout = rollout or (lambda state, rng: default_rollout(game, state, rng))
 
     def simulate(self, state: State, root: InfoNode) -> int:
-        """One simulation from a fresh determinization (or from the game's start); returns 1."""
+        """One simulation from a fresh determinization (or from the game's start); returns 1.
+
+        The hot loop of the search: the node's bookkeeping (availability, untried actions), the
+        chance outcomes and the child's key are written inline, not called.
+        """
         game, rng, table = self.game, self.rng, self.table
+        legal_actions, next_state, is_terminal = (
+            game.legal_actions,
+            game.next_state,
+            game.is_terminal,
+        )
         if self.from_start:
             world = self._resolve(game.initial_state())  # type: ignore[attr-defined]
-            if game.is_terminal(world):
+            if is_terminal(world):
                 return 1
             key = self._key(world)
             start = table.get(key)
@@ -331,24 +324,53 @@ class _Walk:
         else:
             world = game.determinize(state, self.player, rng)  # type: ignore[attr-defined]
             node = root
+        chance, single, player = self.chance, self.search.single_observer, self.player
+        to_play, information_set = game.to_play, game.information_set  # type: ignore[attr-defined]
         path: list[tuple[InfoNode, int]] = []
         while True:
-            positions = node.available(game.legal_actions(world))
-            i, expanding = self._select(node, positions)
+            # every action legal in this world is available here (new ones join the node)
+            index, actions, visits, available = (
+                node.index,
+                node.actions,
+                node.edge_visits,
+                node.availability,
+            )
+            positions = []
+            untried = []
+            for action in legal_actions(world):
+                i = index.get(action)
+                if i is None:
+                    i = index[action] = len(actions)
+                    actions.append(action)
+                    visits.append(0)
+                    node.edge_value.append(0.0)
+                    available.append(0)
+                available[i] += 1
+                positions.append(i)
+                if not visits[i]:
+                    untried.append(i)
+            if untried:
+                i = untried[int(rng.random() * len(untried))]
+            else:
+                i = self._choose(node, positions)
             path.append((node, i))
-            world = self._resolve(game.next_state(world, node.actions[i]))
-            if game.is_terminal(world):
+            world = next_state(world, actions[i])
+            if chance:
+                while game.is_chance(world):  # type: ignore[attr-defined]
+                    world = next_state(world, draw_chance(game, world, rng))
+            if is_terminal(world):
                 values = tuple(game.returns(world))
                 break
-            key = self._key(world)
+            mover = to_play(world)
+            key = (mover, information_set(world, player if single else mover))
             node.links.add(key)
             child = table.get(key)
             if child is None:
                 if self.max_nodes is None or len(table) < self.max_nodes:
-                    table[key] = InfoNode(key, key[0])
+                    table[key] = InfoNode(key, mover)
                 values = tuple(self.rollout(world, rng))
                 break
-            if expanding and child.visits == 0:  # stored, never evaluated: evaluate it now
+            if untried and child.visits == 0:  # stored, never evaluated: evaluate it now
                 values = tuple(self.rollout(world, rng))
                 break
             node = child
@@ -374,12 +396,10 @@ class _Walk:
         observer = self.player if self.search.single_observer else mover
         return (mover, game.information_set(world, observer))  # type: ignore[attr-defined]
 
-    def _select(self, node: InfoNode, positions: list[int]) -> tuple[int, bool]:
-        """The position of the action to play and whether it is tried for the first time."""
+    def _choose(self, node: InfoNode, positions: list[int]) -> int:
+        """The position of the action to play among ``positions``, every one tried before:
+        UCB1 on availability counts, or (Smooth UCT) sometimes the average policy."""
         visits, rng = node.edge_visits, self.rng
-        untried = [i for i in positions if visits[i] == 0]
-        if untried:
-            return untried[int(rng.random() * len(untried))], True
         smooth = self.smooth
         if smooth is not None:
             eta = max(smooth, SMOOTH_ETA / (1.0 + SMOOTH_D * sqrt(node.visits)))
@@ -388,8 +408,8 @@ class _Walk:
                 for i in positions:
                     u -= visits[i]
                     if u < 0.0:
-                        return i, False
-                return positions[-1], False
+                        return i
+                return positions[-1]
         values, available, c = node.edge_value, node.availability, self.c
         best, best_score = positions[0], float("-inf")
         for i in positions:
@@ -397,4 +417,4 @@ class _Walk:
             score = values[i] / n + c * sqrt(log(available[i]) / n)
             if score > best_score:
                 best, best_score = i, score
-        return best, False
+        return best
