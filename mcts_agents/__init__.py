@@ -21,6 +21,7 @@ from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import (
     ActionTypeError,
     CloneError,
+    EvaluatorError,
     GameOverError,
     IllegalActionError,
     InvalidOptionError,
@@ -64,6 +65,7 @@ __all__ = [
     "CloneError",
     "EnvGame",
     "EnvSpec",
+    "EvaluatorError",
     "Game",
     "GameOverError",
     "HumanAgent",

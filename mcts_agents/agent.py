@@ -15,7 +15,10 @@ from mcts_agents.parallel import check_config_picklable, validate_workers
 from mcts_agents.result import SearchResult
 from mcts_agents.searcher import Searcher, game_identity
 
-__all__ = ["Agent", "HumanAgent", "MCTSAgent", "RandomAgent"]
+__all__ = ["AGENT_ARGUMENTS", "Agent", "HumanAgent", "MCTSAgent", "RandomAgent"]
+
+#: ``MCTSAgent``'s own arguments, besides the ``SearchConfig`` options.
+AGENT_ARGUMENTS = ("iterations", "time_limit", "max_nodes", "seed", "workers")
 
 
 @runtime_checkable
@@ -62,8 +65,9 @@ class MCTSAgent:
         workers: int = 1,
         **options: Any,
     ) -> None:
+        # options first: a typo in a budget's name is named, not taken for a missing budget
+        self.config = SearchConfig.from_options(options, also=AGENT_ARGUMENTS)
         self.budget = Budget(iterations=iterations, time_limit=time_limit, max_nodes=max_nodes)
-        self.config = SearchConfig.from_options(options)
         self.seed = seed
         self.workers = validate_workers(workers)
         if self.workers > 1:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -198,12 +199,18 @@ class SearchConfig:
                 raise InvalidOptionError(f"smooth must be in [0, 1] or None, got {self.smooth!r}")
 
     @classmethod
-    def from_options(cls, options: Mapping[str, Any]) -> SearchConfig:
-        """Build from keyword options, naming any unknown option in the error."""
+    def from_options(cls, options: Mapping[str, Any], also: Sequence[str] = ()) -> SearchConfig:
+        """Build from keyword options, naming any unknown option in the error (with the close
+        valid one); ``also`` are the caller's own valid keywords, listed with the fields."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(options) - known)
         if unknown:
+            valid = sorted(known | set(also))
+            hints = []
+            for name in unknown:
+                close = difflib.get_close_matches(name, valid, n=1)
+                hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
             raise InvalidOptionError(
-                f"unknown option(s) {unknown}; expected some of {sorted(known)}"
+                f"unknown option(s) {', '.join(hints)}; valid options: {', '.join(valid)}"
             )
         return cls(**options)

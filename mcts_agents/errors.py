@@ -19,6 +19,7 @@ exception                  base             raised for
 ``NoLegalActionError``     ``ValueError``   a live env whose agent to move has no legal action
 ``InvalidStateError``      ``ValueError``   a chance node as a search's root; hidden information
                                             searched as if it were visible
+``EvaluatorError``         ``ValueError``   an evaluator's values or priors unfit for the search
 ``CloneError``             ``TypeError``    an env that cannot be cloned faithfully
 ``UnpicklableGameError``   ``TypeError``    a game that cannot be sent to worker processes
 ``SpecError``              ``ValueError``   a bad agent or env spec string
@@ -52,6 +53,10 @@ class InvalidStateError(ValueError):
     asked (hidden information without an information-set search)."""
 
 
+class EvaluatorError(ValueError):
+    """An evaluator returned something the search cannot use (names the evaluator and field)."""
+
+
 class CloneError(TypeError):
     """An env that cannot be cloned faithfully (names the env class and why)."""
 
@@ -75,6 +80,7 @@ class RayNotInstalledError(ImportError):
 __all__ = [
     "ActionTypeError",
     "CloneError",
+    "EvaluatorError",
     "GameOverError",
     "IllegalActionError",
     "InvalidOptionError",

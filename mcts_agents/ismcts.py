@@ -48,7 +48,13 @@ from mcts_agents.errors import InvalidStateError
 from mcts_agents.game import Game, State, default_rollout, has_chance, return_normalizer
 from mcts_agents.game import sample_chance as draw_chance
 from mcts_agents.result import ChildStats, SearchResult
-from mcts_agents.searcher import game_identity, most_visited_is_best, pick_child, run_budget
+from mcts_agents.searcher import (
+    check_room,
+    game_identity,
+    most_visited_is_best,
+    pick_child,
+    run_budget,
+)
 
 __all__ = ["ISMCTS", "InfoNode"]
 
@@ -156,6 +162,7 @@ class ISMCTS:
             )
         player = game.to_play(state)
         legal = list(game.legal_actions(state))  # the player knows its own legal actions
+        check_room(self.budget, len(legal))
         if self.from_start:
             root, reused, pruned = self._prepare_game(game, state, player)
         else:

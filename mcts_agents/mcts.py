@@ -22,6 +22,7 @@ from typing import Any
 
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import InvalidOptionError, InvalidStateError
+from mcts_agents.evaluators import evaluate
 from mcts_agents.game import (
     CHANCE,
     Game,
@@ -34,6 +35,7 @@ from mcts_agents.game import (
 from mcts_agents.result import ChildStats, SearchResult
 from mcts_agents.searcher import (
     WIN,
+    check_room,
     game_identity,
     most_visited_is_best,
     pick_child,
@@ -99,6 +101,7 @@ class MCTS:
             raise InvalidStateError(
                 f"a search starts where a player is to move, got a chance node of {game!r}"
             )
+        check_room(self.budget, len(game.legal_actions(state)))
         root, reused, pruned = self._prepare_root(game, state)
         self._rollout = self._make_rollout(game)
         self._acyclic = bool(getattr(game, "acyclic", False))
@@ -271,8 +274,7 @@ class MCTS:
             return self._returns(game, state), None
         evaluator = self.config.evaluator
         if evaluator is not None:
-            values, priors = evaluator(game, state)
-            return values, priors
+            return evaluate(evaluator, game, state, game.legal_actions(state))
         values = self._rollout(state, self.rng)
         return (values if self._normalize is None else self._normalize(values)), None
 
@@ -392,7 +394,7 @@ class MCTS:
                 root.actions = list(game.legal_actions(state))
             evaluator = self.config.evaluator
             if evaluator is not None and root.returns is None:
-                priors = evaluator(game, state)[1]
+                priors = evaluate(evaluator, game, state, root.actions or ())[1]
                 if priors is not None:
                     self._set_priors(game, root, priors)
             self.table.add(root)

@@ -19,6 +19,7 @@ from time import perf_counter
 from typing import Protocol, runtime_checkable
 
 from mcts_agents.config import Budget, SearchConfig
+from mcts_agents.errors import InvalidOptionError
 from mcts_agents.game import Game, State
 from mcts_agents.result import Proven, SearchResult
 
@@ -27,6 +28,7 @@ __all__ = [
     "ROBUST_MAX_EXTENSION",
     "WIN",
     "Searcher",
+    "check_room",
     "game_identity",
     "most_visited_is_best",
     "pick_child",
@@ -78,6 +80,19 @@ def game_identity(game: Game) -> Hashable:
     rules cores), else the game's type (adapters build a new game object for every move)."""
     spec = getattr(game, "spec", None)
     return spec if spec is not None else type(game)
+
+
+def check_room(budget: Budget, actions: int) -> None:
+    """``InvalidOptionError`` if ``budget.max_nodes`` cannot hold a root with ``actions`` children.
+
+    A smaller table would evaluate every simulation without storing it, a search in name only.
+    """
+    need = 1 + actions
+    if budget.max_nodes is not None and budget.max_nodes < need:
+        raise InvalidOptionError(
+            f"max_nodes={budget.max_nodes} cannot hold the root and its {actions} children; "
+            f"give max_nodes >= {need} (or None)"
+        )
 
 
 def run_budget(

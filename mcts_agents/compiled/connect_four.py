@@ -15,7 +15,13 @@ from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.game import Game
 from mcts_agents.result import ChildStats, Proven, SearchResult
-from mcts_agents.searcher import most_visited_is_best, pick_child, proven_label, run_budget
+from mcts_agents.searcher import (
+    check_room,
+    most_visited_is_best,
+    pick_child,
+    proven_label,
+    run_budget,
+)
 
 NO_LIMIT = 1 << 62
 CHUNK_SECONDS = 0.001  # under a time limit, kernel calls last about this long
@@ -96,6 +102,7 @@ class CompiledConnectFour:
                 f"this compiled search plays {self.game!r}, got {game!r}; build one per game "
                 "with mcts_agents.make_searcher"
             )
+        check_room(self.budget, len(self.game.legal_actions(state)))
         start = perf_counter()
         self.rng_state[0] = self.rng.getrandbits(64) | 1
         self.meta[2] = 0

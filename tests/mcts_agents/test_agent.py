@@ -21,7 +21,13 @@ from mcts_agents import (
     SearchConfig,
     compiled,
 )
-from mcts_agents.envs import connect_four_v0, multi_mnk_v0, othello_v0, tic_tac_toe_v0
+from mcts_agents.envs import (
+    connect_four_v0,
+    leduc_holdem_v0,
+    multi_mnk_v0,
+    othello_v0,
+    tic_tac_toe_v0,
+)
 from tests.envs.conftest import VARIANTS, make_factory
 
 BACKENDS = ("python", "numba")  # the compiled kernel searches Connect Four (extra ``fast``)
@@ -124,7 +130,7 @@ def test_reuse_off_keeps_nothing(backend: str) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("max_nodes", [1, 50, 1000])
+@pytest.mark.parametrize("max_nodes", [8, 50, 1000])  # 8: the root and its 7 children
 def test_max_nodes_is_never_exceeded(max_nodes: int, backend: str) -> None:
     env = connect_four_v0.raw_env()
     env.reset()
@@ -135,6 +141,24 @@ def test_max_nodes_is_never_exceeded(max_nodes: int, backend: str) -> None:
         assert agent.searcher.table_size() == result.nodes
         assert result.iterations == 3000  # the search goes on without adding nodes
         env.step(result.best_action)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("max_nodes", [1, 3, 7])
+def test_max_nodes_too_small_for_the_root_and_its_children_is_refused(
+    max_nodes: int, backend: str
+) -> None:
+    """The audit: max_nodes=1 or 3 found an immediate win 0-1 times in 10 while the result still
+    said 2,000 iterations. A table that cannot hold the root and its children is refused."""
+    env = connect_four_v0.raw_env()
+    env.reset()
+    agent = MCTSAgent(iterations=2000, max_nodes=max_nodes, seed=0, backend=backend)
+    with pytest.raises(InvalidOptionError, match=rf"max_nodes={max_nodes} cannot hold.*>= 8"):
+        agent.search(env)
+    leduc = leduc_holdem_v0.raw_env()
+    leduc.reset(seed=0)
+    with pytest.raises(InvalidOptionError, match="cannot hold the root"):
+        MCTSAgent(iterations=100, max_nodes=1).search(leduc)  # ISMCTS too
 
 
 def test_max_nodes_alone_is_a_budget() -> None:
@@ -332,3 +356,11 @@ def test_full_game_on_shimmy_openspiel_connect_four() -> None:
     totals = _play_through_generic_adapter(env, agents)
     # Shimmy reports the final reward on both of the last two ``last()`` calls, so compare signs
     assert totals["player_1"] > 0 > totals["player_0"]
+
+
+def test_a_typo_in_a_budget_keyword_names_the_option() -> None:
+    """The audit: MCTSAgent(iteration=5) said "a budget is needed" instead of naming the typo."""
+    with pytest.raises(InvalidOptionError, match=r"'iteration' \(did you mean 'iterations'\?\)"):
+        MCTSAgent(iteration=5)
+    with pytest.raises(InvalidOptionError, match=r"valid options:.*iterations.*seed.*time_limit"):
+        MCTSAgent(iters=100)
