@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "fingerprint",
     "first_difference",
     "is_rng",
     "rng_state",
@@ -143,3 +144,46 @@ def _fields(x: Any) -> dict[str, Any] | None:
             if hasattr(x, name):
                 fields[name] = getattr(x, name)
     return fields if fields or hasattr(x, "__dict__") else None
+
+
+def fingerprint(obj: Any) -> Any:
+    """A hashable digest of ``obj``'s structure: equal for objects ``first_difference`` finds
+    no difference between (generators and seed fields left out, as there)."""
+    return _digest(obj, {})
+
+
+def _digest(x: Any, seen: dict[int, int]) -> Any:
+    if is_rng(x):
+        return "<rng>"
+    if isinstance(x, (type(None), bool, int, float, complex, str, bytes)):
+        return x
+    if isinstance(x, np.ndarray):
+        return ("ndarray", str(x.dtype), x.shape, x.tobytes() if not x.dtype.hasobject else None)
+    if isinstance(x, np.generic):
+        return x.item()
+    if id(x) in seen:  # a cycle, or an object met before: its position in the walk
+        return ("seen", seen[id(x)])
+    seen[id(x)] = len(seen)
+    if isinstance(x, dict):
+        return ("dict", tuple((_digest(k, seen), _digest(v, seen)) for k, v in x.items()))
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, tuple(_digest(v, seen) for v in x))
+    if isinstance(x, (set, frozenset)):
+        return ("set", tuple(sorted(repr(v) for v in x)))
+    if isinstance(x, types.MethodType):
+        return ("method", x.__func__.__qualname__, _digest(x.__self__, seen))
+    if isinstance(x, types.FunctionType):
+        cells = []
+        for cell in x.__closure__ or ():
+            try:
+                cells.append(_digest(cell.cell_contents, seen))
+            except ValueError:  # an empty cell
+                cells.append(None)
+        return ("function", x.__code__, tuple(cells))
+    fields = _fields(x)
+    if fields is None:
+        return ("object", type(x).__qualname__, id(x))  # shared objects: the same one or not
+    return (
+        type(x).__qualname__,
+        tuple((k, _digest(v, seen)) for k, v in fields.items() if "seed" not in k),
+    )

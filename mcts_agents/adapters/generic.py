@@ -30,7 +30,13 @@ from gymnasium import spaces
 
 from mcts_agents.aec import bookkeeper, bookkeeping, check_live, describe_env, info_mask
 from mcts_agents.cloning import Memo, clone_with_memo, verified_clone
-from mcts_agents.compare import first_difference, is_rng, rng_state, structurally_equal
+from mcts_agents.compare import (
+    fingerprint,
+    first_difference,
+    is_rng,
+    rng_state,
+    structurally_equal,
+)
 from mcts_agents.errors import CloneError, GameOverError, IllegalActionError, NoLegalActionError
 
 __all__ = ["EnvGame", "EnvState", "ReachableEnvGame", "env_game"]
@@ -71,7 +77,10 @@ class EnvGame:
     action of a ``Discrete`` space. Returns are the rewards summed since the root (PettingZoo's
     classic games pay at the end). The key is the unwrapped env's ``state_key()`` if it has one,
     else the agent to move, the agents left, the bytes of every agent's observation, the rewards
-    summed since the root and whether the game is over.
+    summed since the root and whether the game is over. Such a key may merge states that the
+    observations do not tell apart: so the first state of every key is kept as its witness, and
+    a later state with that key whose env differs from the witness's (``compare``) gets the key
+    extended by a fingerprint of its whole env. States whose futures differ never merge.
 
     Gymnasium spaces are copied from the live env once, then shared by all clones of a search.
     """
@@ -88,6 +97,7 @@ class EnvGame:
         self._mask_source = self._find_mask_source(env)
         # A mask's index i is action ``start + i`` of a Discrete space (start is usually 0).
         self._start = {a: int(getattr(env.action_space(a), "start", 0)) for a in self.agents}
+        self._witnesses: dict[Hashable, EnvState] = {}  # an observation key's first state
 
     def _find_mask_source(self, env: Any) -> str:
         agent = env.agent_selection
@@ -232,9 +242,19 @@ class EnvGame:
                     mover = observed[agents.index(selected)]
                     state._legal = self._legal_now(env, book, mover)
                 # rewards so far and the end flag: states that pay differently never merge
-                key = (selected, agents, seen, tuple(state.rewards), state.terminal)
+                key = self._told_apart(
+                    (selected, agents, seen, tuple(state.rewards), state.terminal), state
+                )
             state._key = key
         return key
+
+    def _told_apart(self, key: Hashable, state: EnvState) -> Hashable:
+        """``key``, or ``key`` with a fingerprint of ``state``'s env when another state with this
+        key (its witness) holds a different env: the observations did not tell them apart."""
+        witness = self._witnesses.setdefault(key, state)
+        if witness is state or first_difference(witness.env, state.env) is None:
+            return key
+        return (key, fingerprint(state.env))
 
     def rollout(self, state: EnvState, rng: random.Random) -> tuple[float, ...]:
         """Uniformly random playout on one private clone (same moves as ``default_rollout``)."""

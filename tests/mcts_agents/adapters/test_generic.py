@@ -441,3 +441,91 @@ def test_simultaneous_move_envs_are_refused() -> None:
     env.reset(seed=0)
     with pytest.raises(CloneError, match="simultaneous moves"):
         MCTSAgent(iterations=50, seed=0).act(env)
+
+
+# --------------------------------------------------------------------------- keys that never merge
+class SecretTotal(AECEnv[str, dict[str, np.ndarray], int]):
+    """Two players add 0-3 to a hidden total in turn, two moves each; the first player wins if the
+    total ends at exactly 7. Every observation is the move number only (no randomness)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"name": "secret_total_v0", "is_parallelizable": False}
+
+    def __init__(self, target: int = 7, moves: int = 4, one_shot: bool = False) -> None:
+        super().__init__()
+        self.target, self.moves, self.one_shot = target, moves, one_shot
+        self.possible_agents = ["a", "b"]
+        self.action_spaces = dict.fromkeys(self.possible_agents, spaces.Discrete(4))
+        box = spaces.Box(0, 10, (1,), np.int64)
+        mask = spaces.Box(0, 1, (4,), np.int8)
+        space = spaces.Dict({"observation": box, "action_mask": mask})
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+
+    def observation_space(self, agent: str) -> Any:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> Any:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: Any = None) -> None:
+        self.total = self.played = 0
+        self.agents = self.possible_agents[:]
+        self.agent_selection = "a"
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        live = agent == self.agent_selection and not self.terminations[agent]
+        mask = np.ones(4, np.int8) if live else np.zeros(4, np.int8)
+        return {"observation": np.array([self.played], np.int64), "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        if self.terminations[self.agent_selection]:
+            self._was_dead_step(action)
+            return
+        self.total += int(action)
+        self.played += 1
+        if self.played == self.moves:
+            won = self.total == self.target
+            self.rewards = {"a": 1.0 if won else -1.0, "b": -1.0 if won else 1.0}
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif not self.one_shot:
+            self.agent_selection = "b" if self.agent_selection == "a" else "a"
+        self._accumulate_rewards()
+
+
+def test_a_win_hidden_from_the_final_observation_is_found_every_time() -> None:
+    """The audit's one-move env: only action 2 wins and the end shows no move. With rewards
+    in the key the children stay apart (4 times in 20 before)."""
+    found = 0
+    for seed in range(20):
+        env = SecretTotal(target=2, moves=1, one_shot=True)
+        env.reset()
+        found += MCTSAgent(iterations=200, seed=seed).act(env) == 2
+    assert found == 20
+
+
+def test_states_the_observations_cannot_tell_apart_are_not_merged() -> None:
+    """Player a needs the total to reach 7 over four moves; the observation is only the move
+    count. Merged states would mix totals; kept apart, the solver proves a's value exactly:
+    b can always spoil 7 (a plays x, b answers to keep the total off reach)."""
+    env = SecretTotal()
+    env.reset()
+    game, state = game_from_env(env)
+    one = game.next_state(game.next_state(state, 0), 1)
+    other = game.next_state(game.next_state(state, 1), 0)  # the same total: may merge
+    third = game.next_state(game.next_state(state, 1), 1)  # another total: must not
+    assert game.key(one) == game.key(other) != game.key(third)
+    result = MCTSAgent(iterations=20_000, seed=0).search(env)
+    assert result.proven == "loss"  # b can always keep the total from 7 (exact: by hand below)
+    assert exact_value(0, 0) == -1.0
+
+
+def exact_value(total: int, played: int) -> float:
+    """Minimax value for a of SecretTotal(7, 4), by brute force (a moves at even plies)."""
+    if played == 4:
+        return 1.0 if total == 7 else -1.0
+    values = [exact_value(total + x, played + 1) for x in range(4)]
+    return max(values) if played % 2 == 0 else min(values)
