@@ -53,10 +53,16 @@ GRACE_SECONDS = 30.0
 POLL_SECONDS = 0.05
 
 
+#: The most searches one ``RootParallelSearch`` runs (processes: each holds a tree).
+MAX_WORKERS = 256
+
+
 def validate_workers(workers: Any) -> int:
-    """``workers`` if it is a positive int, else ``InvalidOptionError`` naming it."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidOptionError(f"workers must be a positive int, got {workers!r}")
+    """``workers`` if it is an int in ``[1, MAX_WORKERS]``, else ``InvalidOptionError`` naming it."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise InvalidOptionError(
+            f"workers must be an int in [1, {MAX_WORKERS}] (processes), got {workers!r}"
+        )
     return workers
 
 

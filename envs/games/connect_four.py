@@ -23,6 +23,7 @@ import numpy as np
 from mcts_agents.envs.core.bits import BitPlanes
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import BoardGame
+from mcts_agents.envs.core.params import MAX_BOARD_SIDE, check_int
 
 State = tuple[int, int, int, int]
 RUNNING, WIN_0, WIN_1, DRAW = 0, 1, 2, 3
@@ -91,9 +92,9 @@ class ConnectFour(BoardGame[State]):
     """Two players drop stones into columns; the first with ``k`` in a row wins."""
 
     def __init__(self, width: int = 7, height: int = 6, k: int = 4) -> None:
-        for name, value in (("width", width), ("height", height), ("k", k)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidParameterError(f"{name} must be a positive int, got {value!r}")
+        width = check_int("width", width, 1, MAX_BOARD_SIDE)
+        height = check_int("height", height, 1, MAX_BOARD_SIDE)
+        k = check_int("k", k, 1)
         if k < 2 or k > max(width, height):
             raise InvalidParameterError(
                 f"k must be in [2, max(width, height)] = [2, {max(width, height)}], got {k}"

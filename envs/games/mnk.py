@@ -35,22 +35,13 @@ import numpy as np
 from mcts_agents.envs.core.bits import BitPlanes
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import BoardGame
+from mcts_agents.envs.core.params import MAX_BOARD_SIDE, check_int
 
 State = tuple[int, ...]
 RUNNING = 0
 #: Marks in text renderings, one per player (index ``p + 1``); ``.`` is an empty cell.
 SYMBOLS = ".XO+*"
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # -, |, \, /
-
-
-def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
-    """``value`` as an int in ``[low, high]``, or an ``InvalidParameterError`` naming it."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidParameterError(f"{name} must be an int, got {value!r}")
-    if value < low or (high is not None and value > high):
-        expected = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise InvalidParameterError(f"{name} must be {expected}, got {value}")
-    return value
 
 
 class MNK(BoardGame[State]):
@@ -74,10 +65,10 @@ class MNK(BoardGame[State]):
         num_players: int = 2,
         name: str = "mnk",
     ) -> None:
-        m = _check_int("m (rows)", m, 1)
-        n = _check_int("n (columns)", n, 1)
-        k = _check_int("k", k, 1, max(m, n))
-        num_players = _check_int("num_players", num_players, 2, 4)
+        m = check_int("m (rows)", m, 1, MAX_BOARD_SIDE)
+        n = check_int("n (columns)", n, 1, MAX_BOARD_SIDE)
+        k = check_int("k", k, 1, max(m, n))
+        num_players = check_int("num_players", num_players, 2, 4)
         if isinstance(stones_per_turn, bool) or stones_per_turn not in (1, 2):
             raise InvalidParameterError(f"stones_per_turn must be 1 or 2, got {stones_per_turn!r}")
         if not isinstance(name, str) or not name:

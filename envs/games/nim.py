@@ -27,6 +27,10 @@ import numpy as np
 
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import BoardGame
+from mcts_agents.envs.core.params import MAX_COUNT, check_int
+
+#: The most piles a game may have (an observation plane each).
+MAX_PILES = 64
 
 Piles = tuple[int, ...]
 State = tuple[Piles, int]
@@ -42,23 +46,14 @@ class Nim(BoardGame[State]):
             raise InvalidParameterError(
                 f"piles must be a non-empty sequence of positive ints, got {piles!r}"
             )
-        if len(piles) == 0:
+        if not 1 <= len(piles) <= MAX_PILES:
             raise InvalidParameterError(
-                f"piles must be a non-empty sequence of positive ints, got {piles!r}"
+                f"piles must hold 1 to {MAX_PILES} piles of positive ints, got {len(piles)} piles"
             )
         for i, size in enumerate(piles):
-            if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
-                raise InvalidParameterError(
-                    f"piles[{i}] must be a positive int, got {size!r} (piles={piles!r})"
-                )
-        if max_take is not None and (
-            isinstance(max_take, bool)
-            or not isinstance(max_take, (int, np.integer))
-            or max_take < 1
-        ):
-            raise InvalidParameterError(
-                f"max_take must be a positive int or None (no limit), got {max_take!r}"
-            )
+            check_int(f"piles[{i}]", size, 1, MAX_COUNT, f" (piles={piles!r})")
+        if max_take is not None:
+            check_int("max_take", max_take, 1, MAX_COUNT, " or None (no limit)")
         if not isinstance(misere, (bool, np.bool_)):
             raise InvalidParameterError(f"misere must be a bool, got {misere!r}")
         self.piles: Piles = tuple(int(size) for size in piles)

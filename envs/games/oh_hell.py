@@ -41,6 +41,7 @@ import numpy as np
 
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import CHANCE, BoardGame
+from mcts_agents.envs.core.params import check_int
 
 State = tuple[Any, ...]
 #: ``to_play`` of a finished game (OpenSpiel's terminal player id).
@@ -138,15 +139,6 @@ def _ways(needs: tuple[int, ...], classes: Classes) -> int:
     return sum(w for w, _, _ in _options(needs, classes))
 
 
-def _int_param(name: str, value: Any, low: int, high: int | None, extra: str = "") -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InvalidParameterError(f"{name} must be an int{extra}, got {value!r}")
-    if value < low or (high is not None and value > high):
-        allowed = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise InvalidParameterError(f"{name} must be {allowed}{extra}, got {value!r}")
-    return int(value)
-
-
 class OhHell(BoardGame[State]):
     """Bid the number of tricks you will take, then take exactly that many."""
 
@@ -163,9 +155,9 @@ class OhHell(BoardGame[State]):
         off_bid_penalty: bool = False,
         points_per_trick: int = 1,
     ) -> None:
-        n = _int_param("players", players, 3, 7)
-        suits = _int_param("num_suits", num_suits, 1, 4)
-        per_suit = _int_param("num_cards_per_suit", num_cards_per_suit, 2, 13)
+        n = check_int("players", players, 3, 7)
+        suits = check_int("num_suits", num_suits, 1, 4)
+        per_suit = check_int("num_cards_per_suit", num_cards_per_suit, 2, 13)
         cards = suits * per_suit
         if cards < n + 1:
             raise InvalidParameterError(
@@ -175,7 +167,7 @@ class OhHell(BoardGame[State]):
         most = (cards - 1) // n
         fixed = num_tricks_fixed
         if isinstance(fixed, bool) or not isinstance(fixed, (int, np.integer)) or fixed != -1:
-            fixed = _int_param(
+            fixed = check_int(
                 "num_tricks_fixed", fixed, 1, most, f" or -1 (random; {n} players, {cards} cards)"
             )
         fixed = int(fixed)
@@ -184,7 +176,7 @@ class OhHell(BoardGame[State]):
         self.players, self.num_suits, self.num_cards_per_suit = n, suits, per_suit
         self.num_tricks_fixed = fixed
         self.off_bid_penalty = bool(off_bid_penalty)
-        self.points_per_trick = _int_param("points_per_trick", points_per_trick, 0, None)
+        self.points_per_trick = check_int("points_per_trick", points_per_trick, 0, None)
         self.name = "oh_hell"
         self.num_players = n
         self.num_cards = cards

@@ -30,6 +30,11 @@ import numpy as np
 
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import CHANCE, BoardGame
+from mcts_agents.envs.core.params import MAX_COUNT, check_int
+
+#: Bounds of the observation planes (``2 * players`` rows of ``winscore + 1`` cells) and dice.
+MAX_WINSCORE = 10_000
+MAX_DICE_OUTCOMES = 100
 
 State = tuple[int, int, int, int, tuple[int, ...]]
 
@@ -38,16 +43,6 @@ ROLL, STOP = 0, 1
 DECIDING, ROLLING, OVER = 0, 1, 2
 #: Cells of the score track in ``grid`` (each cell stands for ``winscore / cells`` points).
 TRACK_CELLS = 20
-
-
-def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
-    """``value`` as an int in ``[low, high]``, or an ``InvalidParameterError`` naming it."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InvalidParameterError(f"{name} must be an int, got {value!r}")
-    if value < low or (high is not None and value > high):
-        expected = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise InvalidParameterError(f"{name} must be {expected}, got {value}")
-    return int(value)
 
 
 class Pig(BoardGame[State]):
@@ -71,10 +66,10 @@ class Pig(BoardGame[State]):
         horizon: int = 1000,
         piglet: bool = False,
     ) -> None:
-        self.num_players = _check_int("players", players, 2, 10)
-        self.winscore = _check_int("winscore", winscore, 1)
-        self.diceoutcomes = _check_int("diceoutcomes", diceoutcomes, 2)
-        self.horizon = _check_int("horizon", horizon, 1)
+        self.num_players = check_int("players", players, 2, 10)
+        self.winscore = check_int("winscore", winscore, 1, MAX_WINSCORE)
+        self.diceoutcomes = check_int("diceoutcomes", diceoutcomes, 2, MAX_DICE_OUTCOMES)
+        self.horizon = check_int("horizon", horizon, 1, MAX_COUNT)
         if not isinstance(piglet, (bool, np.bool_)):
             raise InvalidParameterError(f"piglet must be a bool, got {piglet!r}")
         self.piglet = bool(piglet)

@@ -233,3 +233,21 @@ def test_wrapped_env_matches_raw_env_move_for_move(env_fn: Any) -> None:
         wrapped.step(np.int64(action))
         assert wrapped.unwrapped.save_state() == raw.save_state()
         assert observe_all(wrapped) == observe_all(raw)
+
+
+@pytest.mark.parametrize(
+    ("module", "kwargs", "message"),
+    [
+        ("connect_four_v0", {"width": 10_000_000}, r"width must be in \[1, 64\], got 10000000"),
+        ("mnk_v0", {"m": 100_000, "n": 100_000}, r"m \(rows\) must be in \[1, 64\], got 100000"),
+        ("nim_v0", {"piles": (10**9,)}, r"piles\[0\] must be in \[1, 1000000\]"),
+        ("pig_v0", {"winscore": 10**9}, r"winscore must be in \[1, 10000\]"),
+    ],
+)
+def test_boards_and_counts_too_big_to_represent_are_refused_before_allocating(
+    module: str, kwargs: dict[str, Any], message: str
+) -> None:
+    """The audit: connect_four:width=10000000 took the machine's memory; mnk:m=100000,n=100000
+    hung. The cores say what they support instead."""
+    with pytest.raises(envs.InvalidParameterError, match=message):
+        envs.load(module).raw_env(**kwargs)

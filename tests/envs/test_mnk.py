@@ -353,8 +353,8 @@ def test_observation_and_grid_orientation() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"m": 0, "n": 3, "k": 3}, "m \\(rows\\) must be >= 1, got 0"),
-        ({"m": 3, "n": -2, "k": 3}, "n \\(columns\\) must be >= 1, got -2"),
+        ({"m": 0, "n": 3, "k": 3}, r"m \(rows\) must be in \[1, 64\], got 0"),
+        ({"m": 3, "n": -2, "k": 3}, r"n \(columns\) must be in \[1, 64\], got -2"),
         ({"m": 3, "n": 3, "k": 4}, "k must be in \\[1, 3\\], got 4"),
         ({"m": 3, "n": 3, "k": 0}, "k must be in \\[1, 3\\], got 0"),
         ({"m": 3.0, "n": 3, "k": 3}, "must be an int, got 3.0"),

@@ -171,7 +171,7 @@ def test_transposed_move_orders_give_equal_keys(
     [
         ({"num_players": 5}, "num_players must be in \\[2, 4\\], got 5"),
         ({"num_players": 1}, "num_players must be in \\[2, 4\\], got 1"),
-        ({"m": 0}, "m \\(rows\\) must be >= 1, got 0"),
+        ({"m": 0}, r"m \(rows\) must be in \[1, 64\], got 0"),
         ({"k": 7}, "k must be in \\[1, 6\\], got 7"),
         ({"n": "6"}, "n \\(columns\\) must be an int, got '6'"),
     ],

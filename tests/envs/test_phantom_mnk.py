@@ -350,7 +350,7 @@ def test_presets_and_metadata() -> None:
             {"preset": "phantom_444", "k": 3},
             "sets \\(m, n, k\\) = \\(4, 4, 4\\); got conflicting k=3",
         ),
-        ({"m": 0}, "m \\(rows\\) must be >= 1, got 0"),
+        ({"m": 0}, r"m \(rows\) must be in \[1, 64\], got 0"),
         ({"n": 2.5}, "n \\(columns\\) must be an int, got 2.5"),
         ({"k": 4}, "k must be in \\[1, 3\\], got 4"),
     ],

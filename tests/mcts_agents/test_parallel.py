@@ -221,7 +221,7 @@ def test_a_game_that_cannot_be_pickled_is_refused() -> None:
     assert issubclass(UnpicklableGameError, TypeError)
 
 
-@pytest.mark.parametrize("workers", [0, -2, 1.5, True, "2", None])
+@pytest.mark.parametrize("workers", [0, -2, 1.5, True, "2", None, 10**6])
 def test_bad_workers_are_named(workers: Any) -> None:
     with pytest.raises(InvalidOptionError, match="workers"):
         MCTSAgent(iterations=10, workers=workers)
