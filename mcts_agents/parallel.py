@@ -58,7 +58,7 @@ MAX_WORKERS = 256
 
 
 def validate_workers(workers: Any) -> int:
-    """``workers`` if it is an int in ``[1, MAX_WORKERS]``, else ``InvalidOptionError`` naming it."""
+    """``workers`` as an int in ``[1, MAX_WORKERS]``, else ``InvalidOptionError`` naming it."""
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
         raise InvalidOptionError(
             f"workers must be an int in [1, {MAX_WORKERS}] (processes), got {workers!r}"
