@@ -21,6 +21,7 @@ __all__ = [
     "bookkeeper",
     "bookkeeping",
     "check_live",
+    "check_reset",
     "describe_env",
     "info_mask",
     "legal_actions",
@@ -43,6 +44,7 @@ def legal_actions(env: Any) -> list[int]:
         GameOverError, NoLegalActionError, NotResetError: as ``game_from_env``.
     """
     raw = env.unwrapped
+    check_reset(env)
     agents, selected, terminations, truncations = bookkeeping(env)
     check_live(env, agents, selected, terminations, truncations)
     space = env.action_space(selected)
@@ -66,6 +68,14 @@ def legal_actions(env: Any) -> list[int]:
     if not actions:
         raise NoLegalActionError(f"{selected} has no legal action in {env}")
     return actions
+
+
+def check_reset(env: Any) -> None:
+    """``NotResetError`` if a wrapper of ``env`` says it was never reset (PettingZoo's
+    ``OrderEnforcingWrapper`` keeps ``_has_reset``; a raw env may look playable before it)."""
+    for obj in wrapper_chain(env):
+        if vars(obj).get("_has_reset") is False:
+            raise NotResetError(f"{describe_env(env)} has not been reset; call env.reset() first")
 
 
 def bookkeeping(env: Any) -> tuple[list[Any], Any, dict[Any, bool], dict[Any, bool]]:

@@ -13,7 +13,6 @@ every agent's observation shows only what it may see; ``information_set(agent)``
 
 from __future__ import annotations
 
-import pickle
 import sys
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -46,7 +45,8 @@ class EnvSnapshot:
         terminations: ``(agent, flag)`` pairs.
         truncations: ``(agent, flag)`` pairs.
         rng_state: in games with chance, the state of the generator that draws the next
-            outcomes (pickled, so the snapshot stays immutable and hashable), else ``None``.
+            outcomes (frozen into nested tuples, so the snapshot stays immutable and hashable),
+            else ``None``.
     """
 
     spec: tuple[Hashable, ...]
@@ -57,7 +57,7 @@ class EnvSnapshot:
     cumulative_rewards: tuple[tuple[AgentID, float], ...]
     terminations: tuple[tuple[AgentID, bool], ...]
     truncations: tuple[tuple[AgentID, bool], ...]
-    rng_state: bytes | None = None  # games with chance: the generator's state, pickled
+    rng_state: Hashable = None  # games with chance: the generator's state, as nested tuples
 
 
 class BoardGameEnv(AECEnv[AgentID, Observation, int]):
@@ -139,6 +139,11 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
         return {"observation": game.observation(state, player), "action_mask": mask}
 
     def step(self, action: Any) -> None:
+        if not self.agents:
+            raise GameOverError(
+                f"no agents remain in {self.metadata['name']}: the game is over and every "
+                f"finished agent was removed; reset() for a new game (got action {action!r})"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
@@ -217,13 +222,17 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
             cumulative_rewards=tuple(self._cumulative_rewards.items()),
             terminations=tuple(self.terminations.items()),
             truncations=tuple(self.truncations.items()),
-            rng_state=(
-                pickle.dumps(self._np_random.bit_generator.state) if self._game.has_chance else None
-            ),
+            rng_state=_freeze(self._np_random.bit_generator.state)
+            if self._game.has_chance
+            else None,
         )
 
     def restore_state(self, snapshot: EnvSnapshot) -> None:
-        """Put the env back exactly as it was when ``snapshot`` was taken."""
+        """Put the env back exactly as it was when ``snapshot`` was taken.
+
+        The snapshot is checked whole before anything changes: a forged or damaged one raises
+        ``InvalidSnapshotError`` naming what is wrong, and the env stays as it was.
+        """
         if not isinstance(snapshot, EnvSnapshot):
             raise InvalidSnapshotError(
                 f"restore_state expects an EnvSnapshot from save_state(), "
@@ -233,9 +242,15 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
             raise InvalidSnapshotError(
                 f"snapshot is of game {snapshot.spec}, this env plays {self._game.spec}"
             )
-        self._state = snapshot.state
+        self._check_snapshot(snapshot)
         if snapshot.rng_state is not None:
-            self._np_random.bit_generator.state = pickle.loads(snapshot.rng_state)
+            try:
+                self._np_random.bit_generator.state = _thaw(snapshot.rng_state)
+            except (TypeError, ValueError, KeyError) as error:
+                raise InvalidSnapshotError(
+                    f"snapshot's generator state is damaged: {error}"
+                ) from None
+        self._state = snapshot.state
         self.agents = list(snapshot.agents)
         self.agent_selection = snapshot.agent_selection
         self.rewards = dict(snapshot.rewards)
@@ -243,6 +258,53 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
         self.terminations = dict(snapshot.terminations)
         self.truncations = dict(snapshot.truncations)
         self.infos = {agent: {} for agent in self.agents}
+
+    def _check_snapshot(self, snapshot: EnvSnapshot) -> None:
+        """``InvalidSnapshotError`` unless ``snapshot`` describes a position of this game."""
+        possible = set(self.possible_agents)
+        agents = snapshot.agents
+        if (
+            not isinstance(agents, tuple)
+            or not set(agents) <= possible
+            or len(set(agents)) < len(agents)
+        ):
+            raise InvalidSnapshotError(f"snapshot's agents {agents!r} are not agents of this env")
+        if snapshot.agent_selection not in possible:
+            raise InvalidSnapshotError(
+                f"snapshot's agent to move {snapshot.agent_selection!r} is not one of "
+                f"{self.possible_agents}"
+            )
+        for name in ("rewards", "cumulative_rewards", "terminations", "truncations"):
+            pairs = getattr(snapshot, name)
+            try:
+                if not all(a in possible and isinstance(v, (int, float)) for a, v in pairs):
+                    raise ValueError
+            except (TypeError, ValueError):
+                raise InvalidSnapshotError(
+                    f"snapshot's {name} {pairs!r} are not (agent, number) pairs"
+                ) from None
+        game, state = self._game, snapshot.state
+        try:
+            hash(state)
+            game.key(state)
+            for player in range(game.num_players):  # every view of it can be computed
+                game.observation(state, player)
+            if game.is_terminal(state) and len(game.returns(state)) != game.num_players:
+                raise ValueError(f"its returns are not one per player: {game.returns(state)}")
+            if not game.is_terminal(state):
+                player = game.to_play(state)
+                game.legal_actions(state)
+                if agents and self.possible_agents[player] != snapshot.agent_selection:
+                    raise ValueError(
+                        f"the state's player to move is {self.possible_agents[player]}, "
+                        f"the snapshot says {snapshot.agent_selection}"
+                    )
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError) as error:
+            raise InvalidSnapshotError(
+                f"snapshot's state {state!r} is not a state of {game!r}: {error!r}"
+            ) from None
+        if game.has_chance and snapshot.rng_state is None:
+            raise InvalidSnapshotError("snapshot of a game with chance lacks its generator state")
 
     def state_key(self) -> Hashable:
         """Hashable transposition key of the current position."""
@@ -254,11 +316,36 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
         return self._game.information_set(self._state, self._index[agent])
 
     def is_reachable(self, key: Hashable) -> bool:
-        """Could the position with ``key`` still occur in this game (now or later)?"""
-        return self._game.is_reachable(self._state, key)
+        """Could the position with ``key`` still occur in this game (now or later)? A key that
+        is no key of this game (wrong shape or types) never occurs: ``False``."""
+        try:
+            return bool(self._game.is_reachable(self._state, key))
+        except (TypeError, ValueError, IndexError):
+            return False
 
     def legal_actions(self) -> list[int]:
         """Legal actions of the agent to move (empty once the game is over)."""
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
             return []
         return self._game.legal_actions(self._state)
+
+
+def _freeze(value: Any) -> Any:
+    """Nested dicts and lists as sorted tuples (hashable, immutable); ``_thaw`` undoes it."""
+    if isinstance(value, dict):
+        return ("dict", tuple(sorted((k, _freeze(v)) for k, v in value.items())))
+    if isinstance(value, (list, tuple)):
+        return ("list", tuple(_freeze(v) for v in value))
+    if isinstance(value, np.ndarray):
+        return ("array", str(value.dtype), tuple(value.tolist()))
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, tuple) and value and value[0] == "dict":
+        return {k: _thaw(v) for k, v in value[1]}
+    if isinstance(value, tuple) and value and value[0] == "list":
+        return [_thaw(v) for v in value[1]]
+    if isinstance(value, tuple) and value and value[0] == "array":
+        return np.array(value[2], dtype=value[1])
+    return value

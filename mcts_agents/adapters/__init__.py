@@ -23,7 +23,7 @@ from pettingzoo import AECEnv
 from mcts_agents.adapters.generic import EnvGame, EnvState, env_game
 from mcts_agents.adapters.openspiel import OpenSpielGame, openspiel_env_type, openspiel_game
 from mcts_agents.adapters.rlcard import RLCardGame, rlcard_env_type, rlcard_game
-from mcts_agents.aec import check_live, legal_actions
+from mcts_agents.aec import check_live, check_reset, legal_actions
 from mcts_agents.envs.core.aec import BoardGameEnv
 from mcts_agents.errors import CloneError, GameOverError, NoLegalActionError
 from mcts_agents.game import Game, State
@@ -64,6 +64,7 @@ def game_from_env(env: Any, oracle: bool = False) -> tuple[Game, State]:
             f"game_from_env expects a PettingZoo AECEnv, got {type(env).__name__} "
             "(wrap a ParallelEnv with pettingzoo.utils.parallel_to_aec)"
         )
+    check_reset(env)
     raw = env.unwrapped
     if isinstance(raw, BoardGameEnv):
         check_live(env, raw.agents, raw.agent_selection, raw.terminations, raw.truncations)

@@ -6,6 +6,7 @@ import copy
 import pickle
 import random
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 from mcts_agents import envs
 from mcts_agents.envs import (
     ActionTypeError,
+    BoardGame,
     GameOverError,
     IllegalActionError,
     InvalidSnapshotError,
@@ -251,3 +253,35 @@ def test_boards_and_counts_too_big_to_represent_are_refused_before_allocating(
     hung. The cores say what they support instead."""
     with pytest.raises(envs.InvalidParameterError, match=message):
         envs.load(module).raw_env(**kwargs)
+
+
+def test_a_step_after_every_agent_is_gone_says_the_game_is_over(env_fn: Any) -> None:
+    """The audit: a third step(None) after both agents were gone raised KeyError 'player_0'."""
+    raw = env_fn.raw()
+    raw.reset(seed=0)
+    random_line(raw, random.Random(1))
+    while raw.agents:
+        raw.step(None)
+    with pytest.raises(GameOverError, match="no agents remain"):
+        raw.step(None)
+
+
+def test_a_forged_snapshot_is_refused_and_the_env_kept(env_fn: Any) -> None:
+    """The audit: restore_state accepted a forged snapshot that failed later with IndexError."""
+    raw = env_fn.raw()
+    raw.reset(seed=0)
+    good = raw.save_state()
+    before = (observe_all(raw), bookkeeping(raw))
+    forgeries = [
+        replace(good, state=(1.5, "x")),
+        replace(good, agents=("nobody",)),
+        replace(good, agent_selection="player_99"),
+        replace(good, rewards=(("player_0", "lots"),)),
+    ]
+    for forged in forgeries:
+        with pytest.raises(InvalidSnapshotError):
+            raw.restore_state(forged)
+        assert (observe_all(raw), bookkeeping(raw)) == before
+    # not a key of this game: no TypeError; False where the game has a reachability rule
+    reachable = raw.is_reachable((1.5, 2.5, "a", None))
+    assert reachable is (type(raw.game).is_reachable is BoardGame.is_reachable)

@@ -37,3 +37,17 @@ def test_not_reset_env_and_non_aec_objects_are_refused() -> None:
         game_from_env(classic_env_fn("tictactoe_v3")())
     with pytest.raises(CloneError, match="AECEnv"):
         game_from_env(object())
+
+
+def test_a_wrapped_env_that_was_never_reset_is_refused() -> None:
+    """The audit: MCTSAgent.act on a wrapped env never reset returned a move."""
+    from mcts_agents import MCTSAgent, NotResetError, RandomAgent
+    from mcts_agents.envs import connect_four_v0
+
+    env = connect_four_v0.env()
+    with pytest.raises(NotResetError, match="has not been reset"):
+        MCTSAgent(iterations=10).act(env)
+    with pytest.raises(NotResetError, match="has not been reset"):
+        RandomAgent(seed=0).act(env)
+    env.reset(seed=0)
+    assert MCTSAgent(iterations=10, seed=0).act(env) in range(7)
