@@ -10,7 +10,7 @@ standings, the pairwise score matrix and Bradley-Terry Elo ratings with 95% CIs,
 the random agent.
 
 Run:
-    python examples/evaluate_policy_vs_mcts.py                  # 20 games per pair, ~minutes
+    python examples/evaluate_policy_vs_mcts.py                  # 20 games per pair, a few seconds
     python examples/evaluate_policy_vs_mcts.py --quick          # budgets 10/50, a few seconds
     python examples/evaluate_policy_vs_mcts.py --model ppo.zip  # a MaskablePPO Connect Four model
 """
@@ -67,7 +67,7 @@ def load_model(path: str) -> Any:
     try:
         from sb3_contrib import MaskablePPO
     except ImportError:
-        sys.exit('--model needs sb3-contrib: pip install "mcts-agents[rl]"')
+        sys.exit('--model needs sb3-contrib: pip install ".[rl]"')
     return MaskablePPO.load(path)
 
 

@@ -7,7 +7,7 @@ training, the model is wrapped with ``PolicyAgent.from_sb3`` and plays a seat-sw
 against the same opponent in the arena; the script prints both results and win rates.
 
 Needs the ``rl`` extra (sb3-contrib, which brings Stable-Baselines3 and torch):
-    pip install "mcts-agents[rl]"
+    pip install ".[rl]"
 
 Run:
     python examples/train_maskable_ppo_vs_mcts.py            # tic-tac-toe, 60k steps, minutes
@@ -36,7 +36,7 @@ def import_rl() -> tuple[Any, Any]:
     except ImportError as error:
         print(
             f"this example needs the 'rl' extra (sb3-contrib, with torch): {error}\n"
-            '    pip install "mcts-agents[rl]"',
+            '    pip install ".[rl]"',
             file=sys.stderr,
         )
         sys.exit(2)

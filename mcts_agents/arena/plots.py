@@ -22,6 +22,7 @@ def plot_ratings(
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
+        from matplotlib.ticker import MaxNLocator
     except ImportError as error:
         raise ImportError('plots need matplotlib: pip install "mcts-agents[plot]"') from error
     figure = Figure(figsize=(11, 0.5 * len(names) + 3))
@@ -35,6 +36,8 @@ def plot_ratings(
     left.set_yticks(range(len(order)), order)
     left.axvline(0.0, color="grey", linewidth=0.8)
     left.set_xlabel(f"Elo (anchor {anchor} = 0), 95% CI")
+    left.xaxis.set_major_locator(MaxNLocator(nbins=5))  # wide Elo ranges: few, legible ticks
+    left.tick_params(axis="x", labelrotation=30)
     left.set_title(title)
     values = np.array([[np.nan if v is None else v for v in row] for row in matrix])
     image = right.imshow(values, vmin=0.0, vmax=1.0, cmap="RdYlGn")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sys
@@ -349,3 +350,35 @@ def test_games_that_pay_chips_report_the_mean_return_with_its_interval() -> None
     assert "return" in result.table() and "+0.667" in result.table()
     win_loss = MatchResult("tic_tac_toe", ["A", "B"], 0, [chip_record(0, ["A", "B"], [1.0, -1.0])])
     assert "return" not in win_loss.table()  # win/draw/loss games need no mean return
+
+
+def test_elo_tick_labels_do_not_run_together(tmp_path: Path) -> None:
+    """The audit: the Elo plot's x tick labels ran together (here: 11 ticks such as 0.00025,
+    0.00050, ... overlapped before the fix; 7 rotated ones do not)."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from mcts_agents.arena import plots
+
+    captured: list[Figure] = []
+    original = Figure.savefig
+
+    def keep(self: Figure, *args: Any, **kwargs: Any) -> None:
+        captured.append(self)
+        original(self, *args, **kwargs)
+
+    names = ["a", "b"]  # two nearly equal agents: a narrow range of long decimal ticks
+    ratings = {"a": (0.001, 0.001, 0.002), "b": (0.002, 0.001, 0.002)}
+    matrix = [[None, 0.5], [0.5, None]]
+    Figure.savefig = keep  # type: ignore[method-assign]
+    try:
+        plots.plot_ratings(tmp_path / "elo.png", names, ratings, matrix, "wide", names[0])
+    finally:
+        Figure.savefig = original  # type: ignore[method-assign]
+    figure = captured[0]
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    left = figure.axes[0]
+    boxes = [t.get_window_extent(renderer) for t in left.get_xticklabels() if t.get_text()]
+    assert len(boxes) >= 3
+    for a, b in itertools.pairwise(boxes):
+        assert not a.overlaps(b), (a, b)
