@@ -3,13 +3,25 @@
 ``SingleAgentVsOpponent`` (``single_agent``) turns one seat of a PettingZoo AEC game into a
 single-agent ``gymnasium.Env`` whose opponents, e.g. an ``MCTSAgent``, move inside ``reset`` and
 ``step``. ``PolicyAgent`` (``policy``) goes the other way: a policy callable or a trained
-Stable-Baselines3 model as an agent for the arena and the standard AEC loop. Neither imports
+Stable-Baselines3 model as an agent for the arena and the standard AEC loop. Importing this
+package registers ``gymnasium.make`` ids for every env (``registration``). Nothing here imports
 Stable-Baselines3 or torch.
 """
 
 from __future__ import annotations
 
 from mcts_agents.rl.policy import Policy, PolicyAgent
+from mcts_agents.rl.registration import gym_id, make_vs_agent, register_envs
 from mcts_agents.rl.single_agent import IllegalActionMode, SingleAgentVsOpponent
 
-__all__ = ["IllegalActionMode", "Policy", "PolicyAgent", "SingleAgentVsOpponent"]
+register_envs()  # gymnasium.make("mcts_agents/<variant>-vs-agent-v0", opponent=...)
+
+__all__ = [
+    "IllegalActionMode",
+    "Policy",
+    "PolicyAgent",
+    "SingleAgentVsOpponent",
+    "gym_id",
+    "make_vs_agent",
+    "register_envs",
+]

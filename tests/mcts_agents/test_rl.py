@@ -508,3 +508,24 @@ def test_policy_agent_bad_arguments() -> None:
         PolicyAgent(3)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"predict.*str"):
         PolicyAgent.from_sb3("model.zip")
+
+
+# --------------------------------------------------------------------------- gymnasium.make
+def test_gymnasium_make_builds_a_registered_setup_with_its_spec() -> None:
+    """The audit: SingleAgentVsOpponent was not registered, so gymnasium.make could not build it."""
+    import gymnasium
+
+    from mcts_agents.rl import gym_id
+
+    env = gymnasium.make(gym_id("tic_tac_toe"), opponent="mcts:iterations=20", seed=3)
+    assert env.spec is not None and env.spec.id == "mcts_agents/tic_tac_toe-vs-agent-v0"
+    assert isinstance(env.unwrapped, SingleAgentVsOpponent)
+    check_env(env.unwrapped, skip_render_check=True)
+    env.reset(seed=0)
+    mask = env.unwrapped.action_masks()
+    _, _, _, truncated, info = env.step(int(np.flatnonzero(mask)[0]))
+    assert info["learner"] == "player_0" and not truncated
+    registered = [i for i in gymnasium.registry if i.startswith("mcts_agents/")]
+    assert "mcts_agents/leduc_holdem-vs-agent-v0" in registered and len(registered) >= 14
+    with pytest.raises(ValueError, match="unknown kind 'wizard'"):
+        gymnasium.make(gym_id("connect_four"), opponent="wizard")

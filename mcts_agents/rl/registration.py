@@ -1,0 +1,63 @@
+"""``gymnasium.make`` ids for playing one seat of our envs against an agent.
+
+Every env variant of ``mcts_agents.envs`` is registered as ``mcts_agents/<variant>-vs-agent-v0``
+(e.g. ``gymnasium.make("mcts_agents/connect_four-vs-agent-v0", opponent="mcts:time=0.1")``):
+a ``SingleAgentVsOpponent`` whose opponent is built from an agent spec string (default
+``"mcts:iterations=200"``), so the id, its keywords and the env pickle to worker processes as
+vectorised RL pipelines need. ``gymnasium.make`` sets ``env.spec``. Through gymnasium's wrappers
+the mask is ``env.unwrapped.action_masks()`` (or ``env.get_wrapper_attr("action_masks")()``).
+"""
+
+from __future__ import annotations
+
+import gymnasium
+
+from mcts_agents.rl.single_agent import IllegalActionMode, SingleAgentVsOpponent
+from mcts_agents.specs import ENV_SPECS, make_agent, make_env
+
+__all__ = ["gym_id", "make_vs_agent", "register_envs"]
+
+DEFAULT_OPPONENT = "mcts:iterations=200"
+
+
+def gym_id(variant: str) -> str:
+    """The gymnasium id of ``variant`` (an env spec name such as ``"connect_four"``)."""
+    return f"mcts_agents/{variant}-vs-agent-v0"
+
+
+def make_vs_agent(
+    env: str = "connect_four",
+    opponent: str = DEFAULT_OPPONENT,
+    learner: str | None = None,
+    seed: int | None = None,
+    illegal_action: IllegalActionMode = "lose",
+    illegal_reward: float = -1.0,
+    render_mode: str | None = None,
+) -> SingleAgentVsOpponent:
+    """One seat of the env spec ``env`` (options allowed: ``"connect_four:width=8"``) against
+    the agent spec ``opponent``; the other arguments are ``SingleAgentVsOpponent``'s.
+
+    Raises:
+        SpecError: a bad env or agent spec, naming it.
+    """
+    aec = make_env(env, render_mode=render_mode)
+    return SingleAgentVsOpponent(
+        aec,
+        make_agent(opponent, seed=seed),
+        learner=learner,
+        seed=seed,
+        illegal_action=illegal_action,
+        illegal_reward=illegal_reward,
+    )
+
+
+def register_envs() -> None:
+    """Register every variant (idempotent: ids already registered are left alone)."""
+    for variant in ENV_SPECS:
+        env_id = gym_id(variant)
+        if env_id not in gymnasium.registry:
+            gymnasium.register(
+                id=env_id,
+                entry_point="mcts_agents.rl.registration:make_vs_agent",
+                kwargs={"env": variant},
+            )
