@@ -178,17 +178,25 @@ class ISMCTS:
             table_size=self.table.__len__,
         )
         if self.from_start and sum(self._root_stats(root, legal)[0]) < len(legal):
-            return self._fallback(game, state, iterations)
+            return self._fallback(game, state, iterations, perf_counter() - start)
         return self._result(root, legal, player, iterations, perf_counter() - start, reused, pruned)
 
-    def _fallback(self, game: Game, state: State, iterations: int) -> SearchResult:
-        """A search from here, for a decision the self-play from the start did not reach."""
-        here = ISMCTS(
-            self.budget, replace(self.config, search_from="here"), self.rng.getrandbits(64)
-        )
-        result = here.search(game, state)
+    def _fallback(self, game: Game, state: State, iterations: int, spent: float) -> SearchResult:
+        """A search from here, for a decision the self-play from the start did not reach: the
+        same iteration budget, and what is left of a time limit (at least a tenth of it)."""
+        budget = self.budget
+        if budget.time_limit is not None:
+            left = max(budget.time_limit - spent, budget.time_limit / 10)
+            budget = replace(budget, time_limit=left)
+        config = replace(self.config, search_from="here")
+        result = ISMCTS(budget, config, self.rng.getrandbits(64)).search(game, state)
         extra = {**result.extra, "search_from": "here", "self_play_iterations": iterations}
-        return replace(result, iterations=result.iterations + iterations, extra=extra)
+        return replace(
+            result,
+            iterations=result.iterations + iterations,
+            elapsed=result.elapsed + spent,
+            extra=extra,
+        )
 
     # ------------------------------------------------------------------ reuse
     def _prepare_game(self, game: Game, state: State, player: int) -> tuple[InfoNode, int, int]:

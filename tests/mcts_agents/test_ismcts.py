@@ -7,6 +7,7 @@ Without the card every guess is right 1 time in 3 (value -1/3); reading it, alwa
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -209,3 +210,27 @@ def test_self_play_from_the_start_reads_nothing_of_the_true_state() -> None:
     assert results[0].children == results[1].children
     assert results[0].extra["search_from"] == "start"
     assert sum(c.visits for c in results[0].children) > 500  # a third of the deals are ours
+
+
+def test_a_decision_self_play_never_reached_is_searched_from_here_within_the_time() -> None:
+    """Self-play from the start of Oh Hell never reaches a hand in mid-trick in 0.2 s; the
+    fallback search from the information set gets what is left of the time limit, not a second
+    0.2 s."""
+    from mcts_agents.envs.games.oh_hell import OhHell
+
+    game = OhHell(num_tricks_fixed=4)
+    state, rng, moves = game.initial_state(), random.Random(3), 0
+    while game.is_chance(state) or moves < 5:  # deal, three bids, two cards of the first trick
+        if game.is_chance(state):
+            state = game.next_state(state, game.sample_chance(state, rng))
+        else:
+            state = game.next_state(state, rng.choice(game.legal_actions(state)))
+            moves += 1
+    config = SearchConfig(search_from="start")
+    started = time.perf_counter()
+    result = ISMCTS(Budget(time_limit=0.2), config, seed=0).search(game, state)
+    wall = time.perf_counter() - started
+    assert result.extra["search_from"] == "here" and result.extra["self_play_iterations"] > 0
+    assert result.iterations > result.extra["self_play_iterations"]
+    assert wall < 0.2 * 1.2 + 0.05  # the fallback has the rest of the time, not another 0.2 s
+    assert 0.2 <= result.elapsed <= wall  # both searches counted
