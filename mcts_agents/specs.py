@@ -18,6 +18,7 @@ Every agent kind also takes ``name=...``, the display name (default: the spec st
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -184,6 +185,7 @@ def make_agent(
             f"agent spec {spec.text!r}: unknown kind {spec.kind!r}; "
             f"expected one of {sorted(AGENT_KINDS)}"
         )
+    _check_option_names(spec)
     options = dict(spec.options)
     fixed_seed = options.get("seed")
     if fixed_seed is not None and (isinstance(fixed_seed, bool) or not isinstance(fixed_seed, int)):
@@ -199,6 +201,35 @@ def make_agent(
         ) from None
     except ValueError as error:  # InvalidOptionError and friends
         raise SpecError(f"agent spec {spec.text!r}: {error}") from None
+
+
+#: agent kinds whose every option ``agent_options`` lists (a kind added later is checked by
+#: its own constructor).
+_LISTED_KINDS = ("mcts", "random", "human")
+
+
+def _check_option_names(spec: AgentSpec) -> None:
+    """Refuse an option the agent kind does not have, naming it and the close valid one.
+
+    Checked before building, so that a misspelt budget (``iteration=5``) is named as such and
+    not reported as a missing budget.
+    """
+    if spec.kind not in _LISTED_KINDS:
+        return
+    valid = [item.partition("=")[0] for item in agent_options(spec.kind)]
+    aliases = _ALIASES.get(spec.kind, {})
+    unknown = [key for key in spec.options if key not in valid]
+    if not unknown:
+        return
+    named = []
+    for key in unknown:
+        close = difflib.get_close_matches(key, valid, n=1)
+        named.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    every = [*agent_options(spec.kind), *(f"{a} (= {t})" for a, t in aliases.items()), "name"]
+    raise SpecError(
+        f"agent spec {spec.text!r}: unknown option{'s' if len(unknown) > 1 else ''} "
+        f"{', '.join(named)}; options of {spec.kind!r}: {', '.join(every)}"
+    )
 
 
 def agent_options(kind: str) -> list[str]:

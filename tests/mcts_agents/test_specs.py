@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import pickle
+import re
 
 import pytest
 
-from mcts_agents import HumanAgent, MCTSAgent, RandomAgent, SpecError
+from mcts_agents import HumanAgent, MCTSAgent, RandomAgent, SearchConfig, SpecError
 from mcts_agents.envs import tic_tac_toe_v0
 from mcts_agents.specs import (
     AgentSpec,
@@ -110,6 +112,44 @@ def test_bad_agent_specs_name_the_spec(text: str, message: str) -> None:
     with pytest.raises(SpecError, match=message):
         parse_agent_spec(text)
     assert issubclass(SpecError, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "suggested"),
+    [
+        ("mcts:iteration=5", "iteration", "iterations"),
+        ("mcts:iters=100", "iters", "iterations"),
+        ("mcts:time_limt=1", "time_limt", "time_limit"),
+        ("mcts:iterations=10,worker=2", "worker", "workers"),
+        ("random:sed=3", "sed", "seed"),
+    ],
+)
+def test_fault12_a_typo_in_an_option_is_named_with_the_close_one(
+    text: str, key: str, suggested: str
+) -> None:
+    """A misspelt budget key was reported as "a budget is needed"; now the spec names the
+    unknown option, suggests the close valid one and lists every valid option."""
+    with pytest.raises(SpecError) as caught:
+        parse_agent_spec(text)
+    message = str(caught.value)
+    assert "a budget is needed" not in message
+    assert f"{text!r}" in message and f"unknown option {key!r}" in message
+    assert f"did you mean {suggested!r}?" in message
+    # The same check guards an AgentSpec built by hand (no parsing).
+    kind, _, _ = text.partition(":")
+    with pytest.raises(SpecError, match=f"unknown option {key!r}"):
+        make_agent(AgentSpec(kind, {key: 5}, text=text))
+
+
+def test_fault12_the_list_of_valid_options_is_complete() -> None:
+    with pytest.raises(SpecError) as caught:
+        parse_agent_spec("mcts:iteration=5")
+    listed = str(caught.value).split("options of 'mcts': ", 1)[1]
+    every = ["iterations", "time_limit", "max_nodes", "seed", "workers", "time", "name"]
+    every += [f.name for f in dataclasses.fields(SearchConfig)]
+    assert all(re.search(rf"(^|, ){name}\b", listed) for name in every), listed
+    with pytest.raises(SpecError, match=r"unknown options 'a', 'b'"):
+        parse_agent_spec("mcts:iterations=5,a=1,b=2")
 
 
 # -------------------------------------------------------------------------------- envs
