@@ -23,7 +23,13 @@ import pettingzoo
 
 from mcts_agents.errors import SpecError
 
-__all__ = ["check_aec_env", "factory_form", "load_factory", "resolve_env_name"]
+__all__ = [
+    "check_aec_env",
+    "checked_factory",
+    "factory_form",
+    "load_factory",
+    "resolve_env_name",
+]
 
 #: what an env name may be, for messages.
 FORMS = (
