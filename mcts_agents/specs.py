@@ -13,17 +13,23 @@ Agent kinds:
 - ``human``: ``HumanAgent``, moves typed on a text stream.
 
 Every agent kind also takes ``name=...``, the display name (default: the spec string).
+
+Envs: one of our variants (``connect_four:width=8``), a PettingZoo registry id
+(``classic/connect_four-v3``), a module with ``env()`` (``pettingzoo.classic.connect_four_v3``)
+or ``module:factory`` (a zero-argument callable returning an AEC env), the last three with
+options as keywords (``module:factory:key=value,...``); see ``parse_env_spec``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from mcts_agents import envs
+from mcts_agents import env_sources, envs
 from mcts_agents.agent import HumanAgent, MCTSAgent, RandomAgent
 from mcts_agents.config import SearchConfig
 from mcts_agents.errors import SpecError
@@ -70,6 +76,11 @@ def _split(text: str, what: str) -> tuple[str, dict[str, str]]:
         raise SpecError(
             f"{what} spec {text!r} has no kind; expected 'kind' or 'kind:key=value,...'"
         )
+    return kind, _pairs(text, rest, what)
+
+
+def _pairs(text: str, rest: str, what: str) -> dict[str, str]:
+    """``"a=1,b=x"`` (the options part of ``text``) -> ``{"a": "1", "b": "x"}``."""
     pairs: dict[str, str] = {}
     if rest.strip():
         for item in rest.split(","):
@@ -82,7 +93,7 @@ def _split(text: str, what: str) -> tuple[str, dict[str, str]]:
             if key in pairs:
                 raise SpecError(f"{what} spec {text!r}: option {key!r} is given twice")
             pairs[key] = value.strip()
-    return kind, pairs
+    return pairs
 
 
 # ------------------------------------------------------------------------------- agents
@@ -184,6 +195,7 @@ def make_agent(
             f"agent spec {spec.text!r}: unknown kind {spec.kind!r}; "
             f"expected one of {sorted(AGENT_KINDS)}"
         )
+    _check_option_names(spec)
     options = dict(spec.options)
     fixed_seed = options.get("seed")
     if fixed_seed is not None and (isinstance(fixed_seed, bool) or not isinstance(fixed_seed, int)):
@@ -199,6 +211,35 @@ def make_agent(
         ) from None
     except ValueError as error:  # InvalidOptionError and friends
         raise SpecError(f"agent spec {spec.text!r}: {error}") from None
+
+
+#: agent kinds whose every option ``agent_options`` lists (a kind added later is checked by
+#: its own constructor).
+_LISTED_KINDS = ("mcts", "random", "human")
+
+
+def _check_option_names(spec: AgentSpec) -> None:
+    """Refuse an option the agent kind does not have, naming it and the close valid one.
+
+    Checked before building, so that a misspelt budget (``iteration=5``) is named as such and
+    not reported as a missing budget.
+    """
+    if spec.kind not in _LISTED_KINDS:
+        return
+    valid = [item.partition("=")[0] for item in agent_options(spec.kind)]
+    aliases = _ALIASES.get(spec.kind, {})
+    unknown = [key for key in spec.options if key not in valid]
+    if not unknown:
+        return
+    named = []
+    for key in unknown:
+        close = difflib.get_close_matches(key, valid, n=1)
+        named.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    every = [*agent_options(spec.kind), *(f"{a} (= {t})" for a, t in aliases.items()), "name"]
+    raise SpecError(
+        f"agent spec {spec.text!r}: unknown option{'s' if len(unknown) > 1 else ''} "
+        f"{', '.join(named)}; options of {spec.kind!r}: {', '.join(every)}"
+    )
 
 
 def agent_options(kind: str) -> list[str]:
@@ -237,39 +278,83 @@ def env_parameters(module: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class EnvSpec:
-    """A parsed env spec; calling it returns a fresh wrapped env (``env()``). Picklable.
+    """A parsed env spec; calling it returns a fresh env (``env()``). Picklable.
 
     Attributes:
-        name: the variant (``"connect_four"``, ``"gomoku"``, ...).
-        module: its module in ``envs`` (``"connect_four_v0"``).
-        kwargs: the variant's keyword arguments with the spec's options merged over them.
+        name: one of our variants (``"connect_four"``, ``"gomoku"``, ...), else the env's name
+            as given (a registry id, a module, ``module:factory``).
+        module: the variant's module in ``envs`` (``"connect_four_v0"``); ``""`` for others.
+        kwargs: the variant's (or registry entry's) keyword arguments with the spec's options
+            merged over them.
         text: the spec string as given.
+        factory: for an env that is not one of our variants, the import path
+            (``"module:function"``) of the function that makes it; ``""`` for ours.
     """
 
     name: str
     module: str
     kwargs: dict[str, Any] = field(default_factory=dict)
     text: str = ""
+    factory: str = ""
 
     def __call__(self, render_mode: str | None = None) -> Any:
-        return envs.load(self.module).env(render_mode=render_mode, **self.kwargs)
+        if not self.factory:
+            return envs.load(self.module).env(render_mode=render_mode, **self.kwargs)
+        kwargs = dict(self.kwargs)
+        if render_mode is not None:  # a user's zero-argument factory is called with none
+            kwargs["render_mode"] = render_mode
+        return env_sources.load_factory(self.factory)(**kwargs)
 
     def __str__(self) -> str:
         return self.text or self.name
 
 
 def parse_env_spec(text: str | EnvSpec) -> EnvSpec:
-    """Parse ``name[:key=value,...]`` (``connect_four:width=8,height=7``) and check it.
+    """Parse an env spec and check it by building the env once.
+
+    The forms: one of our variants with options, ``name[:key=value,...]``
+    (``connect_four:width=8,height=7``); a PettingZoo registry id
+    (``classic/connect_four-v3``, ``mcts_agents/connect_four-v0``); a module with ``env()``
+    (``pettingzoo.classic.connect_four_v3``); a zero-argument callable returning an AEC env,
+    ``module:factory``. The last three take options too (``module:factory:key=value,...``),
+    passed to the function as keywords.
 
     Raises:
-        SpecError: unknown env (the message lists the valid names), unknown option (lists the
-            env's options) or a value the env refuses.
+        SpecError: unknown env (the message lists the valid names and forms), unknown option
+            (lists the env's options), a value the env refuses, a module that cannot be
+            imported, or something that is not an AEC env.
     """
     if isinstance(text, EnvSpec):
         return text
+    if not isinstance(text, str):
+        raise SpecError(f"env spec must be a string, got {text!r}")
+    if text.strip().partition(":")[0].strip() in ENV_SPECS:
+        return _parse_our_env(text)
+    form = env_sources.factory_form(text)
+    base: dict[str, Any] = {}
+    if form is not None:
+        name, rest = form
+        path = name
+        env_sources.checked_factory(path, text)
+        raw = _pairs(text, rest, "env")
+    else:
+        name, raw = _split(text, "env")
+        path, base = env_sources.resolve_env_name(name, text, sorted(ENV_SPECS))
+    kwargs = {**base, **{k: parse_value(v) for k, v in raw.items()}}
+    spec = EnvSpec(name=name, module="", kwargs=kwargs, text=text.strip(), factory=path)
+    try:
+        env = spec()
+    except Exception as error:  # someone else's code: any failure is a bad spec
+        call = f"{path}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})"
+        raise SpecError(
+            f"env spec {text!r}: {call} failed ({type(error).__name__}: {error})"
+        ) from None
+    env_sources.check_aec_env(env, text)
+    return spec
+
+
+def _parse_our_env(text: str) -> EnvSpec:
     name, raw = _split(text, "env")
-    if name not in ENV_SPECS:
-        raise SpecError(f"unknown env {name!r} in {text!r}; expected one of {sorted(ENV_SPECS)}")
     module, base = ENV_SPECS[name]
     parameters = env_parameters(module)
     unknown = sorted(set(raw) - set(parameters))
@@ -300,6 +385,10 @@ def listing() -> str:
         options = {**env_parameters(module), **base}
         described = ", ".join(f"{k}={v!r}" for k, v in options.items())
         lines.append(f"  {name:<22} {described or '(no options)'}")
+    lines.append(
+        "  also: PettingZoo registry ids (classic/connect_four-v3), modules with env()\n"
+        "  (pettingzoo.classic.connect_four_v3) and module:factory, each with [:key=value,...]"
+    )
     lines.append("")
     lines.append("agents (spec: kind[:key=value,...]; every kind also takes name=...):")
     for kind in AGENT_KINDS:

@@ -7,7 +7,33 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["plot_ratings"]
+from mcts_agents.errors import InvalidOptionError
+
+__all__ = ["check_plot_path", "plot_ratings"]
+
+_NEEDS_MATPLOTLIB = 'plots need matplotlib: pip install "mcts-agents[plot]"'
+
+
+def check_plot_path(path: str | os.PathLike[str]) -> None:
+    """Refuse a plot that could not be saved, before any game is played.
+
+    Raises:
+        ImportError: matplotlib is not installed.
+        InvalidOptionError: the file name has no extension, or one matplotlib cannot write
+            (the message lists those it can).
+    """
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError as error:
+        raise ImportError(_NEEDS_MATPLOTLIB) from error
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    name = os.fspath(path)
+    suffix = os.path.splitext(name)[1][1:].lower()
+    if suffix not in formats:
+        what = f"unknown image format {suffix!r}" if suffix else "no image extension"
+        raise InvalidOptionError(
+            f"plot {name!r}: {what}; use one of {', '.join('.' + f for f in formats)}"
+        )
 
 
 def plot_ratings(
@@ -24,7 +50,7 @@ def plot_ratings(
         from matplotlib.figure import Figure
         from matplotlib.ticker import MaxNLocator
     except ImportError as error:
-        raise ImportError('plots need matplotlib: pip install "mcts-agents[plot]"') from error
+        raise ImportError(_NEEDS_MATPLOTLIB) from error
     figure = Figure(figsize=(11, 0.5 * len(names) + 3))
     FigureCanvasAgg(figure)
     left, right = figure.subplots(1, 2)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import pickle
+import re
 
+import pettingzoo
 import pytest
 
-from mcts_agents import HumanAgent, MCTSAgent, RandomAgent, SpecError
+from mcts_agents import HumanAgent, MCTSAgent, RandomAgent, SearchConfig, SpecError
 from mcts_agents.envs import tic_tac_toe_v0
 from mcts_agents.specs import (
     AgentSpec,
@@ -19,6 +22,7 @@ from mcts_agents.specs import (
     parse_env_spec,
     parse_value,
 )
+from tests.mcts_agents.env_factories import sized_connect_four
 
 
 # ------------------------------------------------------------------------------ values
@@ -112,6 +116,44 @@ def test_bad_agent_specs_name_the_spec(text: str, message: str) -> None:
     assert issubclass(SpecError, ValueError)
 
 
+@pytest.mark.parametrize(
+    ("text", "key", "suggested"),
+    [
+        ("mcts:iteration=5", "iteration", "iterations"),
+        ("mcts:iters=100", "iters", "iterations"),
+        ("mcts:time_limt=1", "time_limt", "time_limit"),
+        ("mcts:iterations=10,worker=2", "worker", "workers"),
+        ("random:sed=3", "sed", "seed"),
+    ],
+)
+def test_fault12_a_typo_in_an_option_is_named_with_the_close_one(
+    text: str, key: str, suggested: str
+) -> None:
+    """A misspelt budget key was reported as "a budget is needed"; now the spec names the
+    unknown option, suggests the close valid one and lists every valid option."""
+    with pytest.raises(SpecError) as caught:
+        parse_agent_spec(text)
+    message = str(caught.value)
+    assert "a budget is needed" not in message
+    assert f"{text!r}" in message and f"unknown option {key!r}" in message
+    assert f"did you mean {suggested!r}?" in message
+    # The same check guards an AgentSpec built by hand (no parsing).
+    kind, _, _ = text.partition(":")
+    with pytest.raises(SpecError, match=f"unknown option {key!r}"):
+        make_agent(AgentSpec(kind, {key: 5}, text=text))
+
+
+def test_fault12_the_list_of_valid_options_is_complete() -> None:
+    with pytest.raises(SpecError) as caught:
+        parse_agent_spec("mcts:iteration=5")
+    listed = str(caught.value).split("options of 'mcts': ", 1)[1]
+    every = ["iterations", "time_limit", "max_nodes", "seed", "workers", "time", "name"]
+    every += [f.name for f in dataclasses.fields(SearchConfig)]
+    assert all(re.search(rf"(^|, ){name}\b", listed) for name in every), listed
+    with pytest.raises(SpecError, match=r"unknown options 'a', 'b'"):
+        parse_agent_spec("mcts:iterations=5,a=1,b=2")
+
+
 # -------------------------------------------------------------------------------- envs
 def test_env_specs_merge_options_over_the_variant() -> None:
     env = make_env("connect_four:width=8,height=7")
@@ -148,6 +190,86 @@ def test_env_spec_is_a_callable_env_factory() -> None:
 def test_bad_env_specs_name_the_spec(text: str, message: str) -> None:
     with pytest.raises(SpecError, match=message):
         make_env(text)
+
+
+FACTORIES = "tests.mcts_agents.env_factories"
+
+
+def test_fault16_pettingzoo_registry_ids_are_env_specs() -> None:
+    spec = parse_env_spec("mcts_agents/connect_four-v0:width=8")
+    assert spec.factory == "mcts_agents.envs.connect_four_v0:env" and spec.kwargs == {"width": 8}
+    env = spec()
+    env.reset(seed=0)
+    assert env.action_space("player_0").n == 8
+    again = pickle.loads(pickle.dumps(spec))
+    assert again == spec and again() is not env
+    assert parse_env_spec("mcts_agents/gomoku-v0").kwargs == {"preset": "gomoku"}
+    # PettingZoo's own ids, with or without the version, "_v3" as well as "-v3".
+    for text in ("classic/connect_four-v3", "classic/connect_four_v3", "classic/connect_four"):
+        spec = parse_env_spec(text)
+        assert spec.factory == "pettingzoo.classic.connect_four.connect_four:env"
+        assert spec().metadata["name"] == "connect_four_v3"
+
+
+def test_fault16_any_id_in_the_registry_and_its_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    registry = pettingzoo.aec_registry
+    by_path = pettingzoo.EnvSpec(
+        id="tests/small-v1", entry_point=f"{FACTORIES}:sized_connect_four", kwargs={"width": 5}
+    )
+    by_function = pettingzoo.EnvSpec(id="tests/small-v2", entry_point=sized_connect_four)
+    by_lambda = pettingzoo.EnvSpec(id="tests/small-v3", entry_point=lambda: None)
+    for entry in (by_path, by_function, by_lambda):
+        monkeypatch.setitem(registry, entry.id, entry)
+    spec = parse_env_spec("tests/small-v1:height=4")
+    assert spec.kwargs == {"width": 5, "height": 4}
+    assert spec().unwrapped.game.width == 5
+    # A function is kept as its import path, so that worker processes can import it.
+    assert parse_env_spec("tests/small-v2").factory == f"{FACTORIES}:sized_connect_four"
+    with pytest.raises(SpecError, match=r"'tests/small-v3'.*cannot be imported by name"):
+        parse_env_spec("tests/small-v3")
+
+
+def test_fault16_pettingzoo_classic_module_names() -> None:
+    spec = parse_env_spec("pettingzoo.classic.tictactoe_v3")
+    assert spec.factory == "pettingzoo.classic.tictactoe_v3:env" and spec.module == ""
+    assert spec().metadata["name"] == "tictactoe_v3"
+    assert pickle.loads(pickle.dumps(spec)) == spec
+
+
+def test_fault16_module_factory_envs_with_options_keep_the_import_path() -> None:
+    spec = parse_env_spec(f"{FACTORIES}:small_connect_four")
+    assert spec.factory == f"{FACTORIES}:small_connect_four" and spec.kwargs == {}
+    first, second = spec(), spec()
+    assert first is not second and first.unwrapped.game.width == 5
+    sized = parse_env_spec(f"{FACTORIES}:sized_connect_four:width=6,height=5")
+    assert sized.kwargs == {"width": 6, "height": 5}
+    assert all(isinstance(getattr(sized, f.name), (str, dict)) for f in dataclasses.fields(sized))
+    assert pickle.loads(pickle.dumps(sized)) == sized
+    assert sized(render_mode="ansi").unwrapped.render_mode == "ansi"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("chess", "unknown env 'chess'.*registry id.*module:factory.*mean 'classic/chess-v6'"),
+        ("conect_four", "did you mean 'connect_four'"),
+        ("classic/connect_four-v99", "unknown env 'classic/connect_four-v99'"),
+        ("classic/connect_four-v3:depth=2", "'classic/connect_four-v3:depth=2'.*depth"),
+        ("no_such_module_xyz.envs", "not a registered env id, and importing it as a module fail"),
+        ("no_such_module_xyz:make", "cannot import 'no_such_module_xyz:make'"),
+        (f"{FACTORIES}:missing", f"module '{FACTORIES}' has no 'missing'"),
+        ("os.path", "module 'os.path' has no 'env'"),
+        (f"{FACTORIES}:not_an_env", "made a int, not a PettingZoo AEC env"),
+        (f"{FACTORIES}:parallel_rps", "not a PettingZoo AEC env.*parallel_to_aec"),
+        (f"{FACTORIES}:broken", "RuntimeError: the factory broke"),
+        (f"{FACTORIES}:small_connect_four:width=8", "unexpected keyword argument 'width'"),
+        (f"{FACTORIES}:small_connect_four:width", "'width' is not of the form key=value"),
+    ],
+)
+def test_fault16_bad_envs_name_the_text_and_what_was_tried(text: str, message: str) -> None:
+    with pytest.raises(SpecError, match=message) as caught:
+        parse_env_spec(text)
+    assert repr(text) in str(caught.value)
 
 
 def test_listing_reads_the_options_from_the_code() -> None:
