@@ -4,10 +4,13 @@
 
 1. our envs (``env.unwrapped`` is a ``mcts_agents.envs.core.BoardGameEnv``): the rules core and
    its immutable state, with no AEC overhead;
-2. Shimmy's OpenSpiel wrapper: ``openspiel.OpenSpielGame`` over cloned ``pyspiel`` states;
-3. PettingZoo's rlcard poker envs: ``rlcard.RLCardGame``, verified clones with information
+2. PettingZoo's own classic board envs (``pettingzoo_classic``): ``connect_four_v3`` and
+   ``tictactoe_v3`` read into our rules cores (same rules, same action ids), ``chess_v6`` and
+   ``go_v5`` as copies of their position objects (``pettingzoo_chess``, ``pettingzoo_go``);
+3. Shimmy's OpenSpiel wrapper: ``openspiel.OpenSpielGame`` over cloned ``pyspiel`` states;
+4. PettingZoo's rlcard poker envs: ``rlcard.RLCardGame``, verified clones with information
    sets and redealing, for Information Set MCTS;
-4. anyone else's AEC env: ``generic.EnvGame`` over verified clones of the whole wrapper chain
+5. anyone else's AEC env: ``generic.EnvGame`` over verified clones of the whole wrapper chain
    (``mcts_agents.cloning``), refused where it is found to hide information or draw randomness.
 
 A new adapter is a module here with a ``Game`` and a function ``(env) -> (game, state)`` that
@@ -22,6 +25,7 @@ from pettingzoo import AECEnv
 
 from mcts_agents.adapters.generic import EnvGame, EnvState, env_game
 from mcts_agents.adapters.openspiel import OpenSpielGame, openspiel_env_type, openspiel_game
+from mcts_agents.adapters.pettingzoo_classic import classic_game
 from mcts_agents.adapters.rlcard import RLCardGame, rlcard_env_type, rlcard_game
 from mcts_agents.aec import check_live, legal_actions
 from mcts_agents.envs.core.aec import BoardGameEnv
@@ -48,8 +52,10 @@ def game_from_env(env: Any, oracle: bool = False) -> tuple[Game, State]:
 
     Returns:
         ``(game, state)``: for our envs the rules core and its state (the env's own immutable
-        state object); for Shimmy's OpenSpiel wrapper an ``OpenSpielGame`` and a clone of the
-        ``pyspiel`` state; otherwise an ``EnvGame`` and an ``EnvState`` over a verified clone.
+        state object); for PettingZoo's Connect Four and tic-tac-toe our rules core and the
+        equivalent state; for its chess and go a copy of the position object; for Shimmy's
+        OpenSpiel wrapper an ``OpenSpielGame`` and a clone of the ``pyspiel`` state; otherwise
+        an ``EnvGame`` and an ``EnvState`` over a verified clone.
 
     Raises:
         GameOverError: no agents remain, or the agent to move is terminated or truncated.
@@ -73,6 +79,9 @@ def game_from_env(env: Any, oracle: bool = False) -> tuple[Game, State]:
         if not game.legal_actions(state):
             raise NoLegalActionError(f"{raw.agent_selection} has no legal action in {env}")
         return game, state
+    classic = classic_game(env)
+    if classic is not None:
+        return classic
     openspiel_type = openspiel_env_type()
     if openspiel_type is not None and isinstance(raw, openspiel_type):
         return openspiel_game(env, raw)
