@@ -16,7 +16,8 @@ search copies of their position objects (a python-chess ``Board``, a ``go_base.P
 
 Only the exact PettingZoo classes are taken, wrapped only by PettingZoo's standard wrappers
 (which do not change a game of legal moves); a subclass or another wrapper, or a position these
-rules could not reach (a board set by hand), goes down the generic, cloning path.
+rules could not reach or would have ended (a board set by hand), goes down the generic, cloning
+path, which steps the env's own code.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from typing import Any
 from mcts_agents.aec import bookkeeping, check_live, wrapper_chain
 from mcts_agents.envs.games.connect_four import ConnectFour, won4
 from mcts_agents.envs.games.mnk import MNK
-from mcts_agents.errors import GameOverError
 from mcts_agents.game import Game, State
 
 __all__ = [
@@ -46,6 +46,8 @@ __all__ = [
 CLASSIC_ENVS = {
     "connect_four_v3": "pettingzoo.classic.connect_four.connect_four",
     "tictactoe_v3": "pettingzoo.classic.tictactoe.tictactoe",
+    "chess_v6": "pettingzoo.classic.chess.chess",
+    "go_v5": "pettingzoo.classic.go.go",
 }
 
 #: PettingZoo's wrappers that leave a game of legal moves as it is (exact classes).
@@ -86,7 +88,7 @@ def classic_game(env: Any) -> tuple[Game, State] | None:
     does not take this path (see ``classic_env_name``) and goes down the generic one.
 
     Raises:
-        GameOverError: the game in ``env`` is over.
+        GameOverError: the game in ``env`` is over (the env says so).
         CloneError: ``go_v5``'s board size was overwritten by another go env (see
             ``pettingzoo_go``).
     """
@@ -99,17 +101,24 @@ def classic_game(env: Any) -> tuple[Game, State] | None:
     if list(agents) != list(raw.possible_agents):
         return None  # an agent left before the end: not a position of these rules
     player = raw.possible_agents.index(selected)
-    if name not in ("connect_four_v3", "tictactoe_v3"):
-        return None
-    game: ConnectFour | MNK
+    if name == "chess_v6":
+        from mcts_agents.adapters.pettingzoo_chess import chess_game
+
+        return chess_game(env, raw, player)
+    if name == "go_v5":
+        from mcts_agents.adapters.pettingzoo_go import go_game
+
+        return go_game(env, raw, player)
     if name == "connect_four_v3":
-        game, state = connect_four_core(), connect_four_state(raw.board)
-    else:
-        game, state = tictactoe_core(), tictactoe_state(raw.board.squares)
-    if state is None or game.to_play(state) != player:
+        return _live(connect_four_core(), connect_four_state(raw.board), player)
+    return _live(tictactoe_core(), tictactoe_state(raw.board.squares), player)
+
+
+def _live(game: Game, state: State | None, player: int) -> tuple[Game, State] | None:
+    """``(game, state)`` if ``state`` is a running position with ``player`` to move, else
+    ``None``: a board set by hand, which the env plays on by its own ``step``."""
+    if state is None or game.to_play(state) != player or game.is_terminal(state):
         return None
-    if game.is_terminal(state):
-        raise GameOverError(f"the game in {env} is over")
     return game, state
 
 
