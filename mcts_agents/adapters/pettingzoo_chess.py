@@ -66,6 +66,11 @@ class ChessState:
         self.returns = _outcome(board) if over else _DRAW
         self.key: Hashable = (keys[-1], over)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # rebuilt from the position: that also fills PettingZoo's move <-> id tables, which a
+        # worker process that unpickles a state has not filled yet
+        return (ChessState, (self.board, self.keys, self.repeated))
+
 
 def _ends(board: chess.Board, has_moves: bool, keys: tuple[Hashable, ...], repeated: bool) -> bool:
     """The env's end test but for "no legal move": insufficient material or a claimable draw

@@ -87,6 +87,15 @@ class GoGame:
         self.pass_action = size * size
         self.spec = ("pettingzoo", "go_v5", size, komi)
 
+    def __setstate__(self, fields: dict[str, Any]) -> None:
+        """Unpickled (in a worker process of a root-parallel search): give ``go_base`` this
+        board size if it has another, as a new ``go_v5`` env of this size would."""
+        self.__dict__.update(fields)
+        if self.size != go_base.N:
+            from pettingzoo.classic.go.go import raw_env
+
+            raw_env(board_size=self.size, komi=self.komi)
+
     def _check_size(self) -> None:
         if self.size != go_base.N:
             raise CloneError(

@@ -236,3 +236,13 @@ def test_agent_searches_pettingzoo_chess_fast_and_leaves_it_unchanged() -> None:
     assert fingerprint(env) == before
     assert result.iterations == 30 and result.best_action in mask_actions(env)
     assert result.extra["backend"] == "python"
+
+
+def test_root_parallel_search_sends_states_whose_ids_the_worker_knows() -> None:
+    """A worker process has not filled PettingZoo's move <-> id tables: unpickling fills them."""
+    env = new_classic("chess_v6")
+    for uci in ("e2e4", "e7e5"):
+        env.step(action_of(env.unwrapped.board, uci))
+    with MCTSAgent(iterations=8, seed=0, workers=2) as agent:
+        result = agent.search(env)
+    assert result.iterations == 8 and result.best_action in mask_actions(env)

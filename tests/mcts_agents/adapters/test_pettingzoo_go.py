@@ -180,3 +180,11 @@ def test_agent_searches_pettingzoo_go_fast_and_leaves_it_unchanged() -> None:
     result = MCTSAgent(iterations=200, seed=0).search(env)
     assert fingerprint(env) == before
     assert result.best_action in mask_actions(env) and result.extra["backend"] == "python"
+
+
+def test_root_parallel_search_on_another_board_size_than_the_default() -> None:
+    """Worker processes import ``go_base`` at its default 19x19; the game sets their size."""
+    env = new_go(7)
+    with MCTSAgent(iterations=40, seed=0, workers=2) as agent:
+        result = agent.search(env)
+    assert result.iterations == 40 and result.best_action in mask_actions(env)
