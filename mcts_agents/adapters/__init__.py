@@ -15,10 +15,15 @@
 
 A new adapter is a module here with a ``Game`` and a function ``(env) -> (game, state)`` that
 ``game_from_env`` calls when the env is of its kind.
+
+``hint_if_slow`` logs one warning (logger ``mcts_agents.adapters``) per kind of env and game
+whose search runs below ``SLOW_SEARCH_RATE`` simulations a second, saying what could help.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Hashable
 from typing import Any
 
 from pettingzoo import AECEnv
@@ -27,19 +32,30 @@ from mcts_agents.adapters.generic import EnvGame, EnvState, env_game
 from mcts_agents.adapters.openspiel import OpenSpielGame, openspiel_env_type, openspiel_game
 from mcts_agents.adapters.pettingzoo_classic import classic_game
 from mcts_agents.adapters.rlcard import RLCardGame, rlcard_env_type, rlcard_game
-from mcts_agents.aec import check_live, legal_actions
+from mcts_agents.aec import check_live, describe_env, legal_actions
 from mcts_agents.envs.core.aec import BoardGameEnv
 from mcts_agents.errors import CloneError, GameOverError, NoLegalActionError
 from mcts_agents.game import Game, State
 
 __all__ = [
+    "SLOW_SEARCH_RATE",
     "EnvGame",
     "EnvState",
     "OpenSpielGame",
     "RLCardGame",
     "game_from_env",
+    "hint_if_slow",
     "legal_actions",
 ]
+
+logger = logging.getLogger(__name__)
+
+#: Simulations a second below which a search logs ``hint_if_slow``'s warning.
+SLOW_SEARCH_RATE = 100.0
+#: Searches shorter than this (seconds) say too little about the rate to warn.
+_MIN_ELAPSED = 0.05
+#: The kinds (env class, game class, game spec) already warned about in this process.
+_HINTED: set[Hashable] = set()
 
 
 def game_from_env(env: Any, oracle: bool = False) -> tuple[Game, State]:
@@ -89,3 +105,42 @@ def game_from_env(env: Any, oracle: bool = False) -> tuple[Game, State]:
     if rlcard_type is not None and isinstance(raw, rlcard_type):
         return rlcard_game(env, raw)
     return env_game(env, oracle)
+
+
+def hint_if_slow(env: Any, game: Game, iterations: int, elapsed: float) -> bool:
+    """Log one warning per kind of env and game whose search ran below ``SLOW_SEARCH_RATE``.
+
+    The library never prints; a slow search (3 simulations a second is a weak player) says so
+    once through ``logging``, naming the env, the rate and what could help for its path.
+
+    Returns:
+        Whether a warning was logged now.
+    """
+    if elapsed < _MIN_ELAPSED or iterations <= 0:
+        return False
+    rate = iterations / elapsed
+    if rate >= SLOW_SEARCH_RATE:
+        return False
+    kind = (type(env.unwrapped), type(game), getattr(game, "spec", None))
+    if kind in _HINTED:
+        return False
+    _HINTED.add(kind)
+    if isinstance(game, EnvGame):
+        helps = (
+            "the generic path clones the whole env for every move; a rules core (a "
+            "mcts_agents.envs BoardGame), a state_key() method on the unwrapped env or an env "
+            "with less to clone would help"
+        )
+    else:
+        helps = (
+            f"the rules of {type(game).__name__} are slow in Python; a time_limit, a "
+            "rollout_depth with an evaluator, or workers > 1 would help"
+        )
+    logger.warning(
+        "slow search on %s: %.1f simulations/s (below %.0f): %s",
+        describe_env(env),
+        rate,
+        SLOW_SEARCH_RATE,
+        helps,
+    )
+    return True
