@@ -48,7 +48,7 @@ class ChessState:
         keys: transposition keys of the positions since the last irreversible move, this one
             last (what ``can_claim_threefold_repetition`` counts).
         repeated: some key occurs twice in ``keys`` (else no threefold claim is possible).
-        legal: PettingZoo's action ids of the legal moves (empty at the end).
+        legal: PettingZoo's action ids of the legal moves, ascending (empty at the end).
         terminal: the env would have ended the game here.
         returns: ``(player_0, player_1)`` returns when terminal, else zeros.
     """
@@ -59,7 +59,7 @@ class ChessState:
         self.board = board
         self.keys = keys
         self.repeated = repeated
-        legal: list[int] = chess_utils.legal_moves(board)
+        legal: list[int] = sorted(chess_utils.legal_moves(board))  # ascending, as the mask
         over = _ends(board, any(legal), keys, repeated)  # ``any``: the env's very test
         self.terminal = over
         self.legal = [] if over else legal
