@@ -23,7 +23,9 @@ the root's ``explore_count``; ours by ``SearchResult.iterations``. With the solv
 search stops early once the root is proven (our solver proves tic-tac-toe a draw in ~8k
 simulations), so the count can be below the budget: the "sims" column shows what ran.
 
-Also our agent on PettingZoo's own ``connect_four_v3`` through the generic cloning adapter.
+Also our agent on PettingZoo's own ``connect_four_v3`` through ``game_from_env``: the generic
+cloning adapter in the runs recorded before 2026-11-23, our Connect Four rules core since
+(``adapters.pettingzoo_classic``; Python search, as ``backend`` is ``python`` here).
 ``--profile`` adds a cProfile of one core search on Connect Four (top functions by tottime).
 """
 
@@ -82,7 +84,7 @@ GAMES: tuple[GameSpec, ...] = (
     GameSpec("connect four", connect_four_v0.env, "connect_four", 20_000, 10_000, 200_000, 200_000),
     GameSpec("othello", othello_v0.env, "othello", 3_000, 2_000, 5_000),
 )
-ADAPTER_SIMS = 1_000  # our agent on PettingZoo's connect_four_v3 (cloning adapter)
+ADAPTER_SIMS = 1_000  # our agent on PettingZoo's connect_four_v3 (see the docstring)
 
 #: A measurement: run one search with this seed, return (simulations, seconds).
 Runner = Callable[[int], tuple[int, float]]

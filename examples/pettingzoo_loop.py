@@ -2,13 +2,14 @@
 
 Shows that ``MCTSAgent`` drops into the loop every PettingZoo tutorial uses: one game of Connect
 Four, MCTS against a random agent, on ``mcts_agents.envs.connect_four_v0`` (searched through its
-rules core) and on PettingZoo's ``pettingzoo.classic.connect_four_v3`` (searched through the
-generic, verified cloner: about a thousand simulations a second, so the budget there is
-small). Prints the final board, the winner and the moves of each game.
+rules core) and on PettingZoo's ``pettingzoo.classic.connect_four_v3`` (whose board
+``game_from_env`` reads into the same rules core: the same rules and action ids, so the same
+speed; any other AEC env is searched through the generic, verified cloner). Prints the final
+board, the winner and the moves of each game.
 
 Run:
-    python examples/pettingzoo_loop.py            # 1000 / 100 simulations per move
-    python examples/pettingzoo_loop.py --quick    # 100 / 20, a few seconds
+    python examples/pettingzoo_loop.py            # 1000 simulations per move
+    python examples/pettingzoo_loop.py --quick    # 100, a few seconds
 """
 
 from __future__ import annotations
@@ -72,9 +73,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small budgets (smoke test)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    ours, theirs = (100, 20) if args.quick else (1000, 100)
-    play(connect_four_v0.env, ours, args.seed)
-    play(connect_four_v3.env, theirs, args.seed)
+    iterations = 100 if args.quick else 1000
+    play(connect_four_v0.env, iterations, args.seed)
+    play(connect_four_v3.env, iterations, args.seed)
 
 
 if __name__ == "__main__":

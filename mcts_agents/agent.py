@@ -7,7 +7,7 @@ import sys
 from types import TracebackType
 from typing import Any, Protocol, TextIO, runtime_checkable
 
-from mcts_agents.adapters import game_from_env
+from mcts_agents.adapters import game_from_env, hint_if_slow
 from mcts_agents.aec import legal_actions
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.factory import make_searcher
@@ -87,8 +87,9 @@ class MCTSAgent:
                 searcher.close()
             searcher = make_searcher(game, self.budget, self.config, self.seed, self.workers)
             self.searcher, self._identity = searcher, identity
-        self.last_result = searcher.search(game, state)
-        return self.last_result
+        result = self.last_result = searcher.search(game, state)
+        hint_if_slow(env, game, result.iterations, result.elapsed)  # logs, once per kind
+        return result
 
     def act(self, env: Any) -> int:
         """The action for ``env.agent_selection``."""

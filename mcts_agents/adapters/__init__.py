@@ -4,38 +4,58 @@
 
 1. our envs (``env.unwrapped`` is a ``mcts_agents.envs.core.BoardGameEnv``): the rules core and
    its immutable state, with no AEC overhead;
-2. Shimmy's OpenSpiel wrapper: ``openspiel.OpenSpielGame`` over cloned ``pyspiel`` states;
-3. PettingZoo's rlcard poker envs: ``rlcard.RLCardGame``, verified clones with information
+2. PettingZoo's own classic board envs (``pettingzoo_classic``): ``connect_four_v3`` and
+   ``tictactoe_v3`` read into our rules cores (same rules, same action ids), ``chess_v6`` and
+   ``go_v5`` as copies of their position objects (``pettingzoo_chess``, ``pettingzoo_go``);
+3. Shimmy's OpenSpiel wrapper: ``openspiel.OpenSpielGame`` over cloned ``pyspiel`` states;
+4. PettingZoo's rlcard poker envs: ``rlcard.RLCardGame``, verified clones with information
    sets and redealing, for Information Set MCTS;
-4. anyone else's AEC env: ``generic.EnvGame`` over verified clones of the whole wrapper chain
+5. anyone else's AEC env: ``generic.EnvGame`` over verified clones of the whole wrapper chain
    (``mcts_agents.cloning``), refused where it is found to hide information or draw randomness.
 
 A new adapter is a module here with a ``Game`` and a function ``(env) -> (game, state)`` that
 ``game_from_env`` calls when the env is of its kind.
+
+``hint_if_slow`` logs one warning (logger ``mcts_agents.adapters``) per kind of env and game
+whose search runs below ``SLOW_SEARCH_RATE`` simulations a second, saying what could help.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Hashable
 from typing import Any
 
 from pettingzoo import AECEnv
 
 from mcts_agents.adapters.generic import EnvGame, EnvState, env_game
 from mcts_agents.adapters.openspiel import OpenSpielGame, openspiel_env_type, openspiel_game
+from mcts_agents.adapters.pettingzoo_classic import classic_game
 from mcts_agents.adapters.rlcard import RLCardGame, rlcard_env_type, rlcard_game
-from mcts_agents.aec import check_live, check_reset, legal_actions
+from mcts_agents.aec import check_live, check_reset, describe_env, legal_actions
 from mcts_agents.envs.core.aec import BoardGameEnv
 from mcts_agents.errors import CloneError, GameOverError, NoLegalActionError
 from mcts_agents.game import Game, State
 
 __all__ = [
+    "SLOW_SEARCH_RATE",
     "EnvGame",
     "EnvState",
     "OpenSpielGame",
     "RLCardGame",
     "game_from_env",
+    "hint_if_slow",
     "legal_actions",
 ]
+
+logger = logging.getLogger(__name__)
+
+#: Simulations a second below which a search logs ``hint_if_slow``'s warning.
+SLOW_SEARCH_RATE = 100.0
+#: Searches shorter than this (seconds) say too little about the rate to warn.
+_MIN_ELAPSED = 0.05
+#: The kinds (env class, game class, game spec) already warned about in this process.
+_HINTED: set[Hashable] = set()
 
 
 def game_from_env(env: Any, oracle: bool = False) -> tuple[Game, State]:
@@ -48,8 +68,10 @@ def game_from_env(env: Any, oracle: bool = False) -> tuple[Game, State]:
 
     Returns:
         ``(game, state)``: for our envs the rules core and its state (the env's own immutable
-        state object); for Shimmy's OpenSpiel wrapper an ``OpenSpielGame`` and a clone of the
-        ``pyspiel`` state; otherwise an ``EnvGame`` and an ``EnvState`` over a verified clone.
+        state object); for PettingZoo's Connect Four and tic-tac-toe our rules core and the
+        equivalent state; for its chess and go a copy of the position object; for Shimmy's
+        OpenSpiel wrapper an ``OpenSpielGame`` and a clone of the ``pyspiel`` state; otherwise
+        an ``EnvGame`` and an ``EnvState`` over a verified clone.
 
     Raises:
         GameOverError: no agents remain, or the agent to move is terminated or truncated.
@@ -74,6 +96,9 @@ def game_from_env(env: Any, oracle: bool = False) -> tuple[Game, State]:
         if not game.legal_actions(state):
             raise NoLegalActionError(f"{raw.agent_selection} has no legal action in {env}")
         return game, state
+    classic = classic_game(env)
+    if classic is not None:
+        return classic
     openspiel_type = openspiel_env_type()
     if openspiel_type is not None and isinstance(raw, openspiel_type):
         return openspiel_game(env, raw)
@@ -81,3 +106,42 @@ def game_from_env(env: Any, oracle: bool = False) -> tuple[Game, State]:
     if rlcard_type is not None and isinstance(raw, rlcard_type):
         return rlcard_game(env, raw)
     return env_game(env, oracle)
+
+
+def hint_if_slow(env: Any, game: Game, iterations: int, elapsed: float) -> bool:
+    """Log one warning per kind of env and game whose search ran below ``SLOW_SEARCH_RATE``.
+
+    The library never prints; a slow search (3 simulations a second is a weak player) says so
+    once through ``logging``, naming the env, the rate and what could help for its path.
+
+    Returns:
+        Whether a warning was logged now.
+    """
+    if elapsed < _MIN_ELAPSED or iterations <= 0:
+        return False
+    rate = iterations / elapsed
+    if rate >= SLOW_SEARCH_RATE:
+        return False
+    kind = (type(env.unwrapped), type(game), getattr(game, "spec", None))
+    if kind in _HINTED:
+        return False
+    _HINTED.add(kind)
+    if isinstance(game, EnvGame):
+        helps = (
+            "the generic path clones the whole env for every move; a rules core (a "
+            "mcts_agents.envs BoardGame), a state_key() method on the unwrapped env or an env "
+            "with less to clone would help"
+        )
+    else:
+        helps = (
+            f"the rules of {type(game).__name__} are slow in Python; a time_limit, a "
+            "rollout_depth with an evaluator, or workers > 1 would help"
+        )
+    logger.warning(
+        "slow search on %s: %.1f simulations/s (below %.0f): %s",
+        describe_env(env),
+        rate,
+        SLOW_SEARCH_RATE,
+        helps,
+    )
+    return True

@@ -302,7 +302,7 @@ def test_evaluator_and_rollout_depth_options() -> None:
 
 
 # --------------------------------------------------------------------------- anyone's env
-def _play_through_generic_adapter(env: Any, agents: dict[str, Any]) -> dict[str, float]:
+def _play_through_adapter(env: Any, agents: dict[str, Any]) -> dict[str, float]:
     """The standard loop; every search must pick a legal move and leave the env untouched."""
     from tests.mcts_agents.adapters.support import fingerprint
 
@@ -333,7 +333,7 @@ def test_never_loses_to_random_on_pettingzoo_tictactoe() -> None:
         mcts_seat = env.possible_agents[game % 2]
         agents: dict[str, Any] = {a: RandomAgent(seed=game) for a in env.possible_agents}
         agents[mcts_seat] = MCTSAgent(iterations=300, seed=game)
-        totals = _play_through_generic_adapter(env, agents)
+        totals = _play_through_adapter(env, agents)
         assert totals[mcts_seat] >= 0, f"lost game {game}"
 
 
@@ -343,7 +343,7 @@ def test_full_game_on_pettingzoo_connect_four() -> None:
     env = connect_four_v3.env()
     env.reset(seed=0)
     agents = {"player_0": MCTSAgent(iterations=150, seed=0), "player_1": RandomAgent(seed=0)}
-    totals = _play_through_generic_adapter(env, agents)
+    totals = _play_through_adapter(env, agents)
     assert totals == {"player_0": 1.0, "player_1": -1.0}
 
 
@@ -353,7 +353,7 @@ def test_full_game_on_shimmy_openspiel_connect_four() -> None:
     env = OpenSpielCompatibilityV0(game_name="connect_four")
     env.reset(seed=0)
     agents = {"player_0": RandomAgent(seed=0), "player_1": MCTSAgent(iterations=300, seed=0)}
-    totals = _play_through_generic_adapter(env, agents)
+    totals = _play_through_adapter(env, agents)
     # Shimmy reports the final reward on both of the last two ``last()`` calls, so compare signs
     assert totals["player_1"] > 0 > totals["player_0"]
 

@@ -1,10 +1,11 @@
 """``mcts_agents.adapters.generic``: ``EnvGame`` over clones of PettingZoo classic and toy envs.
 
 Differential tests play random games in PettingZoo's classic envs side by side with the
-adapter's ``Game`` and compare legal moves, observations and outcomes at every step;
-fingerprints prove the live env is left bit for bit as it was. Toy AEC envs check exact
-outcomes, ``state_key``/``is_reachable``, dead agents stepped with ``None`` and stuck envs, and
-the refusals that keep the generic path from peeking (hidden cards, dice in ``step``).
+generic adapter's ``Game`` (called as ``env_game``: ``game_from_env`` gives these envs a fast
+path) and compare legal moves, observations and outcomes at every step; fingerprints prove the
+live env is left bit for bit as it was. Toy AEC envs check exact outcomes,
+``state_key``/``is_reachable``, dead agents stepped with ``None`` and stuck envs, and the
+refusals that keep the generic path from peeking (hidden cards, dice in ``step``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pettingzoo.utils import wrappers
 
 from mcts_agents import MCTSAgent
 from mcts_agents.adapters import EnvGame, game_from_env
+from mcts_agents.adapters.generic import env_game
 from mcts_agents.errors import CloneError, GameOverError, IllegalActionError, NoLegalActionError
 from mcts_agents.game import default_rollout
 from tests.mcts_agents.adapters.support import (
@@ -56,14 +58,14 @@ def test_generic_game_agrees_with_classic_env_in_random_games(
     for seed in range(6):
         env = new_classic(name, render_mode, seed)
         rng = random.Random(seed)
-        game, state = game_from_env(env)
+        game, state = env_game(env)
         assert isinstance(game, EnvGame)
         assert game.num_players == 2
         while not is_over(env):
             assert not game.is_terminal(state)
             assert game.to_play(state) == env.possible_agents.index(env.agent_selection)
             assert game.legal_actions(state) == mask_actions(env)
-            fresh_game, fresh = game_from_env(env)  # a new root agrees with the walked state
+            fresh_game, fresh = env_game(env)  # a new root agrees with the walked state
             assert fresh_game.key(fresh) == game.key(state)
             assert fresh_game.legal_actions(fresh) == game.legal_actions(state)
             actions = game.legal_actions(state)
@@ -95,7 +97,7 @@ def test_live_classic_env_unchanged_by_game_and_playouts(
         env.render()
     obs_before = observations(env)  # observing first: it rebinds TerminateIllegal's _prev_obs
     before = fingerprint(env)
-    game, root = game_from_env(env)
+    game, root = env_game(env)
     assert isinstance(game, EnvGame)
     rng = random.Random(0)
     for _ in range(150):
@@ -111,7 +113,7 @@ def test_live_classic_env_unchanged_by_game_and_playouts(
 
 def test_spaces_copied_from_live_env_once_then_shared_by_clones() -> None:
     env = new_classic("connect_four_v3")
-    game, root = game_from_env(env)
+    game, root = env_game(env)
     child = game.next_state(root, 3)
     live = env.unwrapped.action_spaces["player_0"]
     assert root.env.unwrapped.action_spaces["player_0"] is not live
@@ -124,7 +126,7 @@ def test_spaces_copied_from_live_env_once_then_shared_by_clones() -> None:
 @pytest.mark.parametrize("name", CLASSIC)
 def test_fast_rollout_plays_the_same_moves_as_default_rollout(name: str) -> None:
     env = new_classic(name)
-    game, root = game_from_env(env)
+    game, root = env_game(env)
     assert isinstance(game, EnvGame)
     fast = [game.rollout(root, random.Random(seed)) for seed in range(30)]
     slow = [default_rollout(game, root, random.Random(seed)) for seed in range(30)]
@@ -136,7 +138,7 @@ def test_fast_rollout_plays_the_same_moves_as_default_rollout(name: str) -> None
 def test_next_state_refuses_illegal_action_and_leaves_state_untouched() -> None:
     env = new_classic("tictactoe_v3")
     env.step(4)
-    game, root = game_from_env(env)
+    game, root = env_game(env)
     before = fingerprint(root.env)
     with pytest.raises(IllegalActionError, match="4"):
         game.next_state(root, 4)
@@ -147,7 +149,7 @@ def test_next_state_refuses_illegal_action_and_leaves_state_untouched() -> None:
 # --------------------------------------------------------------------------- transpositions
 def test_connect_four_keys_equal_for_transposed_move_orders() -> None:
     env = new_classic("connect_four_v3")
-    game, root = game_from_env(env)
+    game, root = env_game(env)
 
     def walk(moves: list[int]) -> Any:
         state = root
@@ -161,7 +163,7 @@ def test_connect_four_keys_equal_for_transposed_move_orders() -> None:
     other = new_classic("connect_four_v3")  # the live env reached the other way: same key
     for move in (2, 3, 0, 1):
         other.step(move)
-    other_game, other_root = game_from_env(other)
+    other_game, other_root = env_game(other)
     assert other_game.key(other_root) == walk([0, 1, 2, 3])
 
 
@@ -176,7 +178,7 @@ def test_connect_four_keys_property_transposed_orders(
 ) -> None:
     """Each player drops 3 stones in distinct columns: any order of each gives one position."""
     env = new_classic("connect_four_v3")
-    game, root = game_from_env(env)
+    game, root = env_game(env)
     mine, theirs = list(columns[:3]), list(columns[3:])
     keys = set()
     for ours, others in (

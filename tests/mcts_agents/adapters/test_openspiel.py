@@ -152,10 +152,14 @@ def test_the_agent_plays_kuhn_through_shimmy_without_peeking() -> None:
 
 
 def test_search_is_identical_through_pettingzoo_and_openspiel_connect_four() -> None:
-    """Two adapters over two implementations of one game: same seed, the very same search."""
+    """Two adapters over two implementations of one game: same seed, the very same search.
+
+    PettingZoo's env is taken through the generic cloner here (``game_from_env`` gives it our
+    rules core, whose fast playouts draw other moves).
+    """
     import shimmy
 
-    from mcts_agents import MCTSAgent
+    from mcts_agents.adapters.generic import env_game
 
     ours = new_classic("connect_four_v3")
     theirs = shimmy.OpenSpielCompatibilityV0(game_name="connect_four")
@@ -163,7 +167,11 @@ def test_search_is_identical_through_pettingzoo_and_openspiel_connect_four() -> 
     for action in (3, 2):
         ours.step(action)
         theirs.step(action)
-    results = [MCTSAgent(iterations=400, seed=7).search(env) for env in (ours, theirs)]
+    budget, config = Budget(iterations=400), SearchConfig()
+    results = [
+        make_searcher(game, budget, config, seed=7).search(game, root)
+        for game, root in (env_game(ours), game_from_env(theirs))
+    ]
     visits = [sorted((c.action, c.visits) for c in r.children) for r in results]
     assert visits[0] == visits[1]
     assert sum(v for _, v in visits[0]) >= 399
