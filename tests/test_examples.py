@@ -86,4 +86,4 @@ def test_train_maskable_ppo_without_the_rl_extra_says_so() -> None:
     )
     rc, out = run("", code=code)
     assert rc == 2
-    assert "needs the 'rl' extra" in out and 'pip install "mcts-agents[rl]"' in out
+    assert "needs the 'rl' extra" in out and 'pip install ".[rl]"' in out
