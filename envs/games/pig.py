@@ -168,6 +168,44 @@ class Pig(BoardGame[State]):
                     return self._wins[player]
         return self._draw
 
+    def rollout(self, state: State, rng: Any) -> tuple[float, ...]:
+        """Uniformly random play to the end, the die fair: ``BoardGame.rollout`` in one loop
+        over plain ints. It draws ``rng.random()`` exactly where the generic loop does (one per
+        die and one per decision, also when stopping is forced), so the same generator gives the
+        same game (tests compare the two)."""
+        moves, player, total, node, banked = state
+        if node == OVER:
+            return self.returns(state)
+        rand = rng.random
+        scores = list(banked)
+        following, points, win, horizon = self._next, self._points, self.winscore, self.horizon
+        faces, piglet, miss = self.diceoutcomes, self.piglet, self._outcomes[0][1]
+        while True:
+            if node == ROLLING:
+                u = rand()
+                outcome = (0 if u < miss else 1) if piglet else min(int(u * faces), faces - 1)
+                if outcome == 0:
+                    player, total = following[player], 0
+                else:
+                    total += points[outcome]
+                node = DECIDING
+                continue
+            u = rand()
+            moves += 1
+            if scores[player] + total < win and u < 0.5:  # roll
+                if moves >= horizon:
+                    break
+                node = ROLLING
+                continue
+            score = scores[player] + total  # stop (forced at winscore)
+            scores[player] = score
+            if score >= win:
+                return self._wins[player]
+            if moves >= horizon:
+                break
+            player, total = following[player], 0
+        return self._draw
+
     def is_reachable(self, state: State, key: Hashable) -> bool:
         """Scores and the move counter never go down; a finished game reaches only itself."""
         if not isinstance(key, tuple) or len(key) != 5:

@@ -331,6 +331,32 @@ def test_sample_chance_draws_every_face_fairly() -> None:
     assert np.all(np.abs(counts - 4000) < 4.5 * (20_000 * 0.2 * 0.8) ** 0.5)
 
 
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"players": 3, "winscore": 30, "horizon": 60}, {"piglet": True, "winscore": 12}],
+    ids=["default", "three-players-horizon", "piglet"],
+)
+def test_rollout_is_the_generic_random_playout_draw_for_draw(params: dict[str, Any]) -> None:
+    """The fast rollout draws where ``BoardGame.rollout`` draws: from every position of random
+    games (chance nodes, forced stops, the horizon), the same seed ends the same way."""
+    from mcts_agents.envs.core.game import BoardGame
+
+    game = Pig(**params)
+    walk = random.Random(7)
+    outcomes = set()
+    for _ in range(30):
+        state = game.initial_state()
+        while True:
+            seed = walk.getrandbits(32)
+            fast = game.rollout(state, random.Random(seed))
+            assert fast == BoardGame.rollout(game, state, random.Random(seed)), (state, seed)
+            outcomes.add(fast)
+            if game.is_terminal(state):
+                break
+            state = game.next_state(state, walk.choice(game.legal_actions(state)))
+    assert len(outcomes) == game.num_players + ("horizon" in params)  # wins by all, draws
+
+
 def test_is_reachable_follows_scores_and_moves() -> None:
     game, rng = Pig(winscore=20), random.Random(7)
     states = [game.initial_state()]
