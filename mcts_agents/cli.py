@@ -6,7 +6,9 @@
   results, Wilson intervals and Elo ratings; ``--out results.jsonl`` records and resumes.
 - ``demo [ENV]``: the MCTS agent against a random agent, printed move by move.
 
-A bad spec, env, option or value exits with code 2 and a one-line message on stderr.
+A bad spec, env, option or value exits with code 2 and a one-line message on stderr (so does a
+results file that is not usable, or that another run is writing); a dead arena worker exits with
+code 1.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any, NoReturn
 
 from mcts_agents.agent import HumanAgent, MCTSAgent, RandomAgent
 from mcts_agents.arena import play_match, tournament
-from mcts_agents.errors import SpecError
+from mcts_agents.errors import SpecError, WorkerError
 from mcts_agents.play import Move, play_game
 from mcts_agents.specs import ENV_SPECS, listing, make_agent, make_env, parse_env_spec
 
@@ -125,6 +127,9 @@ def arena(args: argparse.Namespace) -> int:
             result = play_match(args.env, args.agents, args.games, args.seed, **options)
     except (SpecError, ValueError, TypeError) as error:
         raise UsageError(str(error)) from None
+    except WorkerError as error:  # not a usage error: exit code 1
+        print(f"mcts-agents: error: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         where = f"; finished games are in {args.out} (rerun to resume)" if args.out else ""
         print(f"mcts-agents: interrupted{where}", file=sys.stderr)

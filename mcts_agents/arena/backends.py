@@ -12,22 +12,70 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
+import threading
+import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from mcts_agents.arena.games import GameTask, Record, run_game
-from mcts_agents.errors import RayNotInstalledError
+from mcts_agents.errors import RayNotInstalledError, WorkerError
 
 __all__ = ["BACKENDS", "check_picklable", "game_records"]
 
 BACKENDS = ("process", "ray")
 
 
-def _worker_start(pids: Any) -> None:
+#: How often a pool worker checks that its parent process is alive (seconds).
+WATCH_SECONDS = 0.2
+#: In a pool worker: where it reports its pid when it starts, and each game it begins.
+_messages: Any = None
+
+
+def _worker_start(messages: Any, parent: int) -> None:
     """A pool worker's first act: leave Ctrl-C to the parent (which records what finished and
-    stops the workers) and tell the parent its pid, so that it can stop this worker at once."""
+    stops the workers), watch the parent, and tell it this worker's pid, so that it can stop
+    this worker at once and say which game a dead worker was playing."""
+    global _messages
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    pids.put(os.getpid())
+    _messages = messages
+    _exit_with_parent(parent)
+    messages.put((os.getpid(), None))
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End this worker at once when its parent process is gone (SIGKILL, SIGTERM, a crash):
+    a daemon thread waits on the parent's sentinel (a pipe that closes, or a process handle on
+    Windows) and checks that ``os.getppid()`` is still ``parent``; on Linux the kernel also
+    sends SIGKILL when the parent dies (``PR_SET_PDEATHSIG``: no wait for a search that holds
+    the GIL). A pool worker never outlives the arena, and with the workers gone
+    multiprocessing's resource tracker ends too."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):  # the thread below still watches
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    sentinel = multiprocessing.parent_process()
+
+    def watch() -> None:
+        while sentinel is None or sentinel.is_alive():
+            if sys.platform != "win32" and os.getppid() != parent:
+                break
+            if sentinel is None:
+                time.sleep(WATCH_SECONDS)
+            else:
+                sentinel.join(WATCH_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="mcts-agents-parent-watch", daemon=True).start()
+
+
+def _play(task: GameTask) -> Record:
+    """``run_game`` in a pool worker, which first tells the parent which game it begins."""
+    if _messages is not None:
+        _messages.put((os.getpid(), task.index))
+    return run_game(task)
 
 
 def check_picklable(tasks: Sequence[GameTask]) -> None:
@@ -64,25 +112,69 @@ def _in_process(tasks: Sequence[GameTask]) -> Iterator[Record]:
 def _process_pool(tasks: Sequence[GameTask], workers: int) -> Iterator[Record]:
     check_picklable(tasks)
     context = multiprocessing.get_context("spawn")
-    pids = context.SimpleQueue()  # every worker puts its pid here when it starts
+    messages = context.SimpleQueue()  # (pid, None) when a worker starts, (pid, index) per game
     executor = concurrent.futures.ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_worker_start, initargs=(pids,)
-    )
+        max_workers=workers, mp_context=context, initializer=_worker_start,
+        initargs=(messages, os.getpid()),
+    )  # fmt: skip
+    playing: dict[int, int | None] = {}  # worker pid -> the game it last began
     finished = False
     try:
-        futures = [executor.submit(run_game, task) for task in tasks]
+        futures = [executor.submit(_play, task) for task in tasks]
+        children = {p.pid: p for p in multiprocessing.active_children()}  # the pool's workers
         for future in concurrent.futures.as_completed(futures):
-            yield future.result()
+            try:
+                record = future.result()
+            except BrokenProcessPool as error:
+                executor.shutdown(wait=True)  # the pool has stopped its workers: reap them
+                _drain(messages, playing)
+                raise WorkerError(_death(playing, children)) from error
+            _drain(messages, playing)
+            yield record
         finished = True
     finally:
         if finished:
             executor.shutdown(wait=True)
         else:  # interrupted or failed: stop at once, the finished games are recorded
             executor.shutdown(wait=False, cancel_futures=True)
-            while not pids.empty():
+            _drain(messages, playing)
+            for pid in playing:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pids.get(), signal.SIGTERM)
-        pids.close()
+                    os.kill(pid, signal.SIGTERM)
+        messages.close()
+
+
+def _drain(messages: Any, playing: dict[int, int | None]) -> None:
+    """Read the workers' reports (read as they come, so that the pipe never fills)."""
+    while not messages.empty():
+        pid, index = messages.get()
+        playing[pid] = index
+
+
+def _death(playing: dict[int, int | None], children: dict[Any, Any]) -> str:
+    """Which game a dead worker was playing: the pool stops the other workers with SIGTERM,
+    so a worker that ended otherwise (killed by another signal, or an exit code) is the one."""
+    running = {pid: index for pid, index in playing.items() if index is not None}
+    dead = []
+    for pid, index in sorted(running.items(), key=lambda item: item[1]):
+        process = children.get(pid)
+        if process is None:
+            continue
+        process.join(5.0)
+        code = process.exitcode
+        if code is not None and code != -signal.SIGTERM:
+            how = f"exit code {code}"
+            if code < 0:
+                how = f"killed by signal {-code}"
+                with contextlib.suppress(ValueError):
+                    how = f"killed by {signal.Signals(-code).name}"
+            dead.append(f"game {index} (pid {pid}, {how})")
+    if len(dead) == 1:
+        return f"a worker process died while playing {dead[0]}"
+    if running:
+        games = ", ".join(str(i) for i in sorted(running.values()))
+        return f"a worker process died while games {games} were being played"
+    return "a worker process died"
 
 
 def _ray(tasks: Sequence[GameTask], address: str | None) -> Iterator[Record]:

@@ -87,7 +87,7 @@ def play_match(
         seed: the match seed; game ``i`` is seeded by ``derive_seed(seed, i)``.
         workers: processes (``spawn``, at most ``runner.MAX_WORKERS``, 256; agents and env_fn
             must pickle: specs or module-level factories). Results are the same for every
-            number of workers.
+            number of workers; a worker exits as soon as this process dies.
         out: a JSONL file: a header line, then one line per game as it finishes, locked while
             the run lasts (a second run on it raises ``ResultsFileBusyError``). A rerun with the
             same file resumes (only missing games are played); more games extend it. A file
@@ -97,6 +97,10 @@ def play_match(
         backend: ``"process"`` or ``"ray"`` (Ray remote tasks; ``workers`` is then left to Ray).
         address: the Ray cluster's address (``None``: reuse an initialised Ray or start a
             local one).
+
+    Raises:
+        WorkerError: a worker process died (the message names the game; the finished games
+            are in ``out``).
     """
     make, env_name, seats, entrants = _prepare(env_fn, agents, seed, backend, workers)
     _check_count("games", games)

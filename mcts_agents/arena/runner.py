@@ -11,7 +11,7 @@ from typing import Any
 from mcts_agents.arena.backends import BACKENDS, game_records
 from mcts_agents.arena.games import GameTask, Record
 from mcts_agents.arena.records import open_results
-from mcts_agents.errors import ResultsFileError
+from mcts_agents.errors import ResultsFileError, WorkerError
 
 __all__ = ["MAX_GAMES", "MAX_WORKERS", "Progress", "check_options", "run_tasks"]
 
@@ -73,7 +73,8 @@ def run_tasks(
 ) -> list[Record]:
     """Play the tasks not yet recorded in ``out``; return every task's record, by index.
 
-    ``out`` stays locked for the whole run (see ``records``).
+    ``out`` stays locked for the whole run (see ``records``). A worker process that dies raises
+    ``WorkerError`` naming the game and where the finished games are.
     """
     check_options(backend, workers)
     results = open_results(out, header) if out is not None else None
@@ -94,12 +95,23 @@ def run_tasks(
                     results.append(record)
                 done[record["index"]] = record
                 bar.update()
+        except WorkerError as error:
+            raise WorkerError(f"{error}; {_saved(out, len(done))}") from error
         finally:
             bar.close()
     finally:
         if results is not None:
             results.close()
     return [done[task.index] for task in tasks]
+
+
+def _saved(out: str | os.PathLike[str] | None, count: int) -> str:
+    if out is None:
+        return "the finished games were not saved (no out= file)"
+    if not count:
+        return f"no game had finished ({out} holds none)"
+    games = "game is" if count == 1 else "games are"
+    return f"the {count} finished {games} saved in {out} (run again to play the rest)"
 
 
 def _seat_names(task: GameTask) -> list[str]:
