@@ -95,8 +95,9 @@ def play_match(
             (``ResultsFileError``); a read-only one is only read.
         progress: a tqdm bar on stderr (log lines without tqdm).
         backend: ``"process"`` or ``"ray"`` (Ray remote tasks; ``workers`` is then left to Ray).
-        address: the Ray cluster's address (``None``: reuse an initialised Ray or start a
-            local one).
+        address: the Ray cluster's address (``None``: reuse an initialised Ray or start a local
+            one bound to 127.0.0.1); see ``backends.ray_session`` for what a cluster exposes
+            and how long a bad address takes to fail.
 
     Raises:
         WorkerError: a worker process died (the message names the game; the finished games

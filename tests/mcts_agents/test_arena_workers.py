@@ -1,10 +1,14 @@
-"""The arena's worker processes under faults: a killed arena process, a dead worker."""
+"""The arena's worker processes and Ray under faults: a killed arena process, a dead worker, a
+local Ray instance's listening sockets, a bad Ray address."""
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -13,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from mcts_agents import WorkerError, derive_seed, play_match
+from mcts_agents import InvalidOptionError, WorkerError, derive_seed, play_match
 from tests.mcts_agents.arena_helpers import MortalFactory
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -117,3 +121,64 @@ def test_a_dead_pool_worker_names_its_game_and_the_saved_games(tmp_path: Path) -
     assert [r["index"] for r in resumed.records] == list(range(8))
     for record in lines[1:]:
         assert resumed.records[record["index"]] == record
+
+
+# ------------------------------------------------------------------- 9: Ray's sockets
+def descendants(pid: int) -> set[int]:
+    found, todo = set(), [pid]
+    while todo:
+        children = children_of(todo.pop()) - found
+        found |= children
+        todo.extend(children)
+    return found
+
+
+def listening(pids: set[int]) -> list[str]:
+    """The local addresses of the TCP sockets that processes ``pids`` listen on (Linux)."""
+    inodes = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    target = os.readlink(fd)
+                    if target.startswith("socket:["):
+                        inodes.add(target[8:-1])
+    addresses = []
+    for table, size in (("tcp", 4), ("tcp6", 16)):
+        for line in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in inodes:  # LISTEN
+                raw = bytes.fromhex(fields[1].split(":")[0])
+                words = b"".join(raw[i : i + 4][::-1] for i in range(0, size, 4))
+                address = ipaddress.ip_address(words)
+                mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1
+                addresses.append(str(mapped or address))
+    return addresses
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_local_ray_instance_listens_on_the_loopback_address_only() -> None:
+    pytest.importorskip("ray")
+    from mcts_agents.arena.backends import ray_session
+
+    with ray_session(None) as ray:
+        assert ray.get(ray.remote(lambda: 1).remote()) == 1  # a worker is up
+        addresses = listening({os.getpid(), *descendants(os.getpid())})
+    assert not ray.is_initialized()  # the instance it started is shut down
+    assert len(addresses) >= 3, addresses  # GCS, raylet, a worker...
+    assert all(ipaddress.ip_address(a).is_loopback for a in addresses), addresses
+
+
+def test_a_bad_ray_address_fails_at_once_naming_it() -> None:
+    pytest.importorskip("ray")
+    with socket.socket() as probe:  # a port where nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    started = time.monotonic()
+    address = f"127.0.0.1:{port}"
+    with pytest.raises(InvalidOptionError, match=rf"address='{address}': nothing accepted"):
+        play_match("tic_tac_toe", ["random", "random"], games=1, backend="ray", address=address)
+    with pytest.raises(InvalidOptionError, match=r"address='head:port' is not a Ray address"):
+        play_match("tic_tac_toe", ["random", "random"], games=1, backend="ray", address="head:port")
+    assert time.monotonic() - started < 15
