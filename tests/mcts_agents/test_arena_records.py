@@ -130,7 +130,7 @@ def test_a_second_run_on_a_file_being_written_is_refused(tmp_path: Path) -> None
         "import sys\n"
         "from mcts_agents import play_match\n"
         "from tests.mcts_agents.arena_helpers import PidReporter\n"
-        "play_match('tic_tac_toe', [PidReporter(sys.argv[2], 0.05), 'random'], games=40,\n"
+        "play_match('tic_tac_toe', [PidReporter(sys.argv[2], 0.05), 'random'], games=200,\n"
         "           out=sys.argv[1])\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -141,7 +141,7 @@ def test_a_second_run_on_a_file_being_written_is_refused(tmp_path: Path) -> None
     try:
         wait_for(lambda: out.exists() and len(out.read_text().splitlines()) >= 2, 60, "a game")
         with pytest.raises(ResultsFileBusyError, match=r"another run is writing .*games\.jsonl"):
-            play_match("tic_tac_toe", AGENTS, games=40, out=out)
+            play_match("tic_tac_toe", AGENTS, games=200, out=out)
         run = cli("arena", "tic_tac_toe", "--agents", "random", "random", "--out", str(out))
         assert run.returncode == 2 and "another run is writing" in run.stderr, run.stderr
         assert first.poll() is None  # the first run goes on undisturbed
@@ -149,9 +149,9 @@ def test_a_second_run_on_a_file_being_written_is_refused(tmp_path: Path) -> None
         first.send_signal(signal.SIGKILL)
         first.wait(30)
     # The killed run's lock is gone with it: the file resumes, each game once.
-    result = play_match("tic_tac_toe", [PidReporter(str(pids), 0.0), "random"], 40, out=out)
+    result = play_match("tic_tac_toe", [PidReporter(str(pids), 0.0), "random"], 200, out=out)
     indices = [line["index"] for line in read_lines(out)[1:]]
-    assert sorted(indices) == list(range(40)) and len(result.records) == 40
+    assert sorted(indices) == list(range(200)) and len(result.records) == 200
 
 
 # ----------------------------------------------------------------- 6: damaged lines
