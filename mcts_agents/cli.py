@@ -11,7 +11,8 @@ registry id, a module with ``env()``, or ``module:factory`` (imported from the i
 packages, else from the current folder).
 
 A bad spec, env, option or value exits with code 2 and a one-line message on stderr, checked
-before any game is played; a failure while playing (a dead worker, a full disk) exits with
+before any game is played (so does a results file that is not usable, or that another run is
+writing); a failure while playing (a dead worker, a full disk) exits with
 code 1 and one line; Ctrl-C exits with code 130.
 """
 
@@ -28,7 +29,7 @@ from typing import Any, NoReturn
 
 from mcts_agents import __version__
 from mcts_agents.agent import HumanAgent, MCTSAgent, RandomAgent
-from mcts_agents.arena import play_match, tournament
+from mcts_agents.arena import play_match, runner, tournament
 from mcts_agents.arena.plots import check_plot_path
 from mcts_agents.errors import SpecError
 from mcts_agents.play import Move, play_game
@@ -41,8 +42,8 @@ class UsageError(Exception):
 
 #: most games (per pair) one arena command plays; more is a typo, not a plan.
 MAX_GAMES = 1_000_000
-#: most worker processes of one arena command.
-MAX_WORKERS = 1024
+#: most worker processes of one arena command (the arena's own limit).
+MAX_WORKERS = runner.MAX_WORKERS
 #: seats ``play`` can fill (``--p0`` ... ``--p3``) and their defaults.
 SEAT_DEFAULTS = ("human", "mcts:time=1", "mcts:time=1", "mcts:time=1")
 

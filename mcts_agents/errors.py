@@ -23,7 +23,10 @@ exception                  base             raised for
 ``CloneError``             ``TypeError``    an env that cannot be cloned faithfully
 ``UnpicklableGameError``   ``TypeError``    a game that cannot be sent to worker processes
 ``SpecError``              ``ValueError``   a bad agent or env spec string
-``WorkerError``            ``RuntimeError`` a search worker that died, hung or failed
+``ResultsFileError``       ``ValueError``   an arena results file (``out=``) that is not one, is
+                                            damaged, read-only where it must grow, or unwritable
+``ResultsFileBusyError``   ``ValueError``   a results file another run is writing (it is locked)
+``WorkerError``            ``RuntimeError`` a search or arena worker that died, hung or failed
 ``RayNotInstalledError``   ``ImportError``  ``backend="ray"`` without Ray installed
 =========================  ===============  ==================================================
 """
@@ -69,8 +72,18 @@ class SpecError(ValueError):
     """A bad agent or env spec; the message names the offending text and what is expected."""
 
 
+class ResultsFileError(ValueError):
+    """An arena results file (``out=``) that cannot be used: not a results file of ours, a
+    damaged line (the message names the file, the line and what is wrong), another run's games,
+    read-only where it must be repaired or extended, or a file that cannot be written."""
+
+
+class ResultsFileBusyError(ResultsFileError):
+    """A results file that another run is writing (it holds the file's lock)."""
+
+
 class WorkerError(RuntimeError):
-    """A search worker process died, hung past its budget, or failed in its search."""
+    """A search or arena worker process died, hung past its budget, or failed in its search."""
 
 
 class RayNotInstalledError(ImportError):
@@ -90,6 +103,8 @@ __all__ = [
     "NoLegalActionError",
     "NotResetError",
     "RayNotInstalledError",
+    "ResultsFileBusyError",
+    "ResultsFileError",
     "SpecError",
     "UnpicklableGameError",
     "WorkerError",

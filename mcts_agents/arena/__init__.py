@@ -7,7 +7,8 @@ Modules, in the order data flows:
 - ``runner``: skips games already in the results file and plays the rest;
 - ``backends``: plays them here, in worker processes or as Ray tasks;
 - ``games``: one game (``mcts_agents.play.play_game``) and its record;
-- ``records``: the JSONL results file (header, a line per game, resume);
+- ``records``: the JSONL results file (header, a line per game; locked, resumed, extended);
+- ``checks``: what a results file may hold, checked line by line;
 - ``results`` and ``plots``: standings, score matrix, Elo, tables and figures.
 
 Every game is played by ``games.run_game`` from a picklable task, in this process, in a pool of
@@ -22,7 +23,12 @@ from __future__ import annotations
 from mcts_agents.arena.backends import BACKENDS
 from mcts_agents.arena.match import play_match, tournament
 from mcts_agents.arena.results import AgentStats, ArenaResult, MatchResult, TournamentResult
-from mcts_agents.errors import RayNotInstalledError
+from mcts_agents.errors import (
+    RayNotInstalledError,
+    ResultsFileBusyError,
+    ResultsFileError,
+    WorkerError,
+)
 from mcts_agents.seeding import derive_seed
 
 __all__ = [
@@ -31,7 +37,10 @@ __all__ = [
     "ArenaResult",
     "MatchResult",
     "RayNotInstalledError",
+    "ResultsFileBusyError",
+    "ResultsFileError",
     "TournamentResult",
+    "WorkerError",
     "derive_seed",
     "play_match",
     "tournament",

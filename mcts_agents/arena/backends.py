@@ -8,26 +8,79 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import importlib
+import logging
 import multiprocessing
 import os
 import pickle
 import signal
+import socket
+import sys
+import threading
+import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from mcts_agents.arena.games import GameTask, Record, run_game
-from mcts_agents.errors import RayNotInstalledError
+from mcts_agents.errors import InvalidOptionError, RayNotInstalledError, WorkerError
 
-__all__ = ["BACKENDS", "check_picklable", "game_records"]
+__all__ = ["BACKENDS", "RAY_CONNECT_SECONDS", "check_picklable", "game_records", "ray_session"]
+
+logger = logging.getLogger(__name__)
 
 BACKENDS = ("process", "ray")
 
 
-def _worker_start(pids: Any) -> None:
+#: How often a pool worker checks that its parent process is alive (seconds).
+WATCH_SECONDS = 0.2
+#: In a pool worker: where it reports its pid when it starts, and each game it begins.
+_messages: Any = None
+
+
+def _worker_start(messages: Any, parent: int) -> None:
     """A pool worker's first act: leave Ctrl-C to the parent (which records what finished and
-    stops the workers) and tell the parent its pid, so that it can stop this worker at once."""
+    stops the workers), watch the parent, and tell it this worker's pid, so that it can stop
+    this worker at once and say which game a dead worker was playing."""
+    global _messages
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    pids.put(os.getpid())
+    _messages = messages
+    _exit_with_parent(parent)
+    messages.put((os.getpid(), None))
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End this worker at once when its parent process is gone (SIGKILL, SIGTERM, a crash):
+    a daemon thread waits on the parent's sentinel (a pipe that closes, or a process handle on
+    Windows) and checks that ``os.getppid()`` is still ``parent``; on Linux the kernel also
+    sends SIGKILL when the parent dies (``PR_SET_PDEATHSIG``: no wait for a search that holds
+    the GIL). A pool worker never outlives the arena, and with the workers gone
+    multiprocessing's resource tracker ends too."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):  # the thread below still watches
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    sentinel = multiprocessing.parent_process()
+
+    def watch() -> None:
+        while sentinel is None or sentinel.is_alive():
+            if sys.platform != "win32" and os.getppid() != parent:
+                break
+            if sentinel is None:
+                time.sleep(WATCH_SECONDS)
+            else:
+                sentinel.join(WATCH_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="mcts-agents-parent-watch", daemon=True).start()
+
+
+def _play(task: GameTask) -> Record:
+    """``run_game`` in a pool worker, which first tells the parent which game it begins."""
+    if _messages is not None:
+        _messages.put((os.getpid(), task.index))
+    return run_game(task)
 
 
 def check_picklable(tasks: Sequence[GameTask]) -> None:
@@ -64,54 +117,209 @@ def _in_process(tasks: Sequence[GameTask]) -> Iterator[Record]:
 def _process_pool(tasks: Sequence[GameTask], workers: int) -> Iterator[Record]:
     check_picklable(tasks)
     context = multiprocessing.get_context("spawn")
-    pids = context.SimpleQueue()  # every worker puts its pid here when it starts
+    messages = context.SimpleQueue()  # (pid, None) when a worker starts, (pid, index) per game
     executor = concurrent.futures.ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_worker_start, initargs=(pids,)
-    )
+        max_workers=workers, mp_context=context, initializer=_worker_start,
+        initargs=(messages, os.getpid()),
+    )  # fmt: skip
+    playing: dict[int, int | None] = {}  # worker pid -> the game it last began
     finished = False
     try:
-        futures = [executor.submit(run_game, task) for task in tasks]
+        futures = [executor.submit(_play, task) for task in tasks]
+        children = {p.pid: p for p in multiprocessing.active_children()}  # the pool's workers
         for future in concurrent.futures.as_completed(futures):
-            yield future.result()
+            try:
+                record = future.result()
+            except BrokenProcessPool as error:
+                executor.shutdown(wait=True)  # the pool has stopped its workers: reap them
+                _drain(messages, playing)
+                raise WorkerError(_death(playing, children)) from error
+            _drain(messages, playing)
+            yield record
         finished = True
     finally:
         if finished:
             executor.shutdown(wait=True)
         else:  # interrupted or failed: stop at once, the finished games are recorded
             executor.shutdown(wait=False, cancel_futures=True)
-            while not pids.empty():
+            _drain(messages, playing)
+            for pid in playing:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pids.get(), signal.SIGTERM)
-        pids.close()
+                    os.kill(pid, signal.SIGTERM)
+        messages.close()
 
 
-def _ray(tasks: Sequence[GameTask], address: str | None) -> Iterator[Record]:
+def _drain(messages: Any, playing: dict[int, int | None]) -> None:
+    """Read the workers' reports (read as they come, so that the pipe never fills)."""
+    while not messages.empty():
+        pid, index = messages.get()
+        playing[pid] = index
+
+
+def _death(playing: dict[int, int | None], children: dict[Any, Any]) -> str:
+    """Which game a dead worker was playing: the pool stops the other workers with SIGTERM,
+    so a worker that ended otherwise (killed by another signal, or an exit code) is the one."""
+    running = {pid: index for pid, index in playing.items() if index is not None}
+    dead = []
+    for pid, index in sorted(running.items(), key=lambda item: item[1]):
+        process = children.get(pid)
+        if process is None:
+            continue
+        process.join(5.0)
+        code = process.exitcode
+        if code is not None and code != -signal.SIGTERM:
+            how = f"exit code {code}"
+            if code < 0:
+                how = f"killed by signal {-code}"
+                with contextlib.suppress(ValueError):
+                    how = f"killed by {signal.Signals(-code).name}"
+            dead.append(f"game {index} (pid {pid}, {how})")
+    if len(dead) == 1:
+        return f"a worker process died while playing {dead[0]}"
+    if running:
+        games = ", ".join(str(i) for i in sorted(running.values()))
+        return f"a worker process died while games {games} were being played"
+    return "a worker process died"
+
+
+#: How long a Ray cluster's address may take to accept a TCP connection (seconds).
+RAY_CONNECT_SECONDS = 5.0
+_RAY_WAIT = "RAY_gcs_server_port_wait_time_s"  # Ray's connection attempts (about 1 per second)
+
+
+@contextlib.contextmanager
+def ray_session(address: str | None = None) -> Iterator[Any]:
+    """The ``ray`` module, initialised: a Ray already initialised in this process is used as it
+    is (and left running); else the cluster at ``address`` is joined, or (``None``) a new local
+    instance is started; either is shut down at the end.
+
+    A local instance is bound to the loopback address: its node IP is 127.0.0.1, so its GCS,
+    raylet, object manager and workers listen on 127.0.0.1 only (Ray's local-only mode, its
+    default on Windows and macOS), and it starts no dashboard. A cluster is another matter: its
+    nodes listen on their network interfaces on many ports (GCS, raylets, object managers,
+    workers, the dashboard and its agents), and whoever reaches them can run code on every node
+    (older Ray versions have no authentication at all; newer ones a cluster token,
+    ``RAY_AUTH_MODE``): run a cluster only on a trusted, firewalled network.
+
+    ``address`` is ``"host:port"`` (the head's GCS, port 6379 by default), ``"ray://host:port"``
+    (Ray Client), ``"local"`` (as ``None``) or ``"auto"`` (Ray's lookup: ``RAY_ADDRESS``, else
+    a cluster that ``ray start`` began on this machine). A bad one fails in bounded time with an
+    ``InvalidOptionError`` naming it: nothing accepting connections at ``host:port`` within
+    ``RAY_CONNECT_SECONDS`` (5 s); something that accepts but is no Ray head after a single
+    attempt by Ray (about 40 s with Ray 2.x: ``RAY_gcs_server_port_wait_time_s`` is set to 1
+    unless already set).
+    """
     try:
         import ray
     except ImportError as error:
         raise RayNotInstalledError(
             'backend="ray" needs Ray: pip install "mcts-agents[ray]"'
         ) from error
-    started = False
-    if not ray.is_initialized():
-        if address is None:
-            ray.init(include_dashboard=False)
-        else:
-            ray.init(address=address)
-        started = True
-    pending: list[Any] = []
+    if ray.is_initialized():
+        yield ray
+        return
+    if address is None or address == "local":
+        _start_local_ray(ray)
+    else:
+        _join_ray(ray, address)
     try:
-        remote = ray.remote(num_cpus=1)(run_game)
-        pending = [remote.remote(task) for task in tasks]
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            for ref in done:
-                yield ray.get(ref)
+        yield ray
     finally:
-        for ref in pending:  # interrupted or failed: the finished games are recorded
-            ray.cancel(ref, force=True)
-        if started:
-            ray.shutdown()
+        ray.shutdown()
+
+
+def _start_local_ray(ray: Any) -> None:
+    """A new local Ray instance whose node IP is 127.0.0.1. Ray replaces a loopback
+    ``_node_ip_address`` with the machine's address unless its local-only switch is off
+    (``ENABLE_RAY_CLUSTER``, set by ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER``), so it is turned off
+    while the instance starts."""
+    try:
+        constants: Any = importlib.import_module("ray._private.ray_constants")
+    except ImportError:
+        constants = None
+    saved = getattr(constants, "ENABLE_RAY_CLUSTER", None)
+    if saved is not None:
+        constants.ENABLE_RAY_CLUSTER = False
+    try:
+        ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.1")
+    finally:
+        if saved is not None:
+            constants.ENABLE_RAY_CLUSTER = saved
+    node = ray.util.get_node_ip_address()
+    if node not in ("127.0.0.1", "::1"):
+        logger.warning("the local Ray instance listens on %s, not on 127.0.0.1 only", node)
+
+
+def _join_ray(ray: Any, address: str) -> None:
+    """Join the cluster at ``address``, in bounded time (see ``ray_session``)."""
+    if not isinstance(address, str) or not address:
+        raise InvalidOptionError(f"address must be a Ray address 'host:port', got {address!r}")
+    if address != "auto":
+        host, port = _host_port(address)
+        hosts = [host]
+        if host in ("localhost", "127.0.0.1", "::1"):  # Ray dials the machine's address then
+            with contextlib.suppress(Exception):
+                hosts.append(ray.util.get_node_ip_address())
+        errors = []
+        for candidate in hosts:
+            try:
+                socket.create_connection((candidate, port), timeout=RAY_CONNECT_SECONDS).close()
+                break
+            except OSError as error:
+                errors.append(f"{candidate}:{port}: {error}")
+        else:
+            raise InvalidOptionError(
+                f"address={address!r}: nothing accepted a connection within "
+                f"{RAY_CONNECT_SECONDS:g} s ({'; '.join(errors)}); is a Ray head node running "
+                "there (ray start --head)?"
+            )
+    added = _RAY_WAIT not in os.environ
+    if added:
+        os.environ[_RAY_WAIT] = "1"
+    try:
+        ray.init(address=address)
+    except ConnectionError as error:
+        raise InvalidOptionError(
+            f"address={address!r}: Ray could not join a cluster there ({error})"
+        ) from error
+    finally:
+        if added:
+            os.environ.pop(_RAY_WAIT, None)
+
+
+def _host_port(address: str) -> tuple[str, int]:
+    """``(host, port)`` of ``"host:port"``, ``"[v6]:port"`` or ``"ray://host:port"``."""
+    client = address.startswith("ray://")
+    rest = (address.split("://", 1)[1] if "://" in address else address).rstrip("/")
+    if rest.startswith("["):  # [v6] or [v6]:port
+        host, _, port = rest[1:].partition("]")
+        port = port[1:] if port.startswith(":") else port
+    elif rest.count(":") == 1:
+        host, port = rest.split(":")
+    else:  # a name, an IPv4 address or a bare IPv6 address: the default port
+        host, port = rest, ""
+    port = port or ("10001" if client else "6379")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise InvalidOptionError(
+            f"address={address!r} is not a Ray address: expected 'host:port' or "
+            "'ray://host:port' (port 1..65535)"
+        )
+    return host, int(port)
+
+
+def _ray(tasks: Sequence[GameTask], address: str | None) -> Iterator[Record]:
+    with ray_session(address) as ray:
+        pending: list[Any] = []
+        try:
+            remote = ray.remote(num_cpus=1)(run_game)
+            pending = [remote.remote(task) for task in tasks]
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                for ref in done:
+                    yield ray.get(ref)
+        finally:
+            for ref in pending:  # interrupted or failed: the finished games are recorded
+                ray.cancel(ref, force=True)
 
 
 def game_records(

@@ -1,7 +1,9 @@
 """Matches and round robins: which games to play, with which seats and seeds.
 
 Game ``i`` of a match puts agent ``(s + i) % n`` in seat ``s``; a round robin plays every pair,
-seats swapped game by game. Every game has its own seed, ``derive_seed(seed, index)``.
+seats swapped game by game, game ``g`` of pair ``p`` (of ``P`` pairs) having index ``g * P + p``.
+Every game has its own seed, ``derive_seed(seed, index)``, so a longer run (more games, or more
+games per pair) begins with the same games as a shorter one and can extend its results file.
 """
 
 from __future__ import annotations
@@ -11,20 +13,22 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from mcts_agents.arena.checks import VERSION
 from mcts_agents.arena.entrants import Entrant, env_factory, env_label, make_entrants
 from mcts_agents.arena.games import GameTask
 from mcts_agents.arena.results import MatchResult, TournamentResult
-from mcts_agents.arena.runner import run_tasks
+from mcts_agents.arena.runner import MAX_GAMES, check_options, run_tasks
 from mcts_agents.seeding import derive_seed
 
 __all__ = ["play_match", "tournament"]
 
 
 def _prepare(
-    env_fn: Any, agents: Any, seed: int
+    env_fn: Any, agents: Any, seed: int, backend: str, workers: int
 ) -> tuple[Callable[[], Any], str, int, list[Entrant]]:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    check_options(backend, workers)
     make = env_factory(env_fn)
     env = make()
     return make, env_label(make, env), len(env.possible_agents), make_entrants(agents)
@@ -36,7 +40,7 @@ def _header(
     """The results file's first line: what was played, so a resumed run can be checked."""
     return {
         "type": "header",
-        "version": 1,
+        "version": VERSION,
         "kind": kind,
         "env": env_name,
         "agents": [e.name for e in entrants],
@@ -46,9 +50,16 @@ def _header(
     }
 
 
-def _check_count(name: str, value: Any) -> None:
+def _check_count(name: str, value: Any, per_game: int = 1) -> None:
+    """``value`` must be an int >= 0 with ``value * per_game <= MAX_GAMES`` games in all."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+    if value * per_game > MAX_GAMES:
+        games = "" if per_game == 1 else f" ({value} x {per_game} pairs = {value * per_game} games)"
+        raise ValueError(
+            f"{name}={value} is too many{games}: at most {MAX_GAMES} games per run; "
+            "split the run (results files can be extended)"
+        )
 
 
 def play_match(
@@ -71,18 +82,28 @@ def play_match(
         agents: one per seat; each an agent spec string, an ``AgentSpec``, a factory
             (zero-argument callable returning a fresh agent) or an agent instance (anything
             with ``act(env)``; ``reset(seed=...)`` is called before every game if it has one).
-        games: number of games; game ``i`` puts agent ``(s + i) % n`` in seat ``s``.
+        games: number of games (at most ``runner.MAX_GAMES``, 10**7); game ``i`` puts agent
+            ``(s + i) % n`` in seat ``s``.
         seed: the match seed; game ``i`` is seeded by ``derive_seed(seed, i)``.
-        workers: processes (``spawn``; agents and env_fn must pickle: specs or module-level
-            factories). Results are the same for every number of workers.
-        out: a JSONL file: a header line, then one line per game as it finishes; a rerun with
-            the same file resumes (only missing games are played).
+        workers: processes (``spawn``, at most ``runner.MAX_WORKERS``, 256; agents and env_fn
+            must pickle: specs or module-level factories). Results are the same for every
+            number of workers; a worker exits as soon as this process dies.
+        out: a JSONL file: a header line, then one line per game as it finishes, locked while
+            the run lasts (a second run on it raises ``ResultsFileBusyError``). A rerun with the
+            same file resumes (only missing games are played); more games extend it. A file
+            that is not a results file of this run, or has a damaged line, is refused
+            (``ResultsFileError``); a read-only one is only read.
         progress: a tqdm bar on stderr (log lines without tqdm).
         backend: ``"process"`` or ``"ray"`` (Ray remote tasks; ``workers`` is then left to Ray).
-        address: the Ray cluster's address (``None``: reuse an initialised Ray or start a
-            local one).
+        address: the Ray cluster's address (``None``: reuse an initialised Ray or start a local
+            one bound to 127.0.0.1); see ``backends.ray_session`` for what a cluster exposes
+            and how long a bad address takes to fail.
+
+    Raises:
+        WorkerError: a worker process died (the message names the game; the finished games
+            are in ``out``).
     """
-    make, env_name, seats, entrants = _prepare(env_fn, agents, seed)
+    make, env_name, seats, entrants = _prepare(env_fn, agents, seed, backend, workers)
     _check_count("games", games)
     if len(entrants) != seats:
         raise ValueError(
@@ -120,11 +141,11 @@ def tournament(
 
     ``agents`` is as in ``play_match`` or a dict ``name -> agent``. Elo ratings (Bradley-Terry,
     95% CIs) are anchored so that ``anchor`` (default: the first agent) has Elo 0. The other
-    arguments are those of ``play_match``; the games of pair ``p`` have indices
-    ``p * games_per_pair ...``.
+    arguments are those of ``play_match``. With ``P`` pairs, game ``g`` of pair ``p`` has index
+    ``g * P + p``, so more games per pair extend a results file; at most ``runner.MAX_GAMES``
+    games in all.
     """
-    make, env_name, seats, entrants = _prepare(env_fn, agents, seed)
-    _check_count("games_per_pair", games_per_pair)
+    make, env_name, seats, entrants = _prepare(env_fn, agents, seed, backend, workers)
     if seats != 2:
         raise ValueError(f"a round robin needs a 2-player env; {env_name} has {seats} seats")
     if len(entrants) < 2:
@@ -133,12 +154,14 @@ def tournament(
     anchor = names[0] if anchor is None else anchor
     if anchor not in names:
         raise ValueError(f"anchor {anchor!r} is not one of the agents {names}")
+    _check_count("games_per_pair", games_per_pair, len(names) * (len(names) - 1) // 2)
+    pairs = list(itertools.combinations(entrants, 2)) if games_per_pair else []
     tasks = []
-    for p, (i, j) in enumerate(itertools.combinations(range(len(entrants)), 2)):
-        for g in range(games_per_pair):
-            index = p * games_per_pair + g
-            pair = (entrants[i], entrants[j]) if g % 2 == 0 else (entrants[j], entrants[i])
-            tasks.append(GameTask(index, derive_seed(seed, index), make, env_name, pair))
+    for g in range(games_per_pair):
+        for p, (a, b) in enumerate(pairs):
+            index = g * len(pairs) + p
+            seating = (a, b) if g % 2 == 0 else (b, a)
+            tasks.append(GameTask(index, derive_seed(seed, index), make, env_name, seating))
     header = _header("tournament", env_name, entrants, seed, games_per_pair=games_per_pair)
     records = run_tasks(
         tasks, header, workers=workers, out=out, progress=progress, backend=backend,

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from mcts_agents.arena.backends import BACKENDS, game_records
 from mcts_agents.arena.games import GameTask, Record
 from mcts_agents.arena.records import open_results
+from mcts_agents.errors import ResultsFileError, WorkerError
 
-__all__ = ["Progress", "run_tasks"]
+__all__ = ["MAX_GAMES", "MAX_WORKERS", "Progress", "check_options", "run_tasks"]
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +46,21 @@ class Progress:
             self.bar.close()
 
 
+#: The most games one run may have (a match's ``games``, a tournament's games in all): checked
+#: before any task is made, so that a typo such as ``games=10**12`` fails at once.
+MAX_GAMES = 10_000_000
+#: The most worker processes a run may start.
+MAX_WORKERS = 256
+
+
+def check_options(backend: str, workers: int) -> None:
+    """Refuse an unknown backend or a worker count outside ``1 .. MAX_WORKERS``."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; expected one of {list(BACKENDS)}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"workers must be an int in 1..{MAX_WORKERS}, got {workers!r}")
+
+
 def run_tasks(
     tasks: Sequence[GameTask],
     header: Record,
@@ -57,38 +71,47 @@ def run_tasks(
     backend: str,
     address: str | None,
 ) -> list[Record]:
-    """Play the tasks not yet recorded in ``out``; return every task's record, by index."""
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; expected one of {list(BACKENDS)}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
-    path = Path(out) if out is not None else None
-    done = open_results(path, header) if path is not None else {}
-    for task in tasks:
-        old = done.get(task.index)
-        if old is not None and (
-            old.get("seed") != task.seed or old.get("seats") != _seat_names(task)
-        ):
-            raise ValueError(
-                f"{path}: game {task.index} was played with other seats or seed; "
-                "use another file to start afresh"
-            )
-    pending = [task for task in tasks if task.index not in done]
-    bar = Progress(progress, len(tasks), len(tasks) - len(pending), str(header["env"]))
-    handle = path.open("a", encoding="utf-8") if path is not None else None
+    """Play the tasks not yet recorded in ``out``; return every task's record, by index.
+
+    ``out`` stays locked for the whole run (see ``records``). A worker process that dies raises
+    ``WorkerError`` naming the game and where the finished games are.
+    """
+    check_options(backend, workers)
+    results = open_results(out, header) if out is not None else None
     try:
-        for record in game_records(pending, workers, backend, address):
-            if handle is not None:
-                handle.write(json.dumps(record) + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-            done[record["index"]] = record
-            bar.update()
+        done = dict(results.records) if results is not None else {}
+        for task in tasks:
+            old = done.get(task.index)
+            if old is not None and (old["seed"] != task.seed or old["seats"] != _seat_names(task)):
+                raise ResultsFileError(
+                    f"{out}: game {task.index} was played with other seats or seed; "
+                    "use another file to start afresh"
+                )
+        pending = [task for task in tasks if task.index not in done]
+        bar = Progress(progress, len(tasks), len(tasks) - len(pending), str(header["env"]))
+        try:
+            for record in game_records(pending, workers, backend, address):
+                if results is not None:
+                    results.append(record)
+                done[record["index"]] = record
+                bar.update()
+        except WorkerError as error:
+            raise WorkerError(f"{error}; {_saved(out, len(done))}") from error
+        finally:
+            bar.close()
     finally:
-        bar.close()
-        if handle is not None:
-            handle.close()
+        if results is not None:
+            results.close()
     return [done[task.index] for task in tasks]
+
+
+def _saved(out: str | os.PathLike[str] | None, count: int) -> str:
+    if out is None:
+        return "the finished games were not saved (no out= file)"
+    if not count:
+        return f"no game had finished ({out} holds none)"
+    games = "game is" if count == 1 else "games are"
+    return f"the {count} finished {games} saved in {out} (run again to play the rest)"
 
 
 def _seat_names(task: GameTask) -> list[str]:
