@@ -302,4 +302,4 @@ def test_counts_beyond_the_limits_are_refused_before_any_task_is_made() -> None:
         play_match("tic_tac_toe", AGENTS, games=2, workers=MAX_WORKERS + 1)
     assert time.perf_counter() - started < 10
     run = cli("arena", "tic_tac_toe", "--agents", *AGENTS, "--games", str(10**12))
-    assert run.returncode == 2 and "games=1000000000000 is too many" in run.stderr, run.stderr
+    assert run.returncode == 2 and "--games" in run.stderr and "1000000000000" in run.stderr
