@@ -226,10 +226,20 @@ def speed(repeats: int = 5) -> list[dict]:
 
 # ----------------------------------------------------------------------- head to head
 def shimmy_env(name: str, params: dict[str, Any], seed: int) -> Any:
+    """Shimmy's env of an OpenSpiel game, counting player moves only towards the game's
+    ``max_game_length``. Shimmy 2.0 counts the dealt cards too, though OpenSpiel's bound leaves
+    chance out, and so truncates hearts after 11 of its 64 moves (euchre and skat likewise)."""
     from shimmy.openspiel_compatibility import OpenSpielCompatibilityV0
 
-    env = OpenSpielCompatibilityV0(pyspiel.load_game(name, params))
+    class PlayerMovesOnly(OpenSpielCompatibilityV0):  # type: ignore[misc]
+        def _execute_chance_node(self) -> None:
+            moves = self.game_length
+            super()._execute_chance_node()
+            self.game_length = moves
+
+    env = PlayerMovesOnly(pyspiel.load_game(name, params))
     env.reset(seed=seed)
+    env.game_length = 0  # reset counts its deal
     return env
 
 
@@ -241,7 +251,7 @@ def headtohead_game(task: dict[str, Any]) -> dict[str, Any]:
     spiel = env.unwrapped.game_state
     passes = task["random_plies"] and "No Pass" not in str(spiel).splitlines()[0]
     for _ in range(task["random_plies"] if passes else 0):  # hearts' passing phase
-        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        legal = env.unwrapped.game_state.legal_actions()  # Shimmy keeps the mask in infos
         env.step(int(legal[rng.randrange(len(legal))]))
     agent = MCTSAgent(time_limit=t, seed=seed)
     bot = pyspiel.ISMCTSBot(seed, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, UNLIMITED, -1,
