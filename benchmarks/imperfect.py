@@ -4,9 +4,9 @@ Run from the repository root (each part prints a table; ``--json PATH`` saves th
 
     python -m benchmarks.imperfect exploitability [--games kuhn,leduc] [--iterations 1000,10000]
     python -m benchmarks.imperfect speed
-    python -m benchmarks.imperfect headtohead --game leduc_poker --time 0.05,0.25 --games 200
-    python -m benchmarks.imperfect observers --game phantom_444,oh_hell --iterations 500
-    python -m benchmarks.imperfect pig --time 0.1 --games 200
+    python -m benchmarks.imperfect headtohead --game leduc_poker --time 0.05,0.25 --count 200
+    python -m benchmarks.imperfect observers --games phantom_444,oh_hell --iterations 500 --count 40
+    python -m benchmarks.imperfect pig --time 0.1 --count 200
 
 - ``exploitability``: for every information state of Kuhn or Leduc poker, one search rooted
   there (a state of that information set, found by walking OpenSpiel's game); the tabular

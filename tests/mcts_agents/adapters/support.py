@@ -88,6 +88,28 @@ def is_over(env: Any) -> bool:
     return not env.agents or env.terminations[agent] or env.truncations[agent]
 
 
+def adapted_root(
+    env: Any, kind: type, search: bool, iterations: int = 2, seed: int = 0
+) -> tuple[Any, Any, list[int]]:
+    """``(game, root, legal actions)`` of the adapter for the live ``env``, checked against it
+    (an instance of ``kind``, cyclic, the env's legal actions and mover, not over); with
+    ``search``, an ``MCTSAgent`` search first, which must leave the env bit for bit as it was."""
+    from mcts_agents import MCTSAgent
+    from mcts_agents.adapters import game_from_env
+
+    legal = mask_actions(env)  # observing first (TerminateIllegal keeps the observation)
+    before = fingerprint(env) if search else None
+    game, root = game_from_env(env)
+    if before is not None:
+        MCTSAgent(iterations=iterations, seed=seed).search(env)
+        assert fingerprint(env) == before  # the live env is left as it was
+    assert isinstance(game, kind) and not game.acyclic
+    assert game.legal_actions(root) == legal
+    assert game.to_play(root) == env.possible_agents.index(env.agent_selection)
+    assert not game.is_terminal(root)
+    return game, root, legal
+
+
 def new_classic(name: str, render_mode: str | None = None, seed: int = 0) -> Any:
     env = classic_env_fn(name)(render_mode=render_mode)
     env.reset(seed=seed)

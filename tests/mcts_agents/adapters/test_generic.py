@@ -244,6 +244,16 @@ def test_env_state_key_and_is_reachable_are_used() -> None:
     assert plain.key(plain_root) != game.key(root)  # observation bytes, not state_key()
 
 
+class ToyAEC(AECEnv[str, dict[str, np.ndarray], int]):
+    """A hand-written AEC env: spaces from the dicts ``__init__`` fills."""
+
+    def observation_space(self, agent: str) -> Any:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> Any:
+        return self.action_spaces[agent]
+
+
 class Resign(AECEnv[str, dict[str, np.ndarray], int]):
     """Three players pass (0) or resign (1, reward -1) in turn; the last one standing wins (+1).
 
@@ -357,7 +367,7 @@ def test_toy_env_with_no_legal_action_while_live_raises() -> None:
 
 
 # --------------------------------------------------------------------------- never peek silently
-class HiddenCard(AECEnv[str, dict[str, np.ndarray], int]):
+class HiddenCard(ToyAEC):
     """One player guesses a card dealt face down at reset (the audit's hidden-card env)."""
 
     metadata: ClassVar[dict[str, Any]] = {"name": "hidden_card_v0", "is_parallelizable": False}
@@ -369,12 +379,6 @@ class HiddenCard(AECEnv[str, dict[str, np.ndarray], int]):
         mask = spaces.Box(0, 1, (3,), np.int8)
         space = spaces.Dict({"observation": spaces.Box(0, 1, (1,), np.int8), "action_mask": mask})
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-
-    def observation_space(self, agent: str) -> Any:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> Any:
-        return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: Any = None) -> None:
         self.np_random, _ = gymnasium.utils.seeding.np_random(seed)
@@ -446,7 +450,7 @@ def test_simultaneous_move_envs_are_refused() -> None:
 
 
 # --------------------------------------------------------------------------- keys that never merge
-class SecretTotal(AECEnv[str, dict[str, np.ndarray], int]):
+class SecretTotal(ToyAEC):
     """Two players add 0-3 to a hidden total in turn, two moves each; the first player wins if the
     total ends at exactly 7. Every observation is the move number only (no randomness)."""
 
@@ -461,12 +465,6 @@ class SecretTotal(AECEnv[str, dict[str, np.ndarray], int]):
         mask = spaces.Box(0, 1, (4,), np.int8)
         space = spaces.Dict({"observation": box, "action_mask": mask})
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-
-    def observation_space(self, agent: str) -> Any:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> Any:
-        return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: Any = None) -> None:
         self.total = self.played = 0

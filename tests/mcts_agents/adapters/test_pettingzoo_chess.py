@@ -23,7 +23,13 @@ from mcts_agents import MCTSAgent
 from mcts_agents.adapters import EnvGame, game_from_env
 from mcts_agents.adapters.pettingzoo_chess import ChessGame, ChessState
 from mcts_agents.errors import GameOverError, IllegalActionError
-from tests.mcts_agents.adapters.support import fingerprint, is_over, mask_actions, new_classic
+from tests.mcts_agents.adapters.support import (
+    adapted_root,
+    fingerprint,
+    is_over,
+    mask_actions,
+    new_classic,
+)
 
 Chooser = Callable[[ChessState, list[int]], int]
 
@@ -62,16 +68,7 @@ def play_and_compare(env: Any, choose: Chooser, plies: int = 10_000, every: int 
     """Play ``choose`` in ``env`` with the adapter beside it; returns the last walked state."""
     walked: ChessState | None = None
     for ply in range(plies):
-        legal = mask_actions(env)  # observing first (TerminateIllegal keeps the observation)
-        before = fingerprint(env) if ply % every == 0 else None
-        game, root = game_from_env(env)
-        if before is not None:
-            MCTSAgent(iterations=2, seed=ply).search(env)
-            assert fingerprint(env) == before  # the live env is left as it was
-        assert isinstance(game, ChessGame) and not game.acyclic
-        assert game.legal_actions(root) == legal
-        assert game.to_play(root) == env.possible_agents.index(env.agent_selection)
-        assert not game.is_terminal(root)
+        game, root, legal = adapted_root(env, ChessGame, ply % every == 0, 2, ply)
         if walked is not None:  # the walked state is the fresh root, history and all
             assert walked.board.fen() == root.board.fen()
             assert (walked.keys, walked.repeated) == (root.keys, root.repeated)

@@ -20,7 +20,7 @@ from mcts_agents import MCTSAgent
 from mcts_agents.adapters import game_from_env
 from mcts_agents.adapters.pettingzoo_go import GoGame, GoState, random_point
 from mcts_agents.errors import CloneError, GameOverError, IllegalActionError
-from tests.mcts_agents.adapters.support import fingerprint, is_over, mask_actions
+from tests.mcts_agents.adapters.support import adapted_root, fingerprint, is_over, mask_actions
 
 
 def new_go(size: int, komi: float = 7.5, seed: int = 0) -> Any:
@@ -34,16 +34,7 @@ def play_and_compare(env: Any, choose: Any, every: int = 10) -> tuple[GoGame, Go
     walked: GoState | None = None
     ply = 0
     while True:
-        legal = mask_actions(env)  # observing first (TerminateIllegal keeps the observation)
-        before = fingerprint(env) if ply % every == 0 else None
-        game, root = game_from_env(env)
-        if before is not None:
-            MCTSAgent(iterations=3, seed=ply).search(env)
-            assert fingerprint(env) == before  # the live env is left as it was
-        assert isinstance(game, GoGame) and not game.acyclic
-        assert game.legal_actions(root) == legal
-        assert game.to_play(root) == env.possible_agents.index(env.agent_selection)
-        assert not game.is_terminal(root)
+        game, root, legal = adapted_root(env, GoGame, ply % every == 0, 3, ply)
         if walked is not None:
             assert game.key(walked) == game.key(root)
             assert game.legal_actions(walked) == legal
