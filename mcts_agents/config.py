@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-from mcts_agents.errors import InvalidOptionError
+from mcts_agents.errors import InvalidOptionError, describe_unknown
 
 SelectionName = Literal["ucb1", "ucb1_tuned", "puct"]
 FinalMove = Literal["visits", "value", "robust_max"]
@@ -206,11 +205,8 @@ class SearchConfig:
         unknown = sorted(set(options) - known)
         if unknown:
             valid = sorted(known | set(also))
-            hints = []
-            for name in unknown:
-                close = difflib.get_close_matches(name, valid, n=1)
-                hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
             raise InvalidOptionError(
-                f"unknown option(s) {', '.join(hints)}; valid options: {', '.join(valid)}"
+                f"unknown option(s) {describe_unknown(unknown, valid)}; "
+                f"valid options: {', '.join(valid)}"
             )
         return cls(**options)

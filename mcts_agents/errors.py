@@ -33,6 +33,9 @@ exception                  base             raised for
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 from mcts_agents.envs.core.errors import (
     ActionTypeError,
     GameOverError,
@@ -88,6 +91,17 @@ class WorkerError(RuntimeError):
 
 class RayNotInstalledError(ImportError):
     """``backend="ray"`` without Ray installed."""
+
+
+def describe_unknown(names: Iterable[str], valid: Iterable[str]) -> str:
+    """Unknown names for an error message, each with the closest valid one if there is one:
+    ``'iteration' (did you mean 'iterations'?), 'colour'``."""
+    choices = list(valid)
+    described = []
+    for name in names:
+        close = difflib.get_close_matches(name, choices, n=1)
+        described.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return ", ".join(described)
 
 
 __all__ = [

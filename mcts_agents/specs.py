@@ -23,7 +23,6 @@ options as keywords (``module:factory:key=value,...``); see ``parse_env_spec``.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from typing import Any, TextIO
 from mcts_agents import env_sources, envs
 from mcts_agents.agent import HumanAgent, MCTSAgent, RandomAgent
 from mcts_agents.config import SearchConfig
-from mcts_agents.errors import SpecError
+from mcts_agents.errors import SpecError, describe_unknown
 
 __all__ = [
     "AGENT_KINDS",
@@ -231,14 +230,10 @@ def _check_option_names(spec: AgentSpec) -> None:
     unknown = [key for key in spec.options if key not in valid]
     if not unknown:
         return
-    named = []
-    for key in unknown:
-        close = difflib.get_close_matches(key, valid, n=1)
-        named.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     every = [*agent_options(spec.kind), *(f"{a} (= {t})" for a, t in aliases.items()), "name"]
     raise SpecError(
         f"agent spec {spec.text!r}: unknown option{'s' if len(unknown) > 1 else ''} "
-        f"{', '.join(named)}; options of {spec.kind!r}: {', '.join(every)}"
+        f"{describe_unknown(unknown, valid)}; options of {spec.kind!r}: {', '.join(every)}"
     )
 
 
