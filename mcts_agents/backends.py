@@ -7,7 +7,8 @@ state. Searching such a game as if it were visible (``"perfect"``) is refused. E
 gets the perfect-information search, where ``SearchConfig.backend`` decides: ``"python"`` always
 runs ``MCTS``; ``"numba"`` runs the kernel registered for the game (``mcts_agents.compiled``) or
 raises ``InvalidOptionError`` saying why it cannot; ``"auto"`` (the default) runs the kernel
-where one can, else ``MCTS``. ``mcts_agents.factory.make_searcher`` adds root parallelism.
+where one can, else ``MCTS``, with the game's compiled playouts where some are registered
+(Pig). ``mcts_agents.factory.make_searcher`` adds root parallelism.
 """
 
 from __future__ import annotations
@@ -62,4 +63,5 @@ def local_searcher(
             return compiled.make_compiled_searcher(game, budget, config, seed)
         if config.backend == "numba":
             raise InvalidOptionError(f"backend='numba' cannot search {game!r}: {reason}")
-    return MCTS(budget, config, seed)
+    playout = compiled.compiled_playout(game, config)  # loaded now, outside any clock
+    return MCTS(budget, config, seed, None if playout is None else (game, playout))

@@ -100,6 +100,34 @@ def default_rollout(game: Game, state: State, rng: random.Random) -> tuple[float
     return game.returns(state)
 
 
+def make_playout(
+    game: Game, kind: str = "decisive", depth: int | None = None, cutoff: float = 0.0
+) -> Callable[[State, random.Random], Sequence[float]]:
+    """The playout a search runs in ``game``: its ``decisive_rollout`` (for ``kind="decisive"``)
+    or ``rollout`` where it has one, else ``default_rollout``; with ``depth``, uniformly random
+    play stopped after ``depth`` moves, an unfinished playout worth ``cutoff`` to every player."""
+    if depth is None:
+        fast = getattr(game, "rollout", None)
+        if kind == "decisive":
+            fast = getattr(game, "decisive_rollout", fast)
+        return fast or (lambda state, rng: default_rollout(game, state, rng))
+    chance = has_chance(game)
+    unfinished = (cutoff,) * game.num_players
+
+    def capped(state: State, rng: random.Random) -> Sequence[float]:
+        for _ in range(depth):
+            if game.is_terminal(state):
+                return game.returns(state)
+            if chance and game.is_chance(state):  # type: ignore[attr-defined]
+                state = game.next_state(state, sample_chance(game, state, rng))
+                continue
+            actions = game.legal_actions(state)
+            state = game.next_state(state, actions[int(rng.random() * len(actions))])
+        return game.returns(state) if game.is_terminal(state) else unfinished
+
+    return capped
+
+
 def has_chance(game: Game) -> bool:
     """Whether ``game`` may have chance nodes (``is_chance``)."""
     return bool(getattr(game, "has_chance", False)) and hasattr(game, "is_chance")
@@ -138,6 +166,7 @@ __all__ = [
     "default_rollout",
     "has_chance",
     "is_perfect_information",
+    "make_playout",
     "return_normalizer",
     "sample_chance",
 ]

@@ -45,7 +45,7 @@ from time import perf_counter
 
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import InvalidStateError
-from mcts_agents.game import Game, State, default_rollout, has_chance, return_normalizer
+from mcts_agents.game import Game, State, has_chance, make_playout, return_normalizer
 from mcts_agents.game import sample_chance as draw_chance
 from mcts_agents.result import ChildStats, SearchResult
 from mcts_agents.searcher import (
@@ -308,10 +308,8 @@ class _Walk:
         self.rng = search.rng
         self.table = search.table
         self.max_nodes = search.budget.max_nodes
-        rollout = getattr(game, "rollout", None)
-        if search.config.playout == "decisive":
-            rollout = getattr(game, "decisive_rollout", rollout)
-        self.rollout = rollout or (lambda state, rng: default_rollout(game, state, rng))
+        config = search.config
+        self.rollout = make_playout(game, config.playout, config.rollout_depth, config.cutoff_value)
 
     def simulate(self, state: State, root: InfoNode) -> int:
         """One simulation from a fresh determinization (or from the game's start); returns 1.

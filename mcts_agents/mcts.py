@@ -27,10 +27,9 @@ from mcts_agents.game import (
     CHANCE,
     Game,
     State,
-    default_rollout,
     has_chance,
+    make_playout,
     return_normalizer,
-    sample_chance,
 )
 from mcts_agents.result import ChildStats, SearchResult
 from mcts_agents.searcher import (
@@ -52,13 +51,20 @@ class MCTS:
     """Monte Carlo Tree Search over any ``Game``, in Python, with a persistent node table.
 
     Implements ``Searcher``. ``config.backend`` may be ``"auto"`` or ``"python"``: this is the
-    Python search whatever the game (``make_searcher`` is what picks a compiled kernel).
+    Python search whatever the game (``make_searcher`` picks a compiled kernel, and passes a
+    compiled ``playout``, ``(game, playout(state, rng))``, for the games that have one).
 
     Raises:
         InvalidOptionError: ``config.backend == "numba"``.
     """
 
-    def __init__(self, budget: Budget, config: SearchConfig, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        budget: Budget,
+        config: SearchConfig,
+        seed: int | None = None,
+        playout: tuple[Game, Callable[[State, Any], Sequence[float]]] | None = None,
+    ) -> None:
         if config.backend == "numba":
             raise InvalidOptionError(
                 "MCTS is the Python search; for backend='numba' build the searcher with "
@@ -71,6 +77,8 @@ class MCTS:
         self._game_id: Hashable = None
         self._root_key: Hashable = None  # the last search's root (its table is pruned to it)
         self._select = SELECTION_RULES[config.selection]
+        self._playout = None if playout is None else (game_identity(playout[0]), playout[1])
+        self._compiled = False  # whether the last search's playouts were the compiled ones
 
     def reset(self, seed: int | None = None) -> None:
         """Forget the node table (call between games); reseed if ``seed`` is given."""
@@ -279,30 +287,11 @@ class MCTS:
         return (values if self._normalize is None else self._normalize(values)), None
 
     def _make_rollout(self, game: Game) -> Callable[[State, random.Random], Sequence[float]]:
-        depth = self.config.rollout_depth
-        fast = getattr(game, "rollout", None)
-        if self.config.playout == "decisive":
-            fast = getattr(game, "decisive_rollout", fast)
-        if depth is None:
-            if fast is not None:
-                return fast
-            return lambda state, rng: default_rollout(game, state, rng)
-        cutoff = (self.config.cutoff_value,) * game.num_players
-
-        chance = self._chance
-
-        def capped(state: State, rng: random.Random) -> Sequence[float]:
-            for _ in range(depth):
-                if game.is_terminal(state):
-                    return game.returns(state)
-                if chance and game.is_chance(state):  # type: ignore[attr-defined]
-                    state = game.next_state(state, sample_chance(game, state, rng))
-                    continue
-                actions = game.legal_actions(state)
-                state = game.next_state(state, actions[int(rng.random() * len(actions))])
-            return game.returns(state) if game.is_terminal(state) else cutoff
-
-        return capped
+        self._compiled = self._playout is not None and self._playout[0] == game_identity(game)
+        if self._compiled:
+            return self._playout[1]  # type: ignore[index]
+        config = self.config
+        return make_playout(game, config.playout, config.rollout_depth, config.cutoff_value)
 
     @staticmethod
     def _set_priors(game: Game, node: Node, priors: Any) -> None:
@@ -475,7 +464,7 @@ class MCTS:
             root_value=root_value,
             proven=proven_label(root.proven, player) if root.proven is not None else None,
             to_play=player,
-            extra={"backend": "python"},
+            extra={"backend": "python", **({"playouts": "numba"} if self._compiled else {})},
         )
 
     def _principal_variation(self, root: Node, best_action: int, limit: int = 64) -> list[int]:

@@ -11,6 +11,9 @@ own random numbers: same seed, same result within a backend, not across backends
 Registered here: Connect Four with ``k == 4`` (``connect_four.CompiledConnectFour``). A kernel
 reads a game only through the rules core's public layout (``ConnectFour.layout``,
 ``position``, ``state_from_position``) and compiles the core's own bit functions.
+
+Compiled playouts for the Python search (``register_playout``; ``backends.local_searcher``
+hands them to ``MCTS`` where ``backend="auto"``): Pig (``pig.pig_playout``).
 """
 
 from __future__ import annotations
@@ -19,15 +22,19 @@ from typing import Any
 
 from mcts_agents.compiled.registry import (
     KernelEntry,
+    PlayoutEntry,
+    compiled_playout,
     kernel_entry,
     make_compiled_searcher,
     numba_available,
     register_kernel,
+    register_playout,
     registered_kernels,
     unsupported,
     warm_up,
 )
 from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.pig import Pig
 
 #: ``SearchConfig`` fields the kernels implement only at these values.
 UCB1_PLAYOUTS = {
@@ -58,12 +65,17 @@ register_kernel(
     )
 )
 
+register_playout(PlayoutEntry(Pig, "mcts_agents.compiled.pig:pig_playout"))
+
 __all__ = [
     "KernelEntry",
+    "PlayoutEntry",
+    "compiled_playout",
     "kernel_entry",
     "make_compiled_searcher",
     "numba_available",
     "register_kernel",
+    "register_playout",
     "registered_kernels",
     "unsupported",
     "warm_up",

@@ -3,7 +3,9 @@
 A kernel is registered for a rules-core type with ``register_kernel``: the import path of its
 searcher class (a ``Searcher`` built as ``cls(game, budget, config, seed)``), a check of the
 game's parameters that reads only the rules' public layout, and the option values the kernel
-implements. Nothing here imports numba: a kernel module is imported when a search needs it.
+implements. A game without a kernel may have compiled playouts for the Python search instead,
+registered with ``register_playout``. Nothing here imports numba: a kernel or playout module is
+imported when a search needs it.
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ from mcts_agents.searcher import Searcher
 
 __all__ = [
     "KernelEntry",
+    "PlayoutEntry",
+    "compiled_playout",
     "kernel_entry",
     "make_compiled_searcher",
     "numba_available",
     "register_kernel",
+    "register_playout",
     "registered_kernels",
     "unsupported",
     "warm_up",
@@ -55,6 +60,53 @@ class KernelEntry:
 
 
 _KERNELS: dict[type, KernelEntry] = {}
+
+
+@dataclass(frozen=True)
+class PlayoutEntry:
+    """Compiled playouts for one rules-core type, run by the Python search.
+
+    Attributes:
+        game_type: the rules core (subclasses too).
+        factory: ``"module:function"``; ``function(game)`` compiles (or loads) the playout and
+            returns ``playout(state, rng) -> returns``, the same random play as the game's
+            ``rollout`` with numbers drawn from one ``rng.getrandbits(63)`` per playout. The
+            module also has ``warm_up()``.
+    """
+
+    game_type: type
+    factory: str
+
+
+_PLAYOUTS: dict[type, PlayoutEntry] = {}
+
+
+def register_playout(entry: PlayoutEntry) -> None:
+    """Register (or replace) the compiled playouts for ``entry.game_type``."""
+    if not isinstance(entry, PlayoutEntry):
+        raise TypeError(f"register_playout expects a PlayoutEntry, got {type(entry).__name__}")
+    _PLAYOUTS[entry.game_type] = entry
+
+
+def compiled_playout(game: Any, config: SearchConfig) -> Callable[[Any, Any], Any] | None:
+    """The compiled playout for ``game``'s Python search, or ``None``: none is registered for
+    its type, numba is missing, or ``config`` asks for something else (``backend="python"``,
+    a ``rollout_depth`` cut-off, an evaluator, or the game's own decisive playouts)."""
+    if config.backend == "python" or config.rollout_depth is not None:
+        return None
+    if config.playout == "decisive" and hasattr(game, "decisive_rollout"):
+        return None
+    if config.evaluator is not None or not numba_available():
+        return None
+    for cls in type(game).__mro__:
+        entry = _PLAYOUTS.get(cls)
+        if entry is not None:
+            module, _, name = entry.factory.partition(":")
+            playout: Callable[[Any, Any], Any] = getattr(importlib.import_module(module), name)(
+                game
+            )
+            return playout
+    return None
 
 
 def register_kernel(entry: KernelEntry) -> None:
@@ -114,13 +166,13 @@ def make_compiled_searcher(
 
 
 def warm_up() -> None:
-    """Compile or load every registered kernel now (a no-op without numba).
+    """Compile or load every registered kernel and playout now (a no-op without numba).
 
     Searchers load their kernel when built, outside any time budget; calling this ahead (in a
     pool worker's initializer, say) keeps even that out of a timed game.
     """
     if not numba_available():
         return
-    for entry in _KERNELS.values():
-        module = importlib.import_module(entry.searcher.partition(":")[0])
-        module.warm_up()
+    paths = [e.searcher for e in _KERNELS.values()] + [e.factory for e in _PLAYOUTS.values()]
+    for path in paths:
+        importlib.import_module(path.partition(":")[0]).warm_up()

@@ -1,0 +1,103 @@
+"""Compiled Pig playouts (mcts_agents/compiled/pig.py) against the rules core's own playout."""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import pytest
+
+from mcts_agents import Budget, SearchConfig, make_searcher
+from mcts_agents.envs.games.pig import DECIDING, OVER, ROLLING, Pig
+
+pytest.importorskip("numba")
+
+from mcts_agents.compiled.pig import pig_playout
+
+#: (game, state): starts, a rolling die, a player near the win, three players, piglet, and a
+#: horizon close enough that many playouts are draws.
+CASES = [
+    (Pig(winscore=20), None),
+    (Pig(winscore=20), (3, 1, 4, ROLLING, (12, 7))),
+    (Pig(winscore=20), (9, 0, 5, DECIDING, (14, 18))),
+    (Pig(players=3, winscore=15, diceoutcomes=4), (4, 2, 0, DECIDING, (6, 0, 9))),
+    (Pig(players=4, winscore=10, diceoutcomes=3, piglet=True), None),
+    (Pig(winscore=25, horizon=30), (10, 1, 0, DECIDING, (5, 3))),
+]
+
+
+def outcome_counts(game: Pig, play: Any, state: Any, runs: int, seed: int) -> list[int]:
+    """How often each player won, and (last) how often the horizon drew, over ``runs`` playouts."""
+    rng = random.Random(seed)
+    counts = [0] * (game.num_players + 1)
+    for _ in range(runs):
+        values = play(state, rng)
+        best = max(values)
+        counts[values.index(best) if best > 0 else game.num_players] += 1
+    return counts
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_outcomes_match_the_cores_playout(case: int) -> None:
+    """Each outcome's frequency agrees with ``Pig.rollout`` within 4.5 standard errors of the
+    difference of two independent samples."""
+    game, state = CASES[case]
+    state = game.initial_state() if state is None else state
+    runs = 20_000
+    ours = outcome_counts(game, pig_playout(game), state, runs, seed=case)
+    theirs = outcome_counts(game, game.rollout, state, runs, seed=100 + case)
+    assert sum(ours) == sum(theirs) == runs
+    for mine, ref in zip(ours, theirs, strict=True):
+        p = (mine + ref) / (2 * runs)
+        se = math.sqrt(max(2 * p * (1 - p) / runs, 1e-12))
+        assert abs(mine - ref) / runs <= 4.5 * se + 1e-9, (case, ours, theirs)
+    if game.horizon == 30:  # the horizon is reachable: draws happen in both
+        assert ours[-1] > 0 and theirs[-1] > 0
+
+
+def test_returns_are_the_games_and_the_seed_decides() -> None:
+    game = Pig(players=3, winscore=12)
+    play = pig_playout(game)
+    over = (20, 2, 0, OVER, (3, 5, 12))
+    assert play(over, random.Random(0)) == game.returns(over)
+    start = game.initial_state()
+
+    def stream(seed: int) -> list[tuple[float, ...]]:
+        rng = random.Random(seed)
+        return [tuple(play(start, rng)) for _ in range(50)]
+
+    first = stream(8)
+    assert first == stream(8)
+    assert first != stream(9)
+    wins = set(first)
+    assert wins <= {game.returns((0, 0, 0, OVER, s)) for s in [(12, 0, 0), (0, 12, 0), (0, 0, 12)]}
+    assert len(wins) > 1  # fifty playouts from one stream do not all end the same
+
+
+def test_the_python_search_uses_them_where_it_can() -> None:
+    game = Pig(winscore=30)
+    state = (4, 0, 6, DECIDING, (18, 21))
+    budget = Budget(iterations=400)
+    auto = make_searcher(game, budget, SearchConfig(), seed=3).search(game, state)
+    assert auto.extra.get("playouts") == "numba"
+    again = make_searcher(game, budget, SearchConfig(), seed=3).search(game, state)
+    assert again.best_action == auto.best_action and again.children == auto.children
+    for config in (SearchConfig(backend="python"), SearchConfig(rollout_depth=20)):
+        result = make_searcher(game, budget, config, seed=3).search(game, state)
+        assert "playouts" not in result.extra
+    other = Pig(winscore=31)  # a searcher built for one game plays another with its own playout
+    searcher = make_searcher(game, budget, SearchConfig(), seed=3)
+    assert "playouts" not in searcher.search(other, state).extra
+
+
+def test_both_playouts_find_the_same_decision() -> None:
+    """At 21 banked against 29 of 30, with 8 on the turn, stopping is clearly wrong (the opponent
+    wins almost surely from 29); rolling is right. Both playouts lead the search there."""
+    game = Pig(winscore=30)
+    state = (30, 0, 8, DECIDING, (21, 29))
+    for backend in ("auto", "python"):
+        result = make_searcher(
+            game, Budget(iterations=3000), SearchConfig(backend=backend), seed=1
+        ).search(game, state)
+        assert result.best_action == 0, (backend, result.children)
