@@ -11,7 +11,7 @@ from mcts_agents.adapters import game_from_env, hint_if_slow
 from mcts_agents.aec import legal_actions
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.factory import make_searcher
-from mcts_agents.parallel import check_config_picklable, validate_workers
+from mcts_agents.parallel import RootParallelSearch, check_config_picklable, validate_workers
 from mcts_agents.result import SearchResult
 from mcts_agents.searcher import Searcher, game_identity
 
@@ -78,22 +78,35 @@ class MCTSAgent:
 
     def search(self, env: Any) -> SearchResult:
         """Search from ``env``'s current position and return the full result."""
-        oracle = self.config.information == "oracle"
-        game, state = game_from_env(env, oracle)  # raises for a finished or stuck env
-        searcher = self.searcher
-        identity = game_identity(game)
-        if searcher is None or identity != self._identity:
-            if searcher is not None:
-                searcher.close()
-            searcher = make_searcher(game, self.budget, self.config, self.seed, self.workers)
-            self.searcher, self._identity = searcher, identity
-        result = self.last_result = searcher.search(game, state)
+        game, state = game_from_env(env, self.config.information == "oracle")
+        result = self.last_result = self._searcher_for(game).search(game, state)
         hint_if_slow(env, game, result.iterations, result.elapsed)  # logs, once per kind
         return result
 
     def act(self, env: Any) -> int:
         """The action for ``env.agent_selection``."""
         return self.search(env).best_action
+
+    def prepare(self, env: Any) -> None:
+        """Build the searcher for ``env``'s game now, without searching: a compiled kernel or
+        playout is compiled or loaded here (0.3-0.6 s from numba's cache, seconds without it)
+        and worker processes start, so that none of it is charged to the first timed move.
+        ``play_game`` (so the arena and the CLI) calls it before a game's first move."""
+        game = game_from_env(env, self.config.information == "oracle")[0]
+        searcher = self._searcher_for(game)
+        if isinstance(searcher, RootParallelSearch):
+            searcher.prepare(game)  # this process's search, with its kernel
+            searcher.start()
+
+    def _searcher_for(self, game: Any) -> Searcher:
+        """The kept searcher if it was built for ``game``, else a new one (closing the old)."""
+        identity = game_identity(game)
+        if self.searcher is None or identity != self._identity:
+            if self.searcher is not None:
+                self.searcher.close()
+            self.searcher = make_searcher(game, self.budget, self.config, self.seed, self.workers)
+            self._identity = identity
+        return self.searcher
 
     def reset(self, seed: int | None = None) -> None:
         """Forget the node table(s) (between games); reseed if ``seed`` is given."""

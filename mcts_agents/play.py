@@ -66,6 +66,7 @@ def play_game(
     until: Callable[[Any], bool] | None = None,
     on_move: Callable[[Move], None] | None = None,
     check_legal: bool = False,
+    prepare: bool = True,
 ) -> dict[Any, float]:
     """Play ``env`` (reset, possibly mid-game) until no agent is left or ``until(env)``.
 
@@ -80,11 +81,21 @@ def play_game(
             ``IllegalActionError`` naming the player, instead of stepping the env with it (which
             PettingZoo's ``env()`` wrappers score as a loss for the offender); a non-integer
             action raises ``ActionTypeError``.
+        prepare: call ``prepare(env)`` of the players that have one (``MCTSAgent``) before the
+            first move, so that loading a compiled kernel or starting workers is not in any
+            move's ``seconds``.
 
     Returns:
         ``returns``: the summed rewards of every agent that got any since the call began.
     """
     totals: dict[Any, float] = {} if returns is None else returns
+    first = env.agent_selection if env.agents else None
+    live = first is not None and not (env.terminations[first] or env.truncations[first])
+    if prepare and live and not (until is not None and until(env)):
+        for player in {id(p): p for p in players.values()}.values():
+            ready = getattr(player, "prepare", None)
+            if ready is not None:
+                ready(env)  # kernels load and workers start before any move is timed
     while env.agents:
         if until is not None and until(env):
             break

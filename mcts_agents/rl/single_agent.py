@@ -340,7 +340,14 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
             alive = not (env.terminations[current] or env.truncations[current])
             return learner_done or (current == seat and alive)
 
-        play_game(env, self.opponents, returns=self._returns, until=learner_turn, check_legal=True)
+        play_game(
+            env,
+            self.opponents,
+            returns=self._returns,
+            until=learner_turn,
+            check_legal=True,
+            prepare=False,  # called at every step: the searchers are built at the first search
+        )
         if learner_done or not env.agents:
             self._done = True
         elif not self._mask().any():

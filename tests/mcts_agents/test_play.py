@@ -109,3 +109,50 @@ def test_an_illegal_action_is_refused_or_left_to_the_env() -> None:
     assert env.agents  # nothing was stepped
     totals = play_game(env, players)  # PettingZoo's env(): the offender loses the game
     assert totals == {"player_0": -1.0}
+
+
+class Recorder:
+    """A random player that logs when it is prepared and when it acts."""
+
+    def __init__(self, log: list[str], name: str) -> None:
+        self.log, self.name, self.inner = log, name, RandomAgent(seed=len(name))
+
+    def prepare(self, env: Any) -> None:
+        self.log.append(f"prepare {self.name} {len(env.agents)}")
+
+    def act(self, env: Any) -> int:
+        self.log.append(f"act {self.name}")
+        return self.inner.act(env)
+
+
+def test_players_are_prepared_once_before_the_first_move() -> None:
+    env = connect_four_v0.env()
+    env.reset(seed=0)
+    log: list[str] = []
+    one = Recorder(log, "one")
+    play_game(env, {"player_0": one, "player_1": one})  # one object in both seats
+    assert log[0] == "prepare one 2" and log.count("prepare one 2") == 1
+    assert all(entry == "act one" for entry in log[1:]) and len(log) > 7
+    log.clear()
+    env.reset(seed=0)
+    players = {"player_0": Recorder(log, "a"), "player_1": Recorder(log, "b")}
+    play_game(env, players, until=lambda e: True)  # stops before any move: nothing to prepare
+    play_game(env, players, prepare=False, until=lambda e: len(log) >= 2)
+    assert log == ["act a", "act b"]
+
+
+def test_mcts_agent_prepare_builds_the_searcher_the_first_move_uses() -> None:
+    env = connect_four_v0.env()
+    env.reset(seed=1)
+    before = env.unwrapped.save_state()
+    agent = MCTSAgent(iterations=50, seed=0, backend="python")
+    agent.prepare(env)
+    searcher = agent.searcher
+    assert searcher is not None and agent.last_result is None
+    assert env.unwrapped.save_state() == before  # nothing searched, nothing stepped
+    agent.act(env)
+    assert agent.searcher is searcher and agent.last_result is not None
+    other = nim_v0.env()
+    other.reset(seed=0)
+    agent.prepare(other)  # another game: another searcher
+    assert agent.searcher is not searcher
