@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Hashable
+from typing import Any
 
 import numpy as np
 
@@ -34,21 +35,27 @@ FlipGen = Callable[[int, int, int], int]
 Playout = Callable[[int, int, Callable[[], float], int], tuple[int, int, int]]
 
 
-def _kernels(size: int) -> tuple[MoveGen, FlipGen]:
-    """Move and flip generators for one board size (constants bound in closures, no globals)."""
-    full = (1 << (size * size)) - 1
+def _kernels(size: int, word: Callable[[int], Any] = int) -> tuple[MoveGen, FlipGen]:
+    """Move and flip generators for one board size (constants bound in closures, no globals).
+
+    Every constant is a ``word``: Python ints for the rules core (any size), ``numpy.uint64``
+    for the compiled search, which compiles these same two functions with numba for boards of
+    up to 64 squares (all of their arithmetic then stays in unsigned 64-bit words).
+    """
+    full = word((1 << (size * size)) - 1)
     col0 = sum(1 << (r * size) for r in range(size))
-    not_first = full ^ col0  # squares an eastward shift may land on
-    not_last = full ^ (col0 << (size - 1))  # squares a westward shift may land on
+    not_first = word(int(full) ^ col0)  # squares an eastward shift may land on
+    not_last = word(int(full) ^ (col0 << (size - 1)))  # squares a westward shift may land on
+    zero = word(0)
     # (shift, landing mask) for the four directions that shift left, and the four that shift right
-    e, se, s, sw = 1, size + 1, size, size - 1
-    w, nw, n, ne = 1, size + 1, size, size - 1
+    e, se, s, sw = word(1), word(size + 1), word(size), word(size - 1)
+    w, nw, n, ne = e, se, s, sw
 
     def moves(own: int, other: int) -> int:
         """Squares where the owner of ``own`` may place a disc (flipping at least one)."""
         oe = other & not_first
         ow = other & not_last
-        east = west = vert = 0
+        east = west = vert = zero
         t = (own << e) & oe
         while t:
             t <<= e
@@ -97,10 +104,10 @@ def _kernels(size: int) -> tuple[MoveGen, FlipGen]:
         ow = other & not_last
         pe = own & not_first
         pw = own & not_last
-        result = 0
+        result = zero
         x = move << e
         if x & oe:
-            f = 0
+            f = zero
             while x & oe:
                 f |= x
                 x <<= e
@@ -108,7 +115,7 @@ def _kernels(size: int) -> tuple[MoveGen, FlipGen]:
                 result |= f
         x = move << se
         if x & oe:
-            f = 0
+            f = zero
             while x & oe:
                 f |= x
                 x <<= se
@@ -116,7 +123,7 @@ def _kernels(size: int) -> tuple[MoveGen, FlipGen]:
                 result |= f
         x = move >> ne
         if x & oe:
-            f = 0
+            f = zero
             while x & oe:
                 f |= x
                 x >>= ne
@@ -124,7 +131,7 @@ def _kernels(size: int) -> tuple[MoveGen, FlipGen]:
                 result |= f
         x = move >> w
         if x & ow:
-            f = 0
+            f = zero
             while x & ow:
                 f |= x
                 x >>= w
@@ -132,7 +139,7 @@ def _kernels(size: int) -> tuple[MoveGen, FlipGen]:
                 result |= f
         x = move >> nw
         if x & ow:
-            f = 0
+            f = zero
             while x & ow:
                 f |= x
                 x >>= nw
@@ -140,7 +147,7 @@ def _kernels(size: int) -> tuple[MoveGen, FlipGen]:
                 result |= f
         x = move << sw
         if x & ow:
-            f = 0
+            f = zero
             while x & ow:
                 f |= x
                 x <<= sw
@@ -148,7 +155,7 @@ def _kernels(size: int) -> tuple[MoveGen, FlipGen]:
                 result |= f
         x = move << s
         if x & other:
-            f = 0
+            f = zero
             while x & other:
                 f |= x
                 x <<= s
@@ -156,7 +163,7 @@ def _kernels(size: int) -> tuple[MoveGen, FlipGen]:
                 result |= f
         x = move >> n
         if x & other:
-            f = 0
+            f = zero
             while x & other:
                 f |= x
                 x >>= n

@@ -13,7 +13,8 @@ reads a game only through the rules core's public layout (``ConnectFour.layout``
 ``position``, ``state_from_position``) and compiles the core's own bit functions.
 
 Compiled playouts for the Python search (``register_playout``; ``backends.local_searcher``
-hands them to ``MCTS`` where ``backend="auto"``): Pig (``pig.pig_playout``).
+hands them to ``MCTS`` where ``backend="auto"``): Pig (``pig.pig_playout``), Othello up to 8x8
+(``othello.othello_playout``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from mcts_agents.compiled.registry import (
     warm_up,
 )
 from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.othello import Othello
 from mcts_agents.envs.games.pig import Pig
 
 #: ``SearchConfig`` fields the kernels implement only at these values.
@@ -66,6 +68,7 @@ register_kernel(
 )
 
 register_playout(PlayoutEntry(Pig, "mcts_agents.compiled.pig:pig_playout"))
+register_playout(PlayoutEntry(Othello, "mcts_agents.compiled.othello:othello_playout"))
 
 __all__ = [
     "KernelEntry",

@@ -70,8 +70,9 @@ class PlayoutEntry:
         game_type: the rules core (subclasses too).
         factory: ``"module:function"``; ``function(game)`` compiles (or loads) the playout and
             returns ``playout(state, rng) -> returns``, the same random play as the game's
-            ``rollout`` with numbers drawn from one ``rng.getrandbits(63)`` per playout. The
-            module also has ``warm_up()``.
+            ``rollout`` with numbers drawn from one ``rng.getrandbits(63)`` per playout, or
+            ``None`` if it cannot play this game's parameters. The module also has
+            ``warm_up()``.
     """
 
     game_type: type
@@ -102,10 +103,9 @@ def compiled_playout(game: Any, config: SearchConfig) -> Callable[[Any, Any], An
         entry = _PLAYOUTS.get(cls)
         if entry is not None:
             module, _, name = entry.factory.partition(":")
-            playout: Callable[[Any, Any], Any] = getattr(importlib.import_module(module), name)(
-                game
-            )
-            return playout
+            factory = getattr(importlib.import_module(module), name)
+            playout: Callable[[Any, Any], Any] | None = factory(game)
+            return playout  # None where the factory cannot handle this game's parameters
     return None
 
 

@@ -1,0 +1,89 @@
+"""Compiled Othello playouts (mcts_agents/compiled/othello.py) against the rules core."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+
+from mcts_agents import Budget, SearchConfig, make_searcher
+from mcts_agents.envs.games.othello import TERMINAL, Othello, _kernels
+
+pytest.importorskip("numba")
+
+from mcts_agents.compiled.othello import othello_playout
+from tests.mcts_agents.compiled.playouts import assert_same_outcomes
+
+
+def random_states(game: Othello, count: int, seed: int) -> list[Any]:
+    """Non-terminal states of seeded random games (passes included)."""
+    rng = random.Random(seed)
+    states = []
+    while len(states) < count:
+        state = game.initial_state()
+        for _ in range(rng.randrange(game.size * game.size - 4)):
+            state = game.next_state(state, rng.choice(game.legal_actions(state)))
+            if game.is_terminal(state):
+                break
+        if not game.is_terminal(state):
+            states.append(state)
+    return states
+
+
+@pytest.mark.parametrize("size", [4, 6, 8])
+def test_compiled_move_and_flip_generators_are_the_cores(size: int) -> None:
+    """The rules core's generators built with uint64 words and compiled agree with the Python
+    ones on every legal move of 200 positions."""
+    from numba import njit
+
+    game = Othello(size)
+    moves, flips = _kernels(size)
+    fast_moves, fast_flips = (njit(f) for f in _kernels(size, np.uint64))
+    for own, other, _, _ in random_states(game, 200, seed=size):
+        legal = moves(own, other)
+        assert int(fast_moves(np.uint64(own), np.uint64(other))) == legal
+        bits = [1 << b for b in range(size * size) if legal >> b & 1]
+        for move in bits:
+            expected = flips(own, other, move)
+            assert int(fast_flips(np.uint64(own), np.uint64(other), np.uint64(move))) == expected
+
+
+@pytest.mark.parametrize("size", [4, 6, 8])
+def test_outcomes_match_the_cores_playout(size: int) -> None:
+    game = Othello(size)
+    states = [game.initial_state(), *random_states(game, 2, seed=10 + size)]
+    for i, state in enumerate(states):
+        assert_same_outcomes(game, othello_playout(game), state, 6_000, seed=i)
+
+
+def test_returns_and_refusals() -> None:
+    game = Othello(6)
+    play = othello_playout(game)
+    assert play is not None
+    state = random_states(game, 1, seed=3)[0]
+    while not game.is_terminal(state):
+        state = game.next_state(state, game.legal_actions(state)[0])
+    assert state[3] == TERMINAL and play(state, random.Random(0)) == game.returns(state)
+    start = game.initial_state()
+    assert [play(start, random.Random(5)) for _ in range(20)] == [
+        play(start, random.Random(5)) for _ in range(20)
+    ]
+    assert othello_playout(Othello(10)) is None  # 100 squares do not fit one word
+    result = make_searcher(Othello(10), Budget(iterations=20), SearchConfig(), 0).search(
+        Othello(10), Othello(10).initial_state()
+    )
+    assert "playouts" not in result.extra
+
+
+def test_the_search_uses_them_and_stays_seeded() -> None:
+    game = Othello()
+    state = random_states(game, 1, seed=4)[0]
+    budget = Budget(iterations=300)
+    first = make_searcher(game, budget, SearchConfig(), seed=2).search(game, state)
+    again = make_searcher(game, budget, SearchConfig(), seed=2).search(game, state)
+    assert first.extra.get("playouts") == "numba"
+    assert first.children == again.children
+    plain = make_searcher(game, budget, SearchConfig(backend="python"), seed=2)
+    assert "playouts" not in plain.search(game, state).extra
