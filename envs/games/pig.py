@@ -173,6 +173,21 @@ class Pig(BoardGame[State]):
         over plain ints. It draws ``rng.random()`` exactly where the generic loop does (one per
         die and one per decision, also when stopping is forced), so the same generator gives the
         same game (tests compare the two)."""
+        return self._play(state, rng, 0)
+
+    @property
+    def hold(self) -> int:
+        """The turn total at which ``decisive_rollout`` stops: a fifth of ``winscore`` (20 in
+        the standard game, the classic "hold at 20"), at least 1."""
+        return max(1, self.winscore // 5)
+
+    def decisive_rollout(self, state: State, rng: Any) -> tuple[float, ...]:
+        """The playout of ``playout="decisive"``: every player rolls until its turn total
+        reaches ``hold`` or banking would win, the die fair. It draws where ``rollout`` does."""
+        return self._play(state, rng, self.hold)
+
+    def _play(self, state: State, rng: Any, hold: int) -> tuple[float, ...]:
+        """Play to the end: each decision a fair coin (``hold == 0``) or roll below ``hold``."""
         moves, player, total, node, banked = state
         if node == OVER:
             return self.returns(state)
@@ -192,7 +207,7 @@ class Pig(BoardGame[State]):
                 continue
             u = rand()
             moves += 1
-            if scores[player] + total < win and u < 0.5:  # roll
+            if scores[player] + total < win and (total < hold if hold else u < 0.5):  # roll
                 if moves >= horizon:
                     break
                 node = ROLLING

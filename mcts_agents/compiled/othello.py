@@ -81,10 +81,13 @@ def _loop(size: int) -> Callable[[np.uint64, np.uint64, int], int]:
     return playout  # type: ignore[no-any-return]
 
 
-def othello_playout(game: Othello) -> Callable[[Any, Any], tuple[float, ...]] | None:
+def othello_playout(
+    game: Othello, kind: str = "random"
+) -> Callable[[Any, Any], tuple[float, ...]] | None:
     """``playout(state, rng)`` for ``game``: the returns of a uniformly random playout from
-    ``state``, or ``None`` for a board of more than 64 squares. Compiles (or loads) the loop
-    now, so that it is never charged to a search's clock."""
+    ``state`` (Othello has no decisive playout: ``kind`` is either), or ``None`` for a board of
+    more than 64 squares. Compiles (or loads) the loop now, so that it is never charged to a
+    search's clock."""
     if game.size * game.size > MAX_SQUARES:
         return None
     loop = _loop(game.size)

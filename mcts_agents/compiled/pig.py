@@ -3,8 +3,9 @@
 Pig's random playouts are long (about 180 decisions and dice from the start) and are most of
 a simulation's time: 32 us in the best Python loop (``Pig.rollout``), 1-2 us here. The search
 stays the Python ``MCTS`` (chance nodes, the solver, reuse); only its playouts run here. The
-playout is the same random play as ``Pig.rollout`` (each decision a fair coin between roll and
-stop, stop forced at ``winscore``, a fair die, the horizon a draw) with its own generator
+playout is the same play as ``Pig.rollout`` (each decision a fair coin between roll and stop,
+stop forced at ``winscore``, a fair die, the horizon a draw) or ``Pig.decisive_rollout`` (roll
+until the turn total reaches ``hold``), with its own generator
 (SplitMix64, seeded by one ``getrandbits(63)`` of the search's generator per playout), so the
 same search seed gives the same search, but not the same random numbers as the Python playout.
 """
@@ -38,6 +39,7 @@ def _playout(
     faces: int,
     piglet: bool,
     horizon: int,
+    hold: int,
     seed: int,
 ) -> int:
     """Random play to the end: the winner's index, or -1 for a draw at the horizon."""
@@ -65,7 +67,7 @@ def _playout(
                 total += points
             continue
         moves += 1
-        if scores[player] + total < winscore and u < 0.5:  # roll
+        if scores[player] + total < winscore and (total < hold if hold else u < 0.5):  # roll
             if moves >= horizon:
                 return -1
             rolling = True
@@ -80,10 +82,13 @@ def _playout(
         total = 0
 
 
-def pig_playout(game: Pig) -> Callable[[Any, Any], tuple[float, ...]]:
-    """``playout(state, rng)`` for ``game``: the returns of a random playout from ``state``,
-    drawn by the compiled loop with a seed from ``rng.getrandbits``.
-    Compiles (or loads) the loop now, so that it is never charged to a search's clock."""
+def pig_playout(game: Pig, kind: str = "random") -> Callable[[Any, Any], tuple[float, ...]]:
+    """``playout(state, rng)`` for ``game``: the returns of a playout from ``state`` drawn by
+    the compiled loop with a seed from ``rng.getrandbits``: uniformly random decisions, or for
+    ``kind="decisive"`` ``Pig.decisive_rollout``'s (roll until the turn total reaches
+    ``game.hold``). Compiles (or loads) the loop now, so that it is never charged to a search's
+    clock."""
+    hold = game.hold if kind == "decisive" else 0
     warm_up()
     n = game.num_players
     wins = [
@@ -101,7 +106,7 @@ def pig_playout(game: Pig) -> Callable[[Any, Any], tuple[float, ...]]:
         rolling = node == ROLLING
         seed = rng.getrandbits(63)
         winner = _playout(
-            moves, player, total, rolling, scores, winscore, faces, piglet, horizon, seed
+            moves, player, total, rolling, scores, winscore, faces, piglet, horizon, hold, seed
         )
         return draw if winner < 0 else wins[winner]
 
@@ -115,5 +120,5 @@ def warm_up() -> None:
     """Compile (or load from numba's cache) the playout once per process."""
     global _warm
     if not _warm:
-        _playout(0, 0, 0, False, np.zeros(2, np.int64), 10, 6, False, 100, 1)
+        _playout(0, 0, 0, False, np.zeros(2, np.int64), 10, 6, False, 100, 0, 1)
         _warm = True

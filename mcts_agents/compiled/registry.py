@@ -68,11 +68,11 @@ class PlayoutEntry:
 
     Attributes:
         game_type: the rules core (subclasses too).
-        factory: ``"module:function"``; ``function(game)`` compiles (or loads) the playout and
-            returns ``playout(state, rng) -> returns``, the same random play as the game's
-            ``rollout`` with numbers drawn from one ``rng.getrandbits(63)`` per playout, or
-            ``None`` if it cannot play this game's parameters. The module also has
-            ``warm_up()``.
+        factory: ``"module:function"``; ``function(game, kind)`` compiles (or loads) the
+            playout of ``SearchConfig.playout == kind`` and returns ``playout(state, rng) ->
+            returns``, the same play as the game's ``rollout`` (or ``decisive_rollout``) with
+            numbers drawn from one ``rng.getrandbits(63)`` per playout, or ``None`` if it
+            cannot play this game's parameters. The module also has ``warm_up()``.
     """
 
     game_type: type
@@ -92,10 +92,8 @@ def register_playout(entry: PlayoutEntry) -> None:
 def compiled_playout(game: Any, config: SearchConfig) -> Callable[[Any, Any], Any] | None:
     """The compiled playout for ``game``'s Python search, or ``None``: none is registered for
     its type, numba is missing, or ``config`` asks for something else (``backend="python"``,
-    a ``rollout_depth`` cut-off, an evaluator, or the game's own decisive playouts)."""
+    a ``rollout_depth`` cut-off, an evaluator)."""
     if config.backend == "python" or config.rollout_depth is not None:
-        return None
-    if config.playout == "decisive" and hasattr(game, "decisive_rollout"):
         return None
     if config.evaluator is not None or not numba_available():
         return None
@@ -104,7 +102,7 @@ def compiled_playout(game: Any, config: SearchConfig) -> Callable[[Any, Any], An
         if entry is not None:
             module, _, name = entry.factory.partition(":")
             factory = getattr(importlib.import_module(module), name)
-            playout: Callable[[Any, Any], Any] | None = factory(game)
+            playout: Callable[[Any, Any], Any] | None = factory(game, config.playout)
             return playout  # None where the factory cannot handle this game's parameters
     return None
 

@@ -16,7 +16,7 @@ from pettingzoo.test import api_test, seed_test
 
 from mcts_agents.envs import IllegalActionError, InvalidParameterError
 from mcts_agents.envs.core.game import CHANCE
-from mcts_agents.envs.games.pig import OVER, ROLL, ROLLING, STOP, Pig
+from mcts_agents.envs.games.pig import DECIDING, OVER, ROLL, ROLLING, STOP, Pig
 from mcts_agents.envs.pig_v0 import PigEnv, env
 
 pyspiel = pytest.importorskip("pyspiel")
@@ -487,3 +487,21 @@ def test_env_metadata_and_spaces() -> None:
     assert raw.observation_space("player_2")["observation"].shape == (6, 21)
     assert raw.action_space("player_0").n == 2
     assert raw.game == Pig(3, 20) and raw.game != Pig(3, 20, piglet=True)
+
+
+def test_decisive_rollout_holds_at_a_fifth_of_winscore() -> None:
+    """The mover rolls below ``hold`` and banks at ``hold``, or when banking wins: each
+    playout equals the one from the state after that decision, with the decision's draw spent."""
+    game = Pig(winscore=50)
+    assert game.hold == 10 and Pig().hold == 20 and Pig(winscore=3).hold == 1
+    winning = (4, 0, 7, DECIDING, (45, 0))
+    assert all(game.decisive_rollout(winning, random.Random(s)) == (1.0, -1.0) for s in range(20))
+    for total, decision in ((10, STOP), (9, ROLL), (25, STOP), (0, ROLL)):
+        state = (4, 0, total, DECIDING, (12, 30))
+        after = game.next_state(state, decision)
+        for seed in range(20):
+            skipped = random.Random(seed)
+            skipped.random()
+            assert game.decisive_rollout(state, random.Random(seed)) == game.decisive_rollout(
+                after, skipped
+            ), (total, seed)

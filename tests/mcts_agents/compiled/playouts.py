@@ -19,11 +19,15 @@ def outcome_counts(players: int, play: Any, state: Any, runs: int, seed: int) ->
     return counts
 
 
-def assert_same_outcomes(game: Any, play: Any, state: Any, runs: int, seed: int) -> list[int]:
-    """Each outcome's frequency under ``play`` agrees with ``game.rollout``'s within 4.5
-    standard errors of the difference of two independent samples; returns ``play``'s counts."""
+def assert_same_outcomes(
+    game: Any, play: Any, state: Any, runs: int, seed: int, reference: Any = None
+) -> list[int]:
+    """Each outcome's frequency under ``play`` agrees with ``reference``'s (``game.rollout`` by
+    default) within 4.5 standard errors of the difference of two independent samples; returns
+    ``play``'s counts."""
     ours = outcome_counts(game.num_players, play, state, runs, seed)
-    theirs = outcome_counts(game.num_players, game.rollout, state, runs, seed + 1000)
+    reference = game.rollout if reference is None else reference
+    theirs = outcome_counts(game.num_players, reference, state, runs, seed + 1000)
     assert sum(ours) == sum(theirs) == runs
     for mine, ref in zip(ours, theirs, strict=True):
         p = (mine + ref) / (2 * runs)

@@ -26,13 +26,16 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("kind", ["random", "decisive"])
 @pytest.mark.parametrize("case", range(len(CASES)))
-def test_outcomes_match_the_cores_playout(case: int) -> None:
-    """Each outcome's frequency agrees with ``Pig.rollout``'s."""
+def test_outcomes_match_the_cores_playout(case: int, kind: str) -> None:
+    """Each outcome's frequency agrees with ``Pig.rollout``'s (``decisive_rollout``'s)."""
     game, state = CASES[case]
     state = game.initial_state() if state is None else state
-    ours = assert_same_outcomes(game, pig_playout(game), state, 20_000, seed=case)
-    if game.horizon == 30:  # the horizon is reachable: draws happen
+    reference = game.decisive_rollout if kind == "decisive" else game.rollout
+    play = pig_playout(game, kind)
+    ours = assert_same_outcomes(game, play, state, 20_000, case, reference)
+    if game.horizon == 30 and kind == "random":  # the horizon is reachable: draws happen
         assert ours[-1] > 0
 
 
