@@ -36,17 +36,13 @@ Playout = Callable[[int, int, Callable[[], float], int], tuple[int, int, int]]
 
 
 def _kernels(size: int, word: Callable[[int], Any] = int) -> tuple[MoveGen, FlipGen]:
-    """Move and flip generators for one board size (constants bound in closures, no globals).
-
-    Every constant is a ``word``: Python ints for the rules core (any size), ``numpy.uint64``
-    for the compiled search, which compiles these same two functions with numba for boards of
-    up to 64 squares (all of their arithmetic then stays in unsigned 64-bit words).
-    """
+    """Move and flip generators for one board size (constants bound in closures, no globals),
+    every constant a ``word``: ints here, ``numpy.uint64`` for ``mcts_agents.compiled.othello``,
+    which compiles these two functions for boards of up to 64 squares."""
     full = word((1 << (size * size)) - 1)
     col0 = sum(1 << (r * size) for r in range(size))
     not_first = word(int(full) ^ col0)  # squares an eastward shift may land on
-    not_last = word(int(full) ^ (col0 << (size - 1)))  # squares a westward shift may land on
-    zero = word(0)
+    not_last, zero = word(int(full) ^ (col0 << (size - 1))), word(0)  # a westward shift's
     # (shift, landing mask) for the four directions that shift left, and the four that shift right
     e, se, s, sw = word(1), word(size + 1), word(size), word(size - 1)
     w, nw, n, ne = e, se, s, sw
