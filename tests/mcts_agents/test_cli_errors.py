@@ -133,7 +133,7 @@ def test_fault11_ctrl_c_in_play_exits_130_with_one_line() -> None:
 def test_fault11_ctrl_c_while_an_agent_searches_in_play() -> None:
     """A real SIGINT to ``python -m mcts_agents play`` during a long search."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "mcts_agents", "play", "tic_tac_toe",
+        [sys.executable, "-m", "mcts_agents", "play", "connect_four",  # no quick proof
          "--p0", "mcts:iterations=100000000,backend=python", "--p1", "random"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
