@@ -137,6 +137,9 @@ def test_fault11_ctrl_c_while_an_agent_searches_in_play() -> None:
          "--p0", "mcts:iterations=100000000,backend=python", "--p1", "random"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        # a test runner's worker may ignore SIGINT, and children inherit that: restore the
+        # default so that Python installs its KeyboardInterrupt handler
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     assert process.stdout is not None
     for _ in range(2):  # "player_0: ..." and "player_1: ...": the game is about to start
