@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Hashable
-from typing import Any
 
 import numpy as np
 
 from mcts_agents.envs.core.bits import BitPlanes
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import BoardGame
+from mcts_agents.envs.games.othello_bits import flips, masks, moves
 
 State = tuple[int, int, int, int]
 #: ``moves`` field of a finished game.
@@ -35,139 +35,17 @@ FlipGen = Callable[[int, int, int], int]
 Playout = Callable[[int, int, Callable[[], float], int], tuple[int, int, int]]
 
 
-def _kernels(size: int, word: Callable[[int], Any] = int) -> tuple[MoveGen, FlipGen]:
-    """Move and flip generators for one board size (constants bound in closures, no globals),
-    every constant a ``word``: ints here, ``numpy.uint64`` for ``mcts_agents.compiled.othello``,
-    which compiles these two functions for boards of up to 64 squares."""
-    full = word((1 << (size * size)) - 1)
-    col0 = sum(1 << (r * size) for r in range(size))
-    not_first = word(int(full) ^ col0)  # squares an eastward shift may land on
-    not_last, zero = word(int(full) ^ (col0 << (size - 1))), word(0)  # a westward shift's
-    # (shift, landing mask) for the four directions that shift left, and the four that shift right
-    e, se, s, sw = word(1), word(size + 1), word(size), word(size - 1)
-    w, nw, n, ne = e, se, s, sw
+def _kernels(size: int) -> tuple[MoveGen, FlipGen]:
+    """``moves(own, other)`` and ``flips(own, other, move)`` for one board size."""
+    full, nf, nl, e, se, s, sw = masks(size)
 
-    def moves(own: int, other: int) -> int:
-        """Squares where the owner of ``own`` may place a disc (flipping at least one)."""
-        oe = other & not_first
-        ow = other & not_last
-        east = west = vert = zero
-        t = (own << e) & oe
-        while t:
-            t <<= e
-            east |= t
-            t &= oe
-        t = (own << se) & oe
-        while t:
-            t <<= se
-            east |= t
-            t &= oe
-        t = (own >> ne) & oe
-        while t:
-            t >>= ne
-            east |= t
-            t &= oe
-        t = (own >> w) & ow
-        while t:
-            t >>= w
-            west |= t
-            t &= ow
-        t = (own >> nw) & ow
-        while t:
-            t >>= nw
-            west |= t
-            t &= ow
-        t = (own << sw) & ow
-        while t:
-            t <<= sw
-            west |= t
-            t &= ow
-        t = (own << s) & other
-        while t:
-            t <<= s
-            vert |= t
-            t &= other
-        t = (own >> n) & other
-        while t:
-            t >>= n
-            vert |= t
-            t &= other
-        return ((east & not_first) | (west & not_last) | vert) & (full ^ (own | other))
+    def size_moves(own: int, other: int) -> int:
+        return moves(own, other, full, nf, nl, e, se, s, sw)
 
-    def flips(own: int, other: int, move: int) -> int:
-        """Discs of ``other`` flipped when the owner of ``own`` places on bit ``move``."""
-        oe = other & not_first
-        ow = other & not_last
-        pe = own & not_first
-        pw = own & not_last
-        result = zero
-        x = move << e
-        if x & oe:
-            f = zero
-            while x & oe:
-                f |= x
-                x <<= e
-            if x & pe:
-                result |= f
-        x = move << se
-        if x & oe:
-            f = zero
-            while x & oe:
-                f |= x
-                x <<= se
-            if x & pe:
-                result |= f
-        x = move >> ne
-        if x & oe:
-            f = zero
-            while x & oe:
-                f |= x
-                x >>= ne
-            if x & pe:
-                result |= f
-        x = move >> w
-        if x & ow:
-            f = zero
-            while x & ow:
-                f |= x
-                x >>= w
-            if x & pw:
-                result |= f
-        x = move >> nw
-        if x & ow:
-            f = zero
-            while x & ow:
-                f |= x
-                x >>= nw
-            if x & pw:
-                result |= f
-        x = move << sw
-        if x & ow:
-            f = zero
-            while x & ow:
-                f |= x
-                x <<= sw
-            if x & pw:
-                result |= f
-        x = move << s
-        if x & other:
-            f = zero
-            while x & other:
-                f |= x
-                x <<= s
-            if x & own:
-                result |= f
-        x = move >> n
-        if x & other:
-            f = zero
-            while x & other:
-                f |= x
-                x >>= n
-            if x & own:
-                result |= f
-        return result
+    def size_flips(own: int, other: int, move: int) -> int:
+        return flips(own, other, move, nf, nl, e, se, s, sw)
 
-    return moves, flips
+    return size_moves, size_flips
 
 
 def _playout(size: int) -> tuple[Playout, Callable[[int], int]]:
