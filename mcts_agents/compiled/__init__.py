@@ -8,9 +8,11 @@ order, the game's playouts, MCTS-Solver through transpositions, tree reuse with 
 pruning, the same budgets and final-move rules) over a structure-of-arrays node table, with its
 own random numbers: same seed, same result within a backend, not across backends.
 
-Registered here: Connect Four with ``k == 4`` (``connect_four.CompiledConnectFour``). A kernel
-reads a game only through the rules core's public layout (``ConnectFour.layout``,
-``position``, ``state_from_position``) and compiles the core's own bit functions.
+Registered here: Connect Four with ``k == 4`` (``connect_four.CompiledConnectFour``, its own
+kernel), and through the one kernel for every other game (``kernel``, ``games``,
+``search.CompiledSearch``): Othello up to 8x8, m,n,k for two players on up to 256 cells
+(tic-tac-toe, Gomoku 15x15, two stones per turn), ultimate tic-tac-toe and Nim. The kernels
+compile the rules cores' own bit functions and tables where the cores have them.
 
 Compiled playouts for the Python search (``register_playout``; ``backends.local_searcher``
 hands them to ``MCTS`` where ``backend="auto"``): Pig (``pig.pig_playout``), Othello up to 8x8
@@ -35,8 +37,11 @@ from mcts_agents.compiled.registry import (
     warm_up,
 )
 from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.envs.games.nim import Nim
 from mcts_agents.envs.games.othello import Othello
 from mcts_agents.envs.games.pig import Pig
+from mcts_agents.envs.games.ultimate_tic_tac_toe import UltimateTicTacToe
 
 #: ``SearchConfig`` fields the kernels implement only at these values.
 UCB1_PLAYOUTS = {
@@ -66,6 +71,43 @@ register_kernel(
         UCB1_PLAYOUTS,
     )
 )
+
+
+def _othello_supports(game: Any) -> str | None:
+    if game.size > 8:
+        return f"the compiled kernel plays Othello up to 8x8 (64 squares), got size={game.size}"
+    return None
+
+
+def _mnk_supports(game: Any) -> str | None:
+    if game.num_players != 2:
+        return f"the compiled kernel plays m,n,k for 2 players, got num_players={game.num_players}"
+    if game.m * game.n > 256:
+        return f"the compiled kernel plays m,n,k on up to 256 cells, got {game.m}x{game.n}"
+    return None
+
+
+def _nim_supports(game: Any) -> str | None:
+    if len(game.piles) > 64 or game.num_actions * sum(game.piles) > 1 << 22:
+        return (
+            "the compiled kernel plays Nim with up to 64 piles and actions x chips <= 2**22, "
+            f"got piles={game.piles}, max_take={game.max_take}"
+        )
+    return None
+
+
+def _any(game: Any) -> str | None:
+    return None
+
+
+_SEARCH = "mcts_agents.compiled.search:CompiledSearch"
+for _type, _supports in (
+    (Othello, _othello_supports),
+    (MNK, _mnk_supports),
+    (UltimateTicTacToe, _any),
+    (Nim, _nim_supports),
+):
+    register_kernel(KernelEntry(_type, _SEARCH, _supports, UCB1_PLAYOUTS))
 
 register_playout(PlayoutEntry(Pig, "mcts_agents.compiled.pig:pig_playout"))
 register_playout(PlayoutEntry(Othello, "mcts_agents.compiled.othello:othello_playout"))

@@ -1,109 +1,214 @@
-"""Compiled Othello playouts for the Python search (numba, the ``fast`` extra).
+"""Othello's rules compiled (numba, the ``fast`` extra): for the kernel and the Python search.
 
-A uniformly random Othello playout is 60 plies of move generation and flips: most of a Python
-simulation's time. Here the playout is one ``@njit`` loop over unsigned 64-bit boards (sizes
-4, 6 and 8) that calls the rules core's own move and flip generators (``othello._kernels``,
-built with ``numpy.uint64`` constants and compiled: one source for both), draws a uniformly
-random legal move each ply (a player without one passes; two passes in a row end the game) and
-returns the disc difference. Its generator is SplitMix64, seeded by one ``getrandbits(63)`` of
-the search's generator per playout: the same search seed gives the same search, though not the
-same random numbers as the Python playout (tests compare the outcome distributions).
+Boards of up to 64 squares (4x4, 6x6, 8x8). The move and flip generators are the rules
+core's own (``othello_bits.moves``/``flips``, compiled for unsigned 64-bit words: one source
+for both). A position is the core's state ``(own, other, to_play, moves)`` in four int64
+words, a board stored bit for bit (``moves`` is ``TERMINAL`` = -1 at the end, which no set of
+legal moves can equal). Parameter words ``p``: ``(size, full, not_first, not_last, e, se, s,
+sw)`` (``params``).
+
+The playout draws a uniformly random legal move each ply (a player without one passes; two
+passes in a row end the game) and returns the sign of the disc difference. The Python search
+gets it through ``othello_playout`` (its generator seeded by one ``getrandbits(63)`` of the
+search's generator per playout: the same search seed gives the same search, though not the
+same random numbers as the Python playout; tests compare the outcome distributions).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from mcts_agents.envs.games.othello import TERMINAL, Othello, _kernels
+from mcts_agents.compiled.common import UNKNOWN, bit_index, popcount, random01, same_words
+from mcts_agents.envs.games import othello_bits
+from mcts_agents.envs.games.othello import TERMINAL, Othello
 
-__all__ = ["MAX_SQUARES", "othello_playout", "warm_up"]
+__all__ = ["MAX_SQUARES", "WORDS", "othello_playout", "params", "warm_up"]
 
 #: The largest board whose discs fit one unsigned 64-bit word.
 MAX_SQUARES = 64
+#: Words of a position: own, other, to_play, moves.
+WORDS = 4
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_UNIT = 1.0 / 9007199254740992.0  # 2**-53
-_ONE = np.uint64(1)
+_moves = njit(cache=True)(othello_bits.moves)
+_flips = njit(cache=True)(othello_bits.flips)
+
+
+def params(game: Othello) -> np.ndarray:
+    """The parameter words of ``game`` (its size and ``othello_bits.masks``), as int64."""
+    words = [game.size, *othello_bits.masks(game.size)]
+    return np.array([w - (1 << 64) if w >= 1 << 63 else w for w in words], np.int64)
+
+
+def encode(state: Any) -> list[int]:
+    """The core's state as int64 words."""
+    return [w - (1 << 64) if w >= 1 << 63 else w for w in state]
+
+
+def decode(words: Any) -> tuple[int, int, int, int]:
+    """The core's state of a row of int64 words."""
+    own, other, player, moves = (int(w) for w in words)
+    mask = (1 << 64) - 1
+    return (own & mask, other & mask, player, TERMINAL if moves == TERMINAL else moves & mask)
 
 
 @njit(cache=True)
-def _popcount(x: Any) -> int:
-    """Set bits of an unsigned 64-bit word (SWAR)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+def _gen_moves(p: np.ndarray, own: Any, other: Any) -> Any:
+    return _moves(
+        own, other, np.uint64(p[1]), np.uint64(p[2]), np.uint64(p[3]), np.uint64(p[4]),
+        np.uint64(p[5]), np.uint64(p[6]), np.uint64(p[7]),
+    )  # fmt: skip
 
 
-@cache
-def _loop(size: int) -> Callable[[np.uint64, np.uint64, int], int]:
-    """The compiled playout for one board size: ``(own, other, seed) -> disc difference`` for
-    the player to move at the start, at the end of uniformly random play."""
-    moves, flips = (njit(cache=True)(f) for f in _kernels(size, np.uint64))
+@njit(cache=True)
+def _gen_flips(p: np.ndarray, own: Any, other: Any, move: Any) -> Any:
+    return _flips(
+        own, other, move, np.uint64(p[2]), np.uint64(p[3]), np.uint64(p[4]), np.uint64(p[5]),
+        np.uint64(p[6]), np.uint64(p[7]),
+    )  # fmt: skip
 
-    @njit(cache=True)
-    def playout(own: np.uint64, other: np.uint64, seed: int) -> int:
-        state = np.uint64(seed)
-        passed = False
-        plies = 0
-        while True:
-            legal = moves(own, other)
-            if legal == 0:
-                if passed:
-                    break
-                passed = True
-                own, other = other, own
-                plies += 1
-                continue
-            passed = False
-            state += _GOLDEN  # SplitMix64
-            z = (state ^ (state >> np.uint64(30))) * _MIX1
-            z = (z ^ (z >> np.uint64(27))) * _MIX2
-            z ^= z >> np.uint64(31)
-            k = int(float(z >> np.uint64(11)) * _UNIT * _popcount(legal))
-            while k:
-                legal &= legal - _ONE
-                k -= 1
-            move = legal & (~legal + _ONE)  # the lowest set bit left
-            flipped = flips(own, other, move)
-            own, other = other ^ flipped, own | move | flipped
+
+@njit(cache=True)
+def legal(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> int:
+    """The legal actions of position ``s`` into ``out``; their number."""
+    bits = s[3]
+    if bits == 0:
+        out[0] = p[0] * p[0]  # pass
+        return 1
+    n = 0
+    while bits:
+        low = bits & -bits
+        out[n] = bit_index(low)
+        n += 1
+        bits ^= low
+    return n
+
+
+@njit(cache=True)
+def play(p: np.ndarray, s: np.ndarray, action: int, t: np.ndarray) -> int:
+    """The position after ``action`` into ``t``; its value for its mover if terminal, else
+    ``UNKNOWN`` (the core's ``next_state``)."""
+    own = np.uint64(s[0])
+    other = np.uint64(s[1])
+    player = s[2]
+    if action == p[0] * p[0]:
+        t[0] = s[1]
+        t[1] = s[0]
+        t[2] = 1 - player
+        t[3] = np.int64(_gen_moves(p, other, own))
+        return UNKNOWN
+    move = np.uint64(1) << np.uint64(action)
+    flipped = _gen_flips(p, own, other, move)
+    own |= move | flipped
+    other ^= flipped
+    reply = _gen_moves(p, other, own)
+    if reply or _gen_moves(p, own, other):
+        t[0] = np.int64(other)
+        t[1] = np.int64(own)
+        t[2] = 1 - player
+        t[3] = np.int64(reply)
+        return UNKNOWN
+    black, white = (own, other) if player == 0 else (other, own)
+    t[0] = np.int64(black)
+    t[1] = np.int64(white)
+    t[2] = 0
+    t[3] = TERMINAL
+    diff = popcount(np.int64(black)) - popcount(np.int64(white))
+    return 1 if diff > 0 else (-1 if diff < 0 else 0)
+
+
+@njit(cache=True)
+def to_play(p: np.ndarray, s: np.ndarray) -> int:
+    return s[2]
+
+
+@njit(cache=True)
+def playout(p: np.ndarray, s: np.ndarray, rng: np.ndarray) -> float:
+    """Uniformly random play from ``s`` (not terminal) to the end: +1, 0 or -1 for its mover."""
+    own = np.uint64(s[0])
+    other = np.uint64(s[1])
+    legal_bits = np.uint64(s[3])
+    passed = False
+    plies = 0
+    while True:
+        if legal_bits == 0:
+            if passed:
+                break
+            passed = True
+            own, other = other, own
             plies += 1
-        difference = _popcount(own) - _popcount(other)
-        return difference if plies % 2 == 0 else -difference
+            legal_bits = _gen_moves(p, own, other)
+            continue
+        passed = False
+        move = np.uint64(_pick(np.int64(legal_bits), rng))
+        flipped = _gen_flips(p, own, other, move)
+        own, other = other ^ flipped, own | move | flipped
+        plies += 1
+        legal_bits = _gen_moves(p, own, other)
+    diff = popcount(np.int64(own)) - popcount(np.int64(other))
+    if plies % 2:
+        diff = -diff
+    return 1.0 if diff > 0 else (-1.0 if diff < 0 else 0.0)
 
-    return playout
+
+@njit(cache=True)
+def _pick(bits: int, rng: np.ndarray) -> int:
+    k = int(random01(rng) * popcount(bits))
+    while k:
+        bits &= bits - 1
+        k -= 1
+    return bits & -bits
+
+
+@njit(cache=True)
+def reachable(p: np.ndarray, root: np.ndarray, s: np.ndarray) -> bool:
+    """Whether ``s`` may follow ``root`` (the core's ``is_reachable``)."""
+    if root[3] == TERMINAL:
+        return same_words(s, root, WORDS)
+    occupied = root[0] | root[1]
+    key_occupied = s[0] | s[1]
+    if key_occupied & occupied != occupied:
+        return False
+    if key_occupied != occupied:
+        return True
+    if same_words(s, root, WORDS):
+        return True
+    return root[3] == 0 and s[0] == root[1] and s[1] == root[0] and s[2] == 1 - root[2]
+
+
+@njit(cache=True)
+def _playout_from(p: np.ndarray, s: np.ndarray, seed: int) -> float:
+    rng = np.empty(1, np.uint64)
+    rng[0] = np.uint64(seed) | np.uint64(1)
+    return playout(p, s, rng)
 
 
 def othello_playout(
     game: Othello, kind: str = "random"
 ) -> Callable[[Any, Any], tuple[float, ...]] | None:
-    """``playout(state, rng)`` for ``game``: the returns of a uniformly random playout from
-    ``state`` (Othello has no decisive playout: ``kind`` is either), or ``None`` for a board of
-    more than 64 squares. Compiles (or loads) the loop now, so that it is never charged to a
-    search's clock."""
+    """``playout(state, rng)`` for ``game``'s Python search: the returns of a uniformly random
+    playout from ``state`` (Othello has no decisive playout: ``kind`` is either), or ``None``
+    for a board of more than 64 squares. Loads the compiled code now, outside any clock."""
     if game.size * game.size > MAX_SQUARES:
         return None
-    loop = _loop(game.size)
-    loop(np.uint64(0), np.uint64(0), 1)  # compile or load now
-    black_wins, white_wins, draw = (1.0, -1.0), (-1.0, 1.0), (0.0, 0.0)
+    p = params(game)
+    words = np.zeros(WORDS, np.int64)
+    start = encode(game.initial_state())
+    words[:] = start
+    _playout_from(p, words, 1)  # compile or load now
+    outcomes = {1.0: (1.0, -1.0), -1.0: (-1.0, 1.0), 0.0: (0.0, 0.0)}
 
-    def playout(state: Any, rng: Any) -> tuple[float, ...]:
-        own, other, to_play, legal = state
-        if legal == TERMINAL:
+    def run_playout(state: Any, rng: Any) -> tuple[float, ...]:
+        if state[3] == TERMINAL:
             return game.returns(state)
-        difference = loop(np.uint64(own), np.uint64(other), rng.getrandbits(63))
-        if difference == 0:
-            return draw
-        return black_wins if (difference > 0) == (to_play == 0) else white_wins
+        words[:] = encode(state)
+        value = _playout_from(p, words, rng.getrandbits(63))
+        return outcomes[value if state[2] == 0 else -value]
 
-    return playout
+    return run_playout
 
 
 def warm_up() -> None:

@@ -14,15 +14,22 @@ from mcts_agents import (
     make_searcher,
 )
 from mcts_agents.compiled.connect_four import CompiledConnectFour
+from mcts_agents.compiled.search import CompiledSearch
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.envs.games.nim import Nim
+from mcts_agents.envs.games.othello import Othello
+from mcts_agents.envs.games.pig import Pig
+from mcts_agents.envs.games.ultimate_tic_tac_toe import UltimateTicTacToe
 
 BUDGET = Budget(iterations=50)
 
 
 def test_auto_picks_the_kernel_where_one_is_registered_and_python_elsewhere() -> None:
     assert isinstance(make_searcher(ConnectFour(), BUDGET), CompiledConnectFour)
-    assert type(make_searcher(MNK(3, 3, 3), BUDGET)) is MCTS
+    assert isinstance(make_searcher(MNK(3, 3, 3), BUDGET), CompiledSearch)
+    assert type(make_searcher(MNK(4, 4, 3, num_players=3), BUDGET)) is MCTS
+    assert type(make_searcher(Pig(), BUDGET)) is MCTS
     assert type(make_searcher(ConnectFour(k=3), BUDGET)) is MCTS  # the kernel needs k == 4
     python = SearchConfig(backend="python")
     assert type(make_searcher(ConnectFour(), BUDGET, python)) is MCTS
@@ -32,8 +39,10 @@ def test_auto_picks_the_kernel_where_one_is_registered_and_python_elsewhere() ->
 
 def test_backend_numba_says_why_it_cannot_run() -> None:
     numba = SearchConfig(backend="numba")
-    with pytest.raises(InvalidOptionError, match="no compiled kernel for MNK"):
-        make_searcher(MNK(3, 3, 3), BUDGET, numba)
+    with pytest.raises(InvalidOptionError, match="no compiled kernel for Pig"):
+        make_searcher(Pig(), BUDGET, numba)
+    with pytest.raises(InvalidOptionError, match="m,n,k for 2 players, got num_players=3"):
+        make_searcher(MNK(4, 4, 3, num_players=3), BUDGET, numba)
     with pytest.raises(InvalidOptionError, match="needs selection='ucb1', got 'puct'"):
         make_searcher(ConnectFour(), BUDGET, SearchConfig(backend="numba", selection="puct"))
     with pytest.raises(InvalidOptionError, match=r"make_searcher"):
@@ -44,13 +53,17 @@ def test_workers_give_root_parallelism_and_check_the_backend_at_once() -> None:
     searcher = make_searcher(ConnectFour(), BUDGET, workers=2)
     assert isinstance(searcher, RootParallelSearch) and not searcher.started
     assert isinstance(searcher.local, CompiledConnectFour)  # the search in this process
-    with pytest.raises(InvalidOptionError, match="no compiled kernel for MNK"):
-        make_searcher(MNK(3, 3, 3), BUDGET, SearchConfig(backend="numba"), workers=2)
+    with pytest.raises(InvalidOptionError, match="no compiled kernel for Pig"):
+        make_searcher(Pig(), BUDGET, SearchConfig(backend="numba"), workers=2)
     with pytest.raises(InvalidOptionError, match="workers"):
         make_searcher(ConnectFour(), BUDGET, workers=0)
 
 
-@pytest.mark.parametrize("game", [ConnectFour(), MNK(3, 3, 3)], ids=["kernel", "python"])
+@pytest.mark.parametrize(
+    "game",
+    [ConnectFour(), MNK(3, 3, 3), UltimateTicTacToe(), Othello(6), Nim((3, 4, 5)), Pig()],
+    ids=["c4-kernel", "mnk-kernel", "uttt-kernel", "othello-kernel", "nim-kernel", "python"],
+)
 def test_every_searcher_keeps_the_protocol(game: object) -> None:
     """Search, keep the table, reset it; same seed, same result."""
     searchers = [make_searcher(game, BUDGET, seed=7), make_searcher(game, BUDGET, seed=7)]  # type: ignore[arg-type]

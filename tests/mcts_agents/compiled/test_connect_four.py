@@ -14,7 +14,7 @@ from benchmarks.c4_solver import state_after
 from mcts_agents import Budget, InvalidOptionError, MCTSAgent, SearchConfig, make_searcher
 from mcts_agents.compiled import connect_four_kernel as kernel
 from mcts_agents.compiled.connect_four import CompiledConnectFour
-from mcts_agents.envs import connect_four_v0, tic_tac_toe_v0
+from mcts_agents.envs import connect_four_v0, pig_v0
 from mcts_agents.envs.games.connect_four import ConnectFour
 from tests.envs.test_connect_four import brute_force_threats, brute_force_won
 
@@ -150,9 +150,9 @@ def test_reroot_keeps_exactly_the_reachable_positions() -> None:
 
 # --------------------------------------------------------------------------- options and errors
 def test_backend_numba_names_what_it_cannot_do() -> None:
-    env = tic_tac_toe_v0.raw_env()
-    env.reset()
-    with pytest.raises(InvalidOptionError, match="no compiled kernel for MNK"):
+    env = pig_v0.raw_env()
+    env.reset(seed=0)
+    with pytest.raises(InvalidOptionError, match="no compiled kernel for Pig"):
         MCTSAgent(iterations=10, backend="numba").search(env)
     env = connect_four_v0.raw_env()
     env.reset()
@@ -171,6 +171,6 @@ def test_auto_runs_the_kernel_where_it_can_and_python_elsewhere() -> None:
     assert MCTSAgent(iterations=50).search(env).extra["backend"] == "numba"
     assert MCTSAgent(iterations=50, selection="puct").search(env).extra["backend"] == "python"
     assert MCTSAgent(iterations=50, backend="python").search(env).extra["backend"] == "python"
-    env = tic_tac_toe_v0.raw_env()
-    env.reset()
+    env = pig_v0.raw_env()
+    env.reset(seed=0)
     assert MCTSAgent(iterations=50).search(env).extra["backend"] == "python"

@@ -13,6 +13,7 @@ from mcts_agents.envs.games.othello import TERMINAL, Othello, _kernels
 
 pytest.importorskip("numba")
 
+from mcts_agents.compiled import othello as compiled
 from mcts_agents.compiled.othello import othello_playout
 from tests.mcts_agents.compiled.playouts import assert_same_outcomes
 
@@ -34,20 +35,19 @@ def random_states(game: Othello, count: int, seed: int) -> list[Any]:
 
 @pytest.mark.parametrize("size", [4, 6, 8])
 def test_compiled_move_and_flip_generators_are_the_cores(size: int) -> None:
-    """The rules core's generators built with uint64 words and compiled agree with the Python
-    ones on every legal move of 200 positions."""
-    from numba import njit
-
+    """The rules core's generators compiled for uint64 words agree with the Python ones on
+    every legal move of 200 positions."""
     game = Othello(size)
     moves, flips = _kernels(size)
-    fast_moves, fast_flips = (njit(f) for f in _kernels(size, np.uint64))
+    p = compiled.params(game)
     for own, other, _, _ in random_states(game, 200, seed=size):
         legal = moves(own, other)
-        assert int(fast_moves(np.uint64(own), np.uint64(other))) == legal
+        assert int(compiled._gen_moves(p, np.uint64(own), np.uint64(other))) == legal
         bits = [1 << b for b in range(size * size) if legal >> b & 1]
         for move in bits:
             expected = flips(own, other, move)
-            assert int(fast_flips(np.uint64(own), np.uint64(other), np.uint64(move))) == expected
+            got = compiled._gen_flips(p, np.uint64(own), np.uint64(other), np.uint64(move))
+            assert int(got) == expected
 
 
 @pytest.mark.parametrize("size", [4, 6, 8])
@@ -77,12 +77,14 @@ def test_returns_and_refusals() -> None:
     assert "playouts" not in result.extra
 
 
-def test_the_search_uses_them_and_stays_seeded() -> None:
+def test_the_python_search_uses_them_and_stays_seeded() -> None:
+    """Where the kernel cannot run (UCB1-Tuned here), the Python search gets the playouts."""
     game = Othello()
     state = random_states(game, 1, seed=4)[0]
     budget = Budget(iterations=300)
-    first = make_searcher(game, budget, SearchConfig(), seed=2).search(game, state)
-    again = make_searcher(game, budget, SearchConfig(), seed=2).search(game, state)
+    tuned = SearchConfig(selection="ucb1_tuned")
+    first = make_searcher(game, budget, tuned, seed=2).search(game, state)
+    again = make_searcher(game, budget, tuned, seed=2).search(game, state)
     assert first.extra.get("playouts") == "numba"
     assert first.children == again.children
     plain = make_searcher(game, budget, SearchConfig(backend="python"), seed=2)

@@ -1,0 +1,69 @@
+"""Small ``@njit`` helpers every compiled kernel and rule set shares.
+
+The kernels' random numbers come from xorshift64* over a one-element ``uint64`` array (the
+generator's state, seeded by the Python side from the search's own generator); positions are
+words of ``int64`` (an unsigned 64-bit board is stored bit for bit as a signed word).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: A solver value or terminal value that is not known (values are -1, 0, 1).
+UNKNOWN = 2
+
+
+@njit(cache=True)
+def random01(rng: np.ndarray) -> float:
+    """xorshift64*: the next float in [0, 1) from the uint64 state ``rng[0]`` (never 0)."""
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    return float((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def popcount(x: int) -> int:
+    """Set bits of an int64 word, the sign bit included (SWAR on the unsigned bits)."""
+    y = np.uint64(x)
+    y = y - ((y >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    y = (y & np.uint64(0x3333333333333333)) + ((y >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    y = (y + (y >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((y * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True)
+def pick_bit(bits: int, rng: np.ndarray) -> int:
+    """A uniformly random set bit of the non-zero int64 ``bits``, as a one-bit mask."""
+    k = int(random01(rng) * popcount(bits))
+    while k:
+        bits &= bits - 1
+        k -= 1
+    return bits & -bits
+
+
+@njit(cache=True)
+def bit_index(bit: int) -> int:
+    """The index of the one set bit of ``bit`` (the sign bit is 63)."""
+    return popcount(bit - 1) if bit != np.int64(-9223372036854775808) else 63
+
+
+@njit(cache=True)
+def same_words(a: np.ndarray, b: np.ndarray, n: int) -> bool:
+    """Whether the first ``n`` words of ``a`` and ``b`` are equal."""
+    for i in range(n):  # noqa: SIM110 (a loop numba compiles to a plain comparison)
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def covers(a: np.ndarray, b: np.ndarray, n: int) -> bool:
+    """Whether each of the first ``n`` words of ``a`` has every bit of ``b``'s."""
+    for i in range(n):  # noqa: SIM110
+        if a[i] & b[i] != b[i]:
+            return False
+    return True

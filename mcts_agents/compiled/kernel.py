@@ -1,0 +1,343 @@
+"""One compiled MCTS for every game with compiled rules (numba): the node table and the search.
+
+The search is the one of ``MCTS`` restricted to UCB1 with classic first-play urgency (every
+child once before any twice), random expansion order, the rules' playouts and MCTS-Solver
+through transpositions. A game plugs in through ``games`` (its id ``g`` and parameter words
+``p``): legal moves, the next position and its terminal value, the player to move, a playout,
+and a reachability test for tree reuse. ``search.CompiledSearch`` is the Python side (budgets,
+growth, reuse, the result).
+
+A position is a row of ``W`` int64 words (the rules' layout) and is its own transposition key.
+Values are for the player to move at a node; an edge holds the sum of its mover's values, and a
+value changes sign between a node and its parent only where the player to move changes (two
+stones per turn, or a pass, keep or change the mover as the rules say).
+
+Node columns (``nd``, indexed by node id; a node's legal moves are the ``nact`` edges from
+``first``):
+    states: the position (``[nodes, W]``).
+    visits: simulations through the node.
+    proven: solver value for the player to move (-1, 0, 1) or ``UNKNOWN``.
+    term: value of a terminal position for the player to move, or ``UNKNOWN``.
+    player: the player to move.
+    first, nact, nexp: first edge (-1 until first selected), legal moves, expanded.
+Edge columns (``ed``): action, child id, visits, sum of the mover's values.
+``meta`` holds the nodes and edges in use and the summed depth of the simulations' paths;
+``slots`` is an open-addressing hash table of node ids (-1 empty, a power of two, at most half
+full). Row sizes: ``8 W + 19`` bytes a node, 22 an edge, 8 a node in ``slots``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mcts_agents.compiled import games
+from mcts_agents.compiled.common import UNKNOWN, random01
+
+DONE, ROOT_PROVEN, GROW_NODES, GROW_EDGES, TABLE_FULL = 0, 1, 2, 3, 4
+#: Scratch words a playout may use (``games.BUFFER``).
+BUFFER = games.BUFFER
+
+_SEED = np.uint64(0x243F6A8885A308D3)
+_MUL = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True)
+def _slot(slots: np.ndarray, states: np.ndarray, s: np.ndarray) -> int:
+    """The hash slot of position ``s``: the one holding it, or the empty one it would take."""
+    h = _SEED
+    for i in range(s.shape[0]):
+        h = (h ^ np.uint64(s[i])) * _MUL
+        h ^= h >> np.uint64(29)
+    size_mask = len(slots) - 1
+    i = np.int64(h & np.uint64(size_mask))
+    while True:
+        nid = slots[i]
+        if nid < 0:
+            return i
+        row = states[nid]
+        same = True
+        for w in range(s.shape[0]):
+            if row[w] != s[w]:
+                same = False
+                break
+        if same:
+            return i
+        i = (i + 1) & size_mask
+
+
+@njit(cache=True)
+def rehash(slots: np.ndarray, states: np.ndarray, n: int) -> None:
+    """Fill the (new, bigger) ``slots`` with nodes ``0..n-1``."""
+    slots[:] = -1
+    for nid in range(n):
+        slots[_slot(slots, states, states[nid])] = nid
+
+
+@njit(cache=True)
+def find(slots: np.ndarray, states: np.ndarray, s: np.ndarray) -> int:
+    """The id of the node of position ``s``, or -1."""
+    return slots[_slot(slots, states, s)]
+
+
+@njit(cache=True)
+def add_node(
+    nd: tuple, slots: np.ndarray, meta: np.ndarray, s: np.ndarray, term: int, player: int,
+    solver: bool,
+) -> int:  # fmt: skip
+    """Store a new node (the caller checked capacity); return its id."""
+    states, visits, proven, terms, players, first, nact, nexp = nd
+    nid = meta[0]
+    meta[0] = nid + 1
+    states[nid, :] = s
+    visits[nid] = 0
+    terms[nid] = term
+    proven[nid] = term if solver else UNKNOWN
+    players[nid] = player
+    first[nid] = -1
+    nact[nid] = 0
+    nexp[nid] = 0
+    slots[_slot(slots, states, s)] = nid
+    return nid
+
+
+@njit(cache=True)
+def _try_prove(nd: tuple, ed: tuple, node: int) -> bool:
+    """Prove ``node`` from its children: a proven win for its mover, or all children proven."""
+    proven, players, first_col, nact, nexp = nd[2], nd[4], nd[5], nd[6], nd[7]
+    ed_child = ed[1]
+    first = first_col[node]
+    if first < 0:
+        return False
+    complete = nexp[node] == nact[node]
+    best = -2
+    for e in range(first, first + nexp[node]):
+        child = ed_child[e]
+        value = proven[child]
+        if value == UNKNOWN:
+            complete = False
+            continue
+        if players[child] != players[node]:
+            value = -value
+        if value >= 1:
+            proven[node] = 1
+            return True
+        best = max(best, value)
+    if complete and best > -2:
+        proven[node] = best
+        return True
+    return False
+
+
+@njit(cache=True)
+def run(
+    g: int, p: np.ndarray, nd: tuple, ed: tuple, slots: np.ndarray, meta: np.ndarray,
+    rng: np.ndarray, root: int, iterations: int, c: float, solver: bool, decisive: bool,
+    max_nodes: int, stop_when_full: bool, max_actions: int, max_depth: int,
+) -> tuple:  # fmt: skip
+    """Run up to ``iterations`` simulations from ``root``; return ``(done, status)``.
+
+    ``status`` is ``DONE``, ``ROOT_PROVEN``, ``GROW_NODES``/``GROW_EDGES`` (the caller grows the
+    arrays and calls again) or ``TABLE_FULL`` (``max_nodes`` nodes stored and
+    ``stop_when_full``; otherwise a full table only stops growth, as in ``MCTS``).
+    ``max_actions`` bounds the legal moves of a position, ``max_depth`` the moves of a game.
+    """
+    states, nd_visits, nd_proven, nd_term, nd_player, nd_first, nd_nact, nd_nexp = nd
+    ed_action, ed_child, ed_visits, ed_value = ed
+    path_nodes = np.empty(max_depth + 1, np.int64)
+    path_edges = np.empty(max_depth + 1, np.int64)
+    actions = np.empty(max_actions, np.int64)
+    after = np.empty(states.shape[1], np.int64)
+    buf = np.empty(BUFFER, np.int64)
+    headroom = max_actions * (max_depth + 1)  # edges one simulation may open
+    done = 0
+    while done < iterations:
+        if nd_proven[root] != UNKNOWN:
+            return done, ROOT_PROVEN
+        if meta[0] >= len(nd_visits) and meta[0] < max_nodes:
+            return done, GROW_NODES
+        if meta[1] + headroom > len(ed_child):
+            return done, GROW_EDGES
+        if stop_when_full and meta[0] >= max_nodes:
+            return done, TABLE_FULL
+        node = root
+        depth = 0
+        while True:
+            if nd_proven[node] != UNKNOWN:
+                value = float(nd_proven[node])
+                break
+            if nd_term[node] != UNKNOWN:
+                value = float(nd_term[node])
+                break
+            first = nd_first[node]
+            if first < 0:  # first selection: the legal moves become edges
+                first = meta[1]
+                n = games.legal(g, p, states[node], actions)
+                for i in range(n):
+                    ed_action[first + i] = actions[i]
+                    ed_child[first + i] = -1
+                    ed_visits[first + i] = 0
+                    ed_value[first + i] = 0.0
+                meta[1] = first + n
+                nd_first[node] = first
+                nd_nact[node] = n
+            k = nd_nexp[node]
+            nact = nd_nact[node]
+            if k < nact:  # expand a random untried move
+                e = first + k
+                j = e + int(random01(rng) * (nact - k))
+                action = ed_action[j]
+                ed_action[j] = ed_action[e]
+                ed_action[e] = action
+                term = games.play(g, p, states[node], action, after)
+                child = find(slots, states, after)
+                if child < 0:
+                    player = games.to_play(g, p, after)
+                    if meta[0] >= max_nodes:  # table full: evaluate without storing
+                        if term != UNKNOWN:
+                            value = float(term)
+                        else:
+                            value = games.playout(g, p, after, buf, decisive, rng)
+                        if player != nd_player[node]:
+                            value = -value
+                        break
+                    child = add_node(nd, slots, meta, after, term, player, solver)
+                    ed_child[e] = child
+                    nd_nexp[node] = k + 1
+                    path_nodes[depth] = node
+                    path_edges[depth] = e
+                    depth += 1
+                    node = child
+                    if term != UNKNOWN:
+                        value = float(term)
+                    else:
+                        value = games.playout(g, p, after, buf, decisive, rng)
+                    break
+                ed_child[e] = child  # a transposition: keep descending
+                nd_nexp[node] = k + 1
+                path_nodes[depth] = node
+                path_edges[depth] = e
+                depth += 1
+                node = child
+                continue
+            visits = nd_visits[node]
+            explore = c * np.sqrt(np.log(visits)) if visits > 1 else 0.0
+            best = -1
+            best_score = -np.inf
+            for e in range(first, first + nact):
+                if nd_proven[ed_child[e]] != UNKNOWN:
+                    continue
+                n = ed_visits[e]
+                score = ed_value[e] / n + explore / np.sqrt(n)
+                if score > best_score:
+                    best = e
+                    best_score = score
+            if best < 0:  # every child proven: so is this node
+                _try_prove(nd, ed, node)
+                value = float(nd_proven[node])
+                break
+            path_nodes[depth] = node
+            path_edges[depth] = best
+            depth += 1
+            node = ed_child[best]
+        # back up: ``value`` is for the player to move at ``node``
+        nd_visits[node] += 1
+        below = nd_player[node]
+        for i in range(depth - 1, -1, -1):
+            parent = path_nodes[i]
+            e = path_edges[i]
+            if nd_player[parent] != below:
+                value = -value
+                below = nd_player[parent]
+            nd_visits[parent] += 1
+            ed_visits[e] += 1
+            ed_value[e] += value
+        if solver and nd_proven[node] != UNKNOWN:
+            for i in range(depth - 1, -1, -1):
+                parent = path_nodes[i]
+                if nd_proven[parent] != UNKNOWN or not _try_prove(nd, ed, parent):
+                    break
+        meta[2] += depth
+        done += 1
+    return done, DONE
+
+
+@njit(cache=True)
+def reroot(
+    g: int, p: np.ndarray, nd: tuple, ed: tuple, slots: np.ndarray, meta: np.ndarray,
+    root_state: np.ndarray,
+) -> None:  # fmt: skip
+    """Keep only the nodes that can still occur after ``root_state``, in place.
+
+    A node is kept if the rules say it may follow the root (``games.reachable``), and so is
+    every child of a kept node (the rules' tests are closed under moves; this makes sure no
+    edge ever dangles). Kept nodes and their edge blocks slide down (ids only decrease, so
+    copying in increasing order never overwrites a row still to be read); ``meta`` gets the
+    new counts and ``slots`` is rebuilt. Working in place touches no fresh memory.
+    """
+    states, nd_visits, nd_proven, nd_term, nd_player, nd_first, nd_nact, nd_nexp = nd
+    ed_action, ed_child, ed_visits, ed_value = ed
+    n = meta[0]
+    keep = np.zeros(n, np.bool_)
+    stack = np.empty(n, np.int64)
+    top = 0
+    for nid in range(n):
+        if games.reachable(g, p, root_state, states[nid]):
+            keep[nid] = True
+            stack[top] = nid
+            top += 1
+    while top:  # children of kept nodes
+        top -= 1
+        nid = stack[top]
+        first = nd_first[nid]
+        if first < 0:
+            continue
+        for e in range(first, first + nd_nexp[nid]):
+            child = ed_child[e]
+            if not keep[child]:
+                keep[child] = True
+                stack[top] = child
+                top += 1
+    remap = np.empty(n, np.int32)
+    kept = 0
+    for nid in range(n):
+        if keep[nid]:
+            remap[nid] = kept
+            kept += 1
+        else:
+            remap[nid] = -1
+    used = meta[1]
+    owner = np.full(used, -1, np.int32)  # edge blocks in pool order: owner[first edge] = node
+    for nid in range(n):
+        if nd_first[nid] >= 0 and nd_nact[nid] > 0:
+            owner[nd_first[nid]] = nid
+    write = 0
+    e = 0
+    while e < used:
+        nid = owner[e]
+        size = nd_nact[nid]
+        if remap[nid] >= 0:
+            nd_first[nid] = write
+            for k in range(size):
+                ed_action[write + k] = ed_action[e + k]
+                child = ed_child[e + k]
+                ed_child[write + k] = remap[child] if child >= 0 else -1
+                ed_visits[write + k] = ed_visits[e + k]
+                ed_value[write + k] = ed_value[e + k]
+            write += size
+        e += size
+    for nid in range(n):
+        new = remap[nid]
+        if new < 0:
+            continue
+        states[new, :] = states[nid, :]
+        nd_visits[new] = nd_visits[nid]
+        nd_proven[new] = nd_proven[nid]
+        nd_term[new] = nd_term[nid]
+        nd_player[new] = nd_player[nid]
+        nd_first[new] = nd_first[nid]
+        nd_nact[new] = nd_nact[nid]
+        nd_nexp[new] = nd_nexp[nid]
+    meta[0] = kept
+    meta[1] = write
+    rehash(slots, states, kept)

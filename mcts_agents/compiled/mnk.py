@@ -1,0 +1,204 @@
+"""m,n,k rules compiled (numba) for the kernel: two players, one or two stones per turn.
+
+A position is the core's state ``(stones_0, stones_1, count, status)`` in ``2 Q + 2`` int64
+words: each player's board split into ``Q = ceil(m n / 64)`` words of 64 bits (bit ``cell &
+63`` of word ``cell >> 6``), then the stone count and the status (0 running, ``p + 1`` player
+``p`` won, 3 draw). Boards of up to 256 cells (Gomoku 15x15 is 225). Parameter words ``p``:
+``(m, n, k, cells, stones_per_turn, first_win, Q)``.
+
+A win is checked through the stone just placed, counting the player's stones along the four
+lines through it (``k`` or more wins, as in the core). The playout places uniformly random
+stones on empty cells; the decisive playout first completes a line of the player to move if
+one stone can, else blocks the opponent's only one-stone win (two such cells lose).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from mcts_agents.compiled.common import UNKNOWN, covers, random01, same_words
+from mcts_agents.envs.games.mnk import MNK
+
+#: The most cells a board may have in the kernel (four words a player).
+MAX_CELLS = 256
+_WORD = (1 << 64) - 1
+
+
+def words_per_player(game: MNK) -> int:
+    return -(-(game.m * game.n) // 64)
+
+
+def params(game: MNK) -> np.ndarray:
+    q = words_per_player(game)
+    cells = game.m * game.n
+    values = (game.m, game.n, game.k, cells, game.stones_per_turn, game._first_win, q)
+    return np.array(values, np.int64)
+
+
+def _signed(w: int) -> int:
+    return w - (1 << 64) if w >= 1 << 63 else w
+
+
+def encode(game: MNK, state: Any) -> list[int]:
+    q = words_per_player(game)
+    out = []
+    for board in state[:2]:
+        out += [_signed((board >> (64 * i)) & _WORD) for i in range(q)]
+    return [*out, state[2], state[3]]
+
+
+def decode(game: MNK, words: Any) -> tuple[int, ...]:
+    q = words_per_player(game)
+    values = [int(w) for w in words]
+    boards = tuple(sum((values[b * q + i] & _WORD) << (64 * i) for i in range(q)) for b in range(2))
+    return (*boards, values[2 * q], values[2 * q + 1])
+
+
+@njit(cache=True)
+def _mover(p: np.ndarray, count: int) -> int:
+    return count % 2 if p[4] == 1 else (count + 1) // 2 % 2
+
+
+@njit(cache=True)
+def _has(s: np.ndarray, base: int, cell: int) -> bool:
+    return (s[base + (cell >> 6)] >> (cell & 63)) & 1 == 1
+
+
+@njit(cache=True)
+def _empty(s: np.ndarray, q: int, cell: int) -> bool:
+    word = cell >> 6
+    return ((s[word] | s[q + word]) >> (cell & 63)) & 1 == 0
+
+
+@njit(cache=True)
+def _line(p: np.ndarray, s: np.ndarray, base: int, cell: int) -> bool:
+    """Whether the stones at ``s[base:]`` (holding ``cell``) have ``k`` in a row through it."""
+    m, n, k = p[0], p[1], p[2]
+    r0, c0 = cell // n, cell % n
+    for d in range(4):
+        dr, dc = (0, 1) if d == 0 else ((1, 0) if d == 1 else ((1, 1) if d == 2 else (1, -1)))
+        count = 1
+        r, c = r0 + dr, c0 + dc
+        while count < k and 0 <= r < m and 0 <= c < n and _has(s, base, r * n + c):
+            count += 1
+            r += dr
+            c += dc
+        r, c = r0 - dr, c0 - dc
+        while count < k and 0 <= r < m and 0 <= c < n and _has(s, base, r * n + c):
+            count += 1
+            r -= dr
+            c -= dc
+        if count >= k:
+            return True
+    return False
+
+
+@njit(cache=True)
+def legal(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> int:
+    q = p[6]
+    n = 0
+    for cell in range(p[3]):
+        if _empty(s, q, cell):
+            out[n] = cell
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _place(p: np.ndarray, t: np.ndarray, cell: int) -> int:
+    """Place the mover's stone on ``cell`` of ``t`` in place; the new status."""
+    q = p[6]
+    count = t[2 * q]
+    player = _mover(p, count)
+    base = player * q
+    t[base + (cell >> 6)] |= np.int64(1) << (cell & 63)
+    count += 1
+    t[2 * q] = count
+    if count >= p[5] and _line(p, t, base, cell):
+        status = player + 1
+    elif count == p[3]:
+        status = 3
+    else:
+        status = 0
+    t[2 * q + 1] = status
+    return status
+
+
+@njit(cache=True)
+def play(p: np.ndarray, s: np.ndarray, action: int, t: np.ndarray) -> int:
+    t[:] = s
+    status = _place(p, t, action)
+    if status == 0:
+        return UNKNOWN
+    if status == 3:
+        return 0
+    return 1 if _mover(p, t[2 * p[6]]) == status - 1 else -1
+
+
+@njit(cache=True)
+def to_play(p: np.ndarray, s: np.ndarray) -> int:
+    return _mover(p, s[2 * p[6]])
+
+
+@njit(cache=True)
+def _wins_at(p: np.ndarray, t: np.ndarray, base: int, cell: int) -> bool:
+    """Whether a stone of the player at ``t[base:]`` on the empty ``cell`` makes a line."""
+    word = base + (cell >> 6)
+    bit = np.int64(1) << (cell & 63)
+    t[word] |= bit
+    won = _line(p, t, base, cell)
+    t[word] ^= bit
+    return won
+
+
+@njit(cache=True)
+def playout(
+    p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
+) -> float:
+    """Play from ``s`` (not terminal) to the end: +1, 0 or -1 for the player to move at ``s``."""
+    q = p[6]
+    words = 2 * q + 2
+    t = buf[:words]
+    t[:] = s
+    empty = buf[words:]
+    count = 0
+    for cell in range(p[3]):
+        if _empty(s, q, cell):
+            empty[count] = cell
+            count += 1
+    start = _mover(p, s[2 * q])
+    while True:
+        player = _mover(p, t[2 * q])
+        i = -1
+        if decisive and t[2 * q] + 2 >= p[5]:
+            for j in range(count):
+                if _wins_at(p, t, player * q, empty[j]):
+                    return 1.0 if player == start else -1.0
+            threats = 0
+            for j in range(count):
+                if _wins_at(p, t, (1 - player) * q, empty[j]):
+                    threats += 1
+                    i = j
+            if threats > 1 and p[4] == 1:
+                return -1.0 if player == start else 1.0
+        if i < 0:
+            i = int(random01(rng) * count)
+        cell = empty[i]
+        count -= 1
+        empty[i] = empty[count]
+        status = _place(p, t, cell)
+        if status == 3:
+            return 0.0
+        if status:
+            return 1.0 if status - 1 == start else -1.0
+
+
+@njit(cache=True)
+def reachable(p: np.ndarray, root: np.ndarray, s: np.ndarray) -> bool:
+    q = p[6]
+    if root[2 * q + 1] != 0:
+        return same_words(s, root, 2 * q + 2)
+    return s[2 * q] >= root[2 * q] and covers(s, root, 2 * q)

@@ -1,0 +1,172 @@
+"""Ultimate tic-tac-toe rules compiled (numba) for the kernel.
+
+A position is the core's state ``(stones_0, stones_1, won_0, won_1, closed, forced, ply,
+status)`` in ten int64 words: each player's 81-bit board split at bit 63 (small boards 0-6 in
+the first word, 7-8 in the second: action ``a`` is bit ``a`` of the first or bit ``a - 63``
+of the second), then the other six fields. The test for a tic-tac-toe line in a 9-bit mask is
+the core's table (``ultimate_tic_tac_toe._HAS_LINE``, passed in as ``lines``: one source).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from mcts_agents.compiled.common import UNKNOWN, covers, popcount, random01, same_words
+from mcts_agents.envs.games import ultimate_tic_tac_toe as core
+
+WORDS = 10
+#: Word indices of the fields after the stones.
+WON, CLOSED, FORCED, PLY, STATUS = 4, 6, 7, 8, 9
+_LOW = (1 << 63) - 1
+ALL9 = 0x1FF
+
+
+def params(game: core.UltimateTicTacToe) -> np.ndarray:
+    """The core's line table, one word per 9-bit mask."""
+    return np.array(core._HAS_LINE, np.int64)
+
+
+def encode(state: Any) -> list[int]:
+    b0, b1, *rest = state
+    return [b0 & _LOW, b0 >> 63, b1 & _LOW, b1 >> 63, *rest]
+
+
+def decode(words: Any) -> tuple[int, ...]:
+    w = [int(x) for x in words]
+    return (w[0] | w[1] << 63, w[2] | w[3] << 63, *w[4:])
+
+
+@njit(cache=True)
+def _board(s: np.ndarray, first: int, board: int) -> int:
+    """The 9-bit mask of small board ``board`` in the 81-bit board at ``s[first:first + 2]``."""
+    if board < 7:
+        return (s[first] >> (9 * board)) & ALL9
+    return (s[first + 1] >> (9 * board - 63)) & ALL9
+
+
+@njit(cache=True)
+def _occupied(s: np.ndarray, board: int) -> int:
+    return _board(s, 0, board) | _board(s, 2, board)
+
+
+@njit(cache=True)
+def legal(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> int:
+    n = 0
+    forced = s[FORCED]
+    for board in range(9):
+        if (forced >= 0 and board != forced) or (forced < 0 and (s[CLOSED] >> board) & 1):
+            continue
+        free = ~_occupied(s, board) & ALL9
+        for cell in range(9):
+            if (free >> cell) & 1:
+                out[n] = 9 * board + cell
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def _place(p: np.ndarray, t: np.ndarray, action: int) -> int:
+    """The mover's stone on ``action`` in ``t``, in place (the core's ``next_state``); the
+    new status (0 running, 1 or 2 that player won, 3 draw)."""
+    board = action // 9
+    cell = action % 9
+    player = t[PLY] & 1
+    first = 2 * player
+    if action < 63:
+        t[first] |= np.int64(1) << action
+    else:
+        t[first + 1] |= np.int64(1) << (action - 63)
+    status = 0
+    if p[_board(t, first, board)]:
+        t[WON + player] |= 1 << board
+        t[CLOSED] |= 1 << board
+        if p[t[WON + player]]:
+            status = 1 + player
+    if _occupied(t, board) == ALL9:
+        t[CLOSED] |= 1 << board
+    if status == 0 and t[CLOSED] == ALL9:
+        status = 3
+    t[FORCED] = -1 if status or (t[CLOSED] >> cell) & 1 else cell
+    t[PLY] += 1
+    t[STATUS] = status
+    return status
+
+
+@njit(cache=True)
+def play(p: np.ndarray, s: np.ndarray, action: int, t: np.ndarray) -> int:
+    t[:] = s
+    status = _place(p, t, action)
+    if status == 0:
+        return UNKNOWN
+    if status == 3:
+        return 0
+    return 1 if t[PLY] & 1 == status - 1 else -1
+
+
+@njit(cache=True)
+def to_play(p: np.ndarray, s: np.ndarray) -> int:
+    return s[PLY] & 1
+
+
+@njit(cache=True)
+def playout(
+    p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
+) -> float:
+    """Uniformly random moves from ``s`` (not terminal) to the end (the core's ``rollout``):
+    +1, 0 or -1 for the player to move at ``s``."""
+    t = buf[:WORDS]
+    t[:] = s
+    actions = buf[WORDS:]
+    start = s[PLY] & 1
+    while True:
+        n = legal(p, t, actions)
+        status = _place(p, t, actions[int(random01(rng) * n)])
+        if status == 3:
+            return 0.0
+        if status:
+            return 1.0 if status - 1 == start else -1.0
+
+
+@njit(cache=True)
+def reachable(p: np.ndarray, root: np.ndarray, s: np.ndarray) -> bool:
+    """The core's ``is_reachable(root, s)``."""
+    if s[PLY] < root[PLY]:
+        return False
+    if root[STATUS] or s[PLY] == root[PLY]:
+        return same_words(s, root, WORDS)
+    if not covers(s, root, CLOSED + 1):
+        return False
+    closed_low = 0
+    closed_high = 0
+    for board in range(9):
+        if (root[CLOSED] >> board) & 1:
+            if board < 7:
+                closed_low |= ALL9 << (9 * board)
+            else:
+                closed_high |= ALL9 << (9 * board - 63)
+    new0 = (s[0] ^ root[0], s[1] ^ root[1])
+    new1 = (s[2] ^ root[2], s[3] ^ root[3])
+    if (new0[0] | new1[0]) & closed_low or (new0[1] | new1[1]) & closed_high:
+        return False
+    moves = s[PLY] - root[PLY]
+    mover_moves = (moves + 1) // 2
+    count0 = popcount(new0[0]) + popcount(new0[1])
+    count1 = popcount(new1[0]) + popcount(new1[1])
+    if root[PLY] & 1:
+        count0, count1 = count1, count0
+    if count0 != mover_moves or count1 != moves - mover_moves:
+        return False
+    if moves == 1:
+        low, high = new0[0] | new1[0], new0[1] | new1[1]
+        action = popcount(low - 1) if low else 63 + popcount(high - 1)
+        board = action // 9
+        forced = root[FORCED]
+        if (forced >= 0 and board != forced) or (forced < 0 and (root[CLOSED] >> board) & 1):
+            return False
+        t = root.copy()
+        _place(p, t, action)
+        return same_words(s, t, WORDS)
+    return True
