@@ -2,7 +2,8 @@
 
 Run from the repository root::
 
-    python -m benchmarks.matches [--game connect_four,othello] [--time 0.1,0.25,1]
+    python -m benchmarks.matches [--game connect_four,othello,tic_tac_toe,ultimate_tic_tac_toe]
+        [--time 0.1,0.25,1]
         [--games 200] [--workers 1] [--opening-plies 2] [--seed 0] [--json PATH] [key=value ...]
 
 For each game and each time per move ``t``:
@@ -20,9 +21,12 @@ Games come in pairs with the seats swapped: game ``2p`` has ours first, game ``2
 second. Both games of a pair start with the same ``--opening-plies`` uniformly random moves
 (seeded by the pair), so that the pairs differ from one another while each pair is fair to
 both sides; the bots choose every move after that. Every game is seeded (``--seed`` + index).
-Actions: our Connect Four and Othello envs use OpenSpiel's action numbers (column; square
-``row * 8 + col`` and 64 for a pass), so the mapping is the identity; it is checked every move
-by comparing the two legal action lists.
+Actions: our Connect Four, Othello and tic-tac-toe envs use OpenSpiel's action numbers
+(column; square ``row * 8 + col`` and 64 for a pass; cell), so the mapping is the identity.
+OpenSpiel's ultimate tic-tac-toe splits a move with a free choice of board into two actions
+(board, then cell) where ours is one (``9 board + cell``): the C++ bot then makes two searches
+of half the time each, so that a move costs both sides the same. The legal moves are compared
+every move.
 
 The time each side actually spent per move is measured around ``agent.act(env)`` and
 ``bot.mcts_search(state)`` (plus picking its best child) and reported, with the simulations per
@@ -63,7 +67,7 @@ from benchmarks._common import (
     write_json,
 )
 from mcts_agents import MCTSAgent, compiled
-from mcts_agents.envs import connect_four_v0, othello_v0
+from mcts_agents.envs import connect_four_v0, othello_v0, tic_tac_toe_v0, ultimate_tic_tac_toe_v0
 from mcts_agents.ratings import elo_from_rate, wilson_interval
 
 UCT_C = 2.0  # OpenSpiel's exploration constant (its returns are in [-1, 1])
@@ -73,34 +77,69 @@ CPP_MAX_MEMORY_MB = 8000  # far above a 1 s search (~10^5 nodes of ~100 bytes)
 
 @dataclass(frozen=True)
 class MatchGame:
-    """A game playable by both sides: our env factory and OpenSpiel's game name."""
+    """A game playable by both sides: our env factory and OpenSpiel's game name.
+
+    ``two_phase``: OpenSpiel's ultimate tic-tac-toe splits a move with a free choice of board
+    into two actions (choose the board, then the cell); ours is one action ``9 board + cell``.
+    """
 
     label: str
     make_env: Callable[[], Any]
     openspiel_name: str
+    two_phase: bool = False
 
 
 GAMES: dict[str, MatchGame] = {
     "connect_four": MatchGame("Connect Four", connect_four_v0.env, "connect_four"),
     "othello": MatchGame("Othello 8x8", othello_v0.env, "othello"),
+    "tic_tac_toe": MatchGame("Tic-tac-toe", tic_tac_toe_v0.env, "tic_tac_toe"),
+    "ultimate_tic_tac_toe": MatchGame(
+        "Ultimate tic-tac-toe", ultimate_tic_tac_toe_v0.env, "ultimate_tic_tac_toe", True
+    ),
 }
 
 
 # ---------------------------------------------------------------------------- action mapping
-def to_spiel(action: int) -> int:
-    """Our action -> OpenSpiel's (identity for Connect Four and Othello; see the docstring)."""
-    return action
+def choosing_board(state: Any) -> bool:
+    """Whether OpenSpiel's ultimate tic-tac-toe mover must first choose a board."""
+    return bool(state.action_to_string(state.legal_actions()[0]).startswith("Choose local"))
 
 
-def from_spiel(action: int) -> int:
-    """OpenSpiel's action -> ours."""
-    return action
+def forced_board(state: Any) -> int:
+    """The board OpenSpiel's ultimate tic-tac-toe mover is sent to ("Local board 4: ...")."""
+    return int(state.action_to_string(state.legal_actions()[0]).split(":")[0].split()[-1])
 
 
-def check_same_position(raw: Any, spiel_state: Any) -> None:
+def legal_ours(spec: MatchGame, state: Any) -> list[int]:
+    """OpenSpiel's legal moves as our actions (identity but for ultimate tic-tac-toe)."""
+    if not spec.two_phase:
+        return sorted(state.legal_actions())
+    if not choosing_board(state):
+        board = forced_board(state)
+        return sorted(9 * board + cell for cell in state.legal_actions())
+    moves = []
+    for board in state.legal_actions():
+        child = state.clone()
+        child.apply_action(board)
+        moves += [9 * board + cell for cell in child.legal_actions()]
+    return sorted(moves)
+
+
+def apply_ours(spec: MatchGame, state: Any, action: int) -> None:
+    """Play our action in OpenSpiel's state (one action, or board then cell)."""
+    if spec.two_phase:
+        board, cell = divmod(action, 9)
+        if choosing_board(state):
+            state.apply_action(board)
+        state.apply_action(cell)
+    else:
+        state.apply_action(action)
+
+
+def check_same_position(spec: MatchGame, raw: Any, spiel_state: Any) -> None:
     """Raise if our env and OpenSpiel's state disagree on the mover or the legal actions."""
     ours = sorted(raw.legal_actions())
-    theirs = sorted(from_spiel(a) for a in spiel_state.legal_actions())
+    theirs = legal_ours(spec, spiel_state)
     mover = int(raw.agent_selection.rsplit("_", 1)[1])
     if ours != theirs or mover != spiel_state.current_player():
         raise RuntimeError(
@@ -126,18 +165,52 @@ def signed(x: float | str) -> str:
 
 
 # ---------------------------------------------------------------------------- one game
-def opening(name: str, plies: int, seed: int) -> list[int]:
+def opening(game: str, plies: int, seed: int) -> list[int]:
     """``plies`` uniformly random moves from the start (stops early if the game ends)."""
+    spec = GAMES[game]
     rng = random.Random(seed)
-    state = pyspiel.load_game(name).new_initial_state()
+    state = pyspiel.load_game(spec.openspiel_name).new_initial_state()
     moves: list[int] = []
     for _ in range(plies):
         if state.is_terminal():
             break
-        action = rng.choice(sorted(state.legal_actions()))
-        state.apply_action(action)
-        moves.append(from_spiel(action))
+        action = rng.choice(legal_ours(spec, state))
+        apply_ours(spec, state, action)
+        moves.append(action)
     return moves
+
+
+def make_bot(game: Any, seed: int, t: float) -> Any:
+    """OpenSpiel's C++ ``MCTSBot`` with ``t`` seconds a search (see the docstring)."""
+    return pyspiel.MCTSBot(
+        game,
+        pyspiel.RandomRolloutEvaluator(1, seed),
+        UCT_C,
+        CPP_MAX_SIMULATIONS,
+        CPP_MAX_MEMORY_MB,
+        True,  # solve
+        seed,
+        False,  # verbose
+        pyspiel.ChildSelectionPolicy.UCT,
+        t,  # max_wall_clock_time, seconds
+    )
+
+
+def bot_move(spec: MatchGame, bots: tuple[Any, Any], state: Any) -> tuple[int, int]:
+    """The C++ bot's move as our action, and its simulations. A two-phase move (choose the
+    board, then the cell) is two searches of half the time each (``bots[1]``)."""
+    if spec.two_phase and choosing_board(state):
+        root = bots[1].mcts_search(state)
+        board = root.best_child().action
+        child = state.clone()
+        child.apply_action(board)
+        second = bots[1].mcts_search(child)
+        return 9 * board + second.best_child().action, root.explore_count + second.explore_count
+    root = bots[0].mcts_search(state)
+    action = root.best_child().action
+    if spec.two_phase:
+        action += 9 * forced_board(state)
+    return action, root.explore_count
 
 
 def play_game(task: dict[str, Any]) -> dict[str, Any]:
@@ -150,27 +223,16 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
     game = pyspiel.load_game(spec.openspiel_name)
     state = game.new_initial_state()
     agent = MCTSAgent(time_limit=t, seed=seed, **task["options"])
-    bot = pyspiel.MCTSBot(
-        game,
-        pyspiel.RandomRolloutEvaluator(1, seed),
-        UCT_C,
-        CPP_MAX_SIMULATIONS,
-        CPP_MAX_MEMORY_MB,
-        True,  # solve
-        seed,
-        False,  # verbose
-        pyspiel.ChildSelectionPolicy.UCT,
-        t,  # max_wall_clock_time, seconds
-    )
+    bots = (make_bot(game, seed, t), make_bot(game, seed, t / 2))
     sides: dict[str, dict[str, Any]] = {
         name: {"moves": 0, "time": 0.0, "sims": 0, "times": []} for name in ("ours", "cpp")
     }
     for action in task["opening"]:
-        check_same_position(raw, state)
+        check_same_position(spec, raw, state)
         env.step(action)
-        state.apply_action(to_spiel(action))
+        apply_ours(spec, state, action)
     while not state.is_terminal():
-        check_same_position(raw, state)
+        check_same_position(spec, raw, state)
         if state.current_player() == ours_seat:
             start = perf_counter()
             action = agent.act(env)
@@ -179,16 +241,15 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
             side["sims"] += agent.last_result.iterations  # type: ignore[union-attr]
         else:
             start = perf_counter()
-            root = bot.mcts_search(state)
-            action = from_spiel(root.best_child().action)
+            action, sims = bot_move(spec, bots, state)
             spent = perf_counter() - start
             side = sides["cpp"]
-            side["sims"] += root.explore_count
+            side["sims"] += sims
         side["moves"] += 1
         side["time"] += spent
         side["times"].append(round(spent, 6))
         env.step(action)
-        state.apply_action(to_spiel(action))
+        apply_ours(spec, state, action)
     returns = state.returns()
     ours_return = [env.rewards[a] for a in env.possible_agents][ours_seat]
     if ours_return != returns[ours_seat]:
@@ -201,7 +262,7 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
         "ours_seat": ours_seat,
         "opening": task["opening"],
         "result": int(returns[ours_seat]),  # +1 ours won, 0 draw, -1 ours lost
-        "plies": len(state.history()),
+        "plies": len(task["opening"]) + sides["ours"]["moves"] + sides["cpp"]["moves"],
         "sides": sides,
     }
 
@@ -221,7 +282,7 @@ def tasks_for(
                 "time": t,
                 "seed": seed + i,
                 "ours_seat": i % 2,
-                "opening": opening(GAMES[game].openspiel_name, opening_plies, seed + 7919 * pair),
+                "opening": opening(game, opening_plies, seed + 7919 * pair),
                 "options": options,
             }
         )

@@ -4,14 +4,16 @@ Run from the repository root::
 
     python -m benchmarks.search [--quick] [--repeats N] [--json PATH] [--profile]
 
-For tic-tac-toe, Connect Four and Othello, one search from the initial position by:
+For tic-tac-toe, Connect Four, Othello and ultimate tic-tac-toe, one search from the initial
+position by (OpenSpiel's ultimate tic-tac-toe starts with a choice of board, a move of its own):
 
 - ours, ``MCTSAgent(iterations=n, c=2, solver=..., playout="random", backend="python")
   .search(env)`` on our wrapped env ("agent": uniform random playouts, like OpenSpiel's), the
   same with our default decisive playouts ("agent, decisive": fewer, stronger simulations)
   and with root parallelism over 2 processes ("agent, workers=2"); where the game has a
-  compiled kernel (Connect Four) the same with ``backend="numba"``, random and decisive
-  playouts, at the C++ bot's simulation budget ("agent, numba"); and
+  compiled kernel the same with ``backend="numba"``, random and decisive
+  playouts ("agent, numba"; Connect Four has a kernel of its own, the others share
+  ``mcts_agents.compiled.kernel``); and
   ``MCTS(Budget(iterations=n), SearchConfig(c=2, solver=...)).search(game, state)`` on the
   rules core ("core"); a fresh agent / ``MCTS`` for every search, so nothing is reused;
 - OpenSpiel's Python ``open_spiel.python.algorithms.mcts.MCTSBot`` and C++ ``pyspiel.MCTSBot``,
@@ -60,7 +62,7 @@ from benchmarks._common import (
     write_json,
 )
 from mcts_agents import MCTS, Budget, MCTSAgent, SearchConfig
-from mcts_agents.envs import connect_four_v0, othello_v0, tic_tac_toe_v0
+from mcts_agents.envs import connect_four_v0, othello_v0, tic_tac_toe_v0, ultimate_tic_tac_toe_v0
 
 C = 2.0  # exploration constant, ours and OpenSpiel's (both on returns in [-1, 1])
 CPP_MAX_MEMORY_MB = 4000  # far above what these searches need: the tree is never capped
@@ -80,9 +82,18 @@ class GameSpec:
 
 
 GAMES: tuple[GameSpec, ...] = (
-    GameSpec("tic-tac-toe", tic_tac_toe_v0.env, "tic_tac_toe", 20_000, 20_000, 500_000),
+    GameSpec("tic-tac-toe", tic_tac_toe_v0.env, "tic_tac_toe", 20_000, 20_000, 500_000, 1_000_000),
     GameSpec("connect four", connect_four_v0.env, "connect_four", 20_000, 10_000, 200_000, 200_000),
-    GameSpec("othello", othello_v0.env, "othello", 3_000, 2_000, 5_000),
+    GameSpec("othello", othello_v0.env, "othello", 3_000, 2_000, 5_000, 50_000),
+    GameSpec(
+        "ultimate tic-tac-toe",
+        ultimate_tic_tac_toe_v0.env,
+        "ultimate_tic_tac_toe",
+        3_000,
+        2_000,
+        20_000,
+        100_000,
+    ),
 )
 ADAPTER_SIMS = 1_000  # our agent on PettingZoo's connect_four_v3 (see the docstring)
 

@@ -32,9 +32,16 @@ def words_per_player(game: MNK) -> int:
 
 
 def params(game: MNK) -> np.ndarray:
+    """``(m, n, k, cells, stones_per_turn, first_win, Q, W)``, then on boards of one word
+    (up to 64 cells) ``W`` windows per cell: the core's own ``k``-cell windows through each
+    cell as masks (``MNK._windows``; a cell with fewer repeats its first)."""
     q = words_per_player(game)
     cells = game.m * game.n
-    values = (game.m, game.n, game.k, cells, game.stones_per_turn, game._first_win, q)
+    windows = game._windows if q == 1 else ()
+    most = max((len(w) for w in windows), default=0)
+    values = [game.m, game.n, game.k, cells, game.stones_per_turn, game._first_win, q, most]
+    for through in windows:
+        values += [_signed(w) for w in through] + [_signed(through[0])] * (most - len(through))
     return np.array(values, np.int64)
 
 
@@ -75,7 +82,16 @@ def _empty(s: np.ndarray, q: int, cell: int) -> bool:
 
 @njit(cache=True)
 def _line(p: np.ndarray, s: np.ndarray, base: int, cell: int) -> bool:
-    """Whether the stones at ``s[base:]`` (holding ``cell``) have ``k`` in a row through it."""
+    """Whether the stones at ``s[base:]`` (holding ``cell``) have ``k`` in a row through it:
+    the core's windows on one-word boards, else counted along the four lines."""
+    most = p[7]
+    if most:
+        board = s[base]
+        start = 8 + cell * most
+        for i in range(start, start + most):  # noqa: SIM110 (numba: a plain loop)
+            if board & p[i] == p[i]:
+                return True
+        return False
     m, n, k = p[0], p[1], p[2]
     r0, c0 = cell // n, cell % n
     for d in range(4):

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
 from benchmarks import matches
+
+pyspiel = pytest.importorskip("pyspiel")
 
 
 def test_wilson_interval_known_values() -> None:
@@ -49,3 +52,32 @@ def test_two_short_games_per_game_report_consistent_counts(
             assert s[side]["moves"] == sum(r["sides"][side]["moves"] for r in m["records"])
             assert 0 < s[side]["time_per_move"] < 1.0
     assert "ours W/D/L" in capsys.readouterr().out
+
+
+def test_ultimate_tic_tac_toe_moves_map_both_ways() -> None:
+    """OpenSpiel's two-phase moves (board, then cell) map to our single actions: the legal
+    moves agree at every ply of 10 random games, and so do the final returns."""
+    spec = matches.GAMES["ultimate_tic_tac_toe"]
+    rng = random.Random(0)
+    for seed in range(10):
+        env = spec.make_env()
+        env.reset(seed=seed)
+        state = pyspiel.load_game(spec.openspiel_name).new_initial_state()
+        while not state.is_terminal():
+            matches.check_same_position(spec, env.unwrapped, state)
+            action = rng.choice(matches.legal_ours(spec, state))
+            env.step(action)
+            matches.apply_ours(spec, state, action)
+        assert [env.rewards[a] for a in env.possible_agents] == state.returns()
+
+
+def test_tic_tac_toe_and_ultimate_matches_run(capsys: pytest.CaptureFixture[str]) -> None:
+    data = matches.main(
+        ["--game", "tic_tac_toe,ultimate_tic_tac_toe", "--games", "2", "--time", "0.01"]
+    )
+    for m in data["matches"]:
+        assert m["summary"]["games"] == 2
+        for r in m["records"]:
+            moves = r["sides"]["ours"]["moves"] + r["sides"]["cpp"]["moves"]
+            assert r["plies"] == len(r["opening"]) + moves
+    assert "Ultimate tic-tac-toe" in capsys.readouterr().out

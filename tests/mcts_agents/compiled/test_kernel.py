@@ -1,0 +1,258 @@
+"""The one compiled kernel (kernel.py, games.py, search.py) against the rules cores.
+
+Every rule set against its core on random positions (legal moves, next positions, terminal
+values, the player to move, reachability), playout outcome frequencies against the core's
+rollouts, proofs against known values (Bouton's theorem for Nim, brute force for small m,n,k,
+4x4 Othello), same seed same result, and tree reuse.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from mcts_agents import Budget, SearchConfig, make_searcher
+from mcts_agents.compiled import games, kernel
+from mcts_agents.compiled.common import UNKNOWN
+from mcts_agents.compiled.search import CompiledSearch, codec
+from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.envs.games.nim import Nim
+from mcts_agents.envs.games.othello import Othello
+from mcts_agents.envs.games.ultimate_tic_tac_toe import UltimateTicTacToe
+from tests.mcts_agents.compiled.playouts import assert_same_outcomes
+
+GAMES = {
+    "othello4": Othello(4),
+    "othello6": Othello(6),
+    "othello8": Othello(8),
+    "ttt": MNK(3, 3, 3),
+    "mnk554": MNK(5, 5, 4),
+    "gomoku": MNK(15, 15, 5),
+    "two_stones": MNK(7, 7, 4, stones_per_turn=2),
+    "wide": MNK(9, 10, 4),  # 90 cells: two words a player
+    "uttt": UltimateTicTacToe(),
+    "nim": Nim((3, 4, 5), max_take=None),
+    "nim_misere": Nim((2, 3, 7), max_take=3, misere=True),
+}
+
+
+def random_line(game: Any, rng: random.Random) -> list[Any]:
+    """The states of one uniformly random game, the terminal one included."""
+    state = game.initial_state()
+    line = [state]
+    while not game.is_terminal(state):
+        state = game.next_state(state, rng.choice(game.legal_actions(state)))
+        line.append(state)
+    return line
+
+
+def words(rules: Any, state: Any) -> np.ndarray:
+    return np.array(rules.encode(state), np.int64)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_rules_agree_with_the_core(name: str) -> None:
+    """Along 20 random games: encode/decode, legal moves, every next position and its terminal
+    value, the player to move."""
+    game = GAMES[name]
+    rules = codec(game)
+    rng = random.Random(name)
+    out = np.empty(rules.max_actions, np.int64)
+    after = np.empty(rules.words, np.int64)
+    for _ in range(20):
+        for state in random_line(game, rng)[:-1]:
+            s = words(rules, state)
+            assert rules.decode(s) == state
+            assert games.to_play(rules.game_id, rules.params, s) == game.to_play(state)
+            n = games.legal(rules.game_id, rules.params, s, out)
+            assert sorted(out[:n].tolist()) == sorted(game.legal_actions(state))
+            for action in rng.sample(game.legal_actions(state), min(n, 12)):
+                term = games.play(rules.game_id, rules.params, s, action, after)
+                child = game.next_state(state, action)
+                assert rules.decode(after) == child, (state, action)
+                if game.is_terminal(child):
+                    mover = game.to_play(child)
+                    assert term == game.returns(child)[mover]
+                else:
+                    assert term == UNKNOWN
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_reachability_is_the_cores(name: str) -> None:
+    """``reachable(root, s)`` equals the core's ``is_reachable(root, s)`` on positions of
+    the same game (descendants) and of other games."""
+    game = GAMES[name]
+    rules = codec(game)
+    rng = random.Random(name)
+    lines = [random_line(game, rng) for _ in range(8)]
+    states = [s for line in lines for s in line]
+    checked = 0
+    for line in lines:
+        for i in range(0, len(line), 3):
+            root = line[i]
+            for key in line[i:] + rng.sample(states, 12):
+                expected = game.is_reachable(root, game.key(key))
+                got = games.reachable(
+                    rules.game_id, rules.params, words(rules, root), words(rules, key)
+                )
+                assert got == expected, (root, key)
+                checked += expected
+    assert checked > 50  # descendants were among the pairs
+
+
+def kernel_playout(game: Any, decisive: bool = False) -> Any:
+    """``playout(state, rng) -> returns`` through the kernel's rules (seeded from ``rng``)."""
+    rules = codec(game)
+    buf = np.empty(games.BUFFER, np.int64)
+    state_rng = np.ones(1, np.uint64)
+
+    def play(state: Any, rng: random.Random) -> tuple[float, ...]:
+        if game.is_terminal(state):
+            return game.returns(state)
+        state_rng[0] = rng.getrandbits(63) | 1
+        s = words(rules, state)
+        value = games.playout(rules.game_id, rules.params, s, buf, decisive, state_rng)
+        mover = game.to_play(state)
+        return tuple(value if p == mover else -value for p in range(2))
+
+    return play
+
+
+@pytest.mark.parametrize("name", ["othello6", "ttt", "mnk554", "two_stones", "uttt", "nim"])
+def test_playout_outcomes_match_the_cores_rollout(name: str) -> None:
+    game = GAMES[name]
+    rng = random.Random(name)
+    line = random_line(game, rng)
+    for i, state in enumerate([line[0], line[len(line) // 3]]):
+        assert_same_outcomes(game, kernel_playout(game), state, 4_000, seed=i)
+
+
+def test_decisive_playouts_take_a_win_and_block_a_single_threat() -> None:
+    game = MNK(3, 3, 3)
+    # X: 0, 1; O: 3, 4; X to move: X completes the top row at once, every time.
+    state = game.apply(game.initial_state(), [0, 3, 1, 4])
+    play = kernel_playout(game, decisive=True)
+    assert {play(state, random.Random(i)) for i in range(50)} == {(1.0, -1.0)}
+    # O threatens 5 (3, 4, 5) and X has no win: decisive X blocks, random X often does not
+    state = game.apply(game.initial_state(), [0, 3, 8, 4])
+    losses = {
+        kind: sum(play(state, random.Random(i)) == (-1.0, 1.0) for i in range(400))
+        for kind, play in (("decisive", play), ("random", kernel_playout(game)))
+    }
+    assert losses["random"] > 120 and losses["decisive"] < losses["random"] / 2, losses
+
+
+@functools.cache
+def mnk_value(game: MNK, state: Any) -> int:
+    """Brute-force negamax value for the player to move (small boards only)."""
+    if game.is_terminal(state):
+        return int(game.returns(state)[game.to_play(state)])
+    mover = game.to_play(state)
+    best = -2
+    for action in game.legal_actions(state):
+        child = game.next_state(state, action)
+        value = mnk_value(game, child)
+        best = max(best, value if game.to_play(child) == mover else -value)
+    return best
+
+
+def prove(game: Any, state: Any, iterations: int = 2_000_000) -> Any:
+    searcher = make_searcher(game, Budget(iterations=iterations), SearchConfig(), seed=1)
+    assert isinstance(searcher, CompiledSearch)
+    return searcher.search(game, state)
+
+
+def test_proofs_of_tic_tac_toe_positions_match_brute_force() -> None:
+    game = MNK(3, 3, 3)
+    rng = random.Random(5)
+    labels = {1: "win", 0: "draw", -1: "loss"}
+    for _ in range(30):
+        line = random_line(game, rng)
+        state = line[rng.randrange(len(line) - 1)]
+        result = prove(game, state)
+        assert result.proven == labels[mnk_value(game, state)], state
+        if result.proven == "win":  # the move played keeps the win
+            child = game.next_state(state, result.best_action)
+            assert game.is_terminal(child) or mnk_value(game, child) == -1
+    assert prove(game, game.initial_state()).proven == "draw"
+
+
+def test_two_stone_turns_are_proven_right() -> None:
+    """Two stones per turn (the mover keeps the move between them): brute force on 4x4, k=3."""
+    game = MNK(4, 4, 3, stones_per_turn=2)
+    rng = random.Random(2)
+    labels = {1: "win", 0: "draw", -1: "loss"}
+    for _ in range(10):
+        line = random_line(game, rng)
+        state = line[rng.randrange(max(1, len(line) - 6), len(line) - 1)]
+        assert prove(game, state).proven == labels[mnk_value(game, state)], state
+
+
+@pytest.mark.parametrize(
+    "piles, max_take", [((3, 4, 5), None), ((1, 2, 3), None), ((5, 5), None), ((15,), 3)]
+)
+def test_nim_proofs_follow_boutons_theorem(piles: tuple[int, ...], max_take: Any) -> None:
+    """Normal play: the mover wins iff the xor of the piles (Grundy values ``p % (max_take + 1)``
+    with a cap) is not zero, and a winning move leaves it zero."""
+    game = Nim(piles, max_take=max_take)
+
+    def grundy(sizes: tuple[int, ...]) -> int:
+        x = 0
+        for size in sizes:
+            x ^= size if max_take is None else size % (max_take + 1)
+        return x
+
+    result = prove(game, game.initial_state())
+    assert result.proven == ("win" if grundy(piles) else "loss")
+    if grundy(piles):
+        after = game.next_state(game.initial_state(), result.best_action)
+        assert grundy(after[0]) == 0
+
+
+def test_othello_4x4_is_a_win_for_white() -> None:
+    """4x4 Othello is solved: the second player (white) wins with perfect play."""
+    game = Othello(4)
+    result = prove(game, game.initial_state())
+    assert result.proven == "loss" and result.to_play == 0
+
+
+def test_same_seed_same_result_and_reuse_keeps_only_what_can_follow() -> None:
+    game = GAMES["uttt"]
+    budget = Budget(iterations=3_000)
+    a, b = (make_searcher(game, budget, SearchConfig(), seed=9) for _ in range(2))
+    state = game.initial_state()
+    first, twin = a.search(game, state), b.search(game, state)
+    assert first.children == twin.children and first.principal_variation == twin.principal_variation
+    before = set(a.table_keys())
+    for action in first.principal_variation[:2]:
+        state = game.next_state(state, action)
+    second = a.search(game, state)
+    expected = {k for k in before if game.is_reachable(state, k)}
+    assert second.reused_nodes == len(expected) > 0
+    assert second.pruned_nodes == len(before) - len(expected) > 0
+    after = set(a.table_keys())
+    assert expected <= after and all(game.is_reachable(state, k) for k in after)
+
+
+def test_a_full_table_stops_growth_not_the_search() -> None:
+    game = GAMES["othello8"]
+    capped = make_searcher(game, Budget(iterations=5_000, max_nodes=500), SearchConfig(), seed=0)
+    result = capped.search(game, game.initial_state())
+    assert result.iterations == 5_000 and capped.table_size() == 500
+    only_nodes = make_searcher(game, Budget(max_nodes=800), SearchConfig(), seed=0)
+    assert only_nodes.search(game, game.initial_state()).nodes == 800
+
+
+def test_kernel_status_codes_and_growth() -> None:
+    """Tiny arrays grow while a search runs (nodes, edges, hash table)."""
+    game = GAMES["gomoku"]
+    searcher = CompiledSearch(game, Budget(iterations=2_000), SearchConfig(), seed=0, capacity=4)
+    result = searcher.search(game, game.initial_state())
+    assert result.iterations == 2_000 and searcher.table_size() == result.nodes > 1_000
+    assert len(searcher.nd[1]) >= result.nodes and kernel.DONE == 0
