@@ -23,10 +23,10 @@ off the chunk's time. At each checkpoint, outside the timed chunks, after ``gc.c
 - accounted: a walk over the table adding up ``sys.getsizeof`` of the table's dict and of
   every object a node holds (the node, its lists, its state tuple and the ints in it, the floats
   in its statistics), each object once (shared ones, like a bitboard that a parent and a child
-  have in common, are counted once), divided by the nodes. When the compiled kernel searches
-  (``backend=numba``, Connect Four): the bytes of its arrays as allocated (they double when
-  full, so up to half can be spare room), and "used": the rows holding the stored nodes and
-  their edges, plus the hash table.
+  have in common, are counted once), divided by the nodes. When a compiled kernel searches
+  (the default with numba for Connect Four, Othello, m,n,k and ultimate tic-tac-toe): the
+  bytes of its arrays as allocated (they double when full, so up to half can be spare room),
+  and "used": the rows holding the stored nodes and their edges, plus the hash table.
 
 ``--tracemalloc N`` adds a cross-check of the accounting with ``tracemalloc`` (total traced
 bytes / nodes) on a second table of about ``N`` nodes built the same way. It is off by default
@@ -60,6 +60,7 @@ from benchmarks._common import (
 from benchmarks.matches import parse_option
 from mcts_agents import MCTS, Budget, SearchConfig, Searcher, envs, make_searcher
 from mcts_agents.compiled.connect_four import CompiledConnectFour
+from mcts_agents.compiled.search import CompiledSearch
 
 CHUNKS_PER_INTERVAL = 5
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -198,7 +199,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "rss_mb": rss / 2**20,
             "rss_bytes_per_node": (rss - rss0) / max(nodes, 1),
         }
-        if isinstance(search, CompiledConnectFour):  # arrays: exact sizes
+        if isinstance(search, (CompiledConnectFour, CompiledSearch)):  # arrays: exact sizes
             row["accounted_bytes_per_node"] = search.nbytes / max(nodes, 1)
             row["used_bytes_per_node"] = search.used_bytes / max(nodes, 1)
         elif isinstance(search, MCTS):
