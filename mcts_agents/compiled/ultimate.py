@@ -115,19 +115,64 @@ def to_play(p: np.ndarray, s: np.ndarray) -> int:
 def playout(
     p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
 ) -> float:
-    """Uniformly random moves from ``s`` (not terminal) to the end (the core's ``rollout``):
-    +1, 0 or -1 for the player to move at ``s``."""
-    t = buf[:WORDS]
-    t[:] = s
-    actions = buf[WORDS:]
-    start = s[PLY] & 1
+    """Uniformly random moves from ``s`` (not terminal) to the end, as the core's ``rollout``
+    plays them (on 9-bit masks per small board): +1, 0 or -1 for the player to move at ``s``.
+    """
+    mine = buf[0:9]  # the mover's stones per small board, then the other's
+    theirs = buf[9:18]
+    for board in range(9):
+        mine[board] = _board(s, 0, board)
+        theirs[board] = _board(s, 2, board)
+    player = s[PLY] & 1
+    start = player
+    won_mine, won_theirs = s[WON], s[WON + 1]
+    if player:
+        mine, theirs = theirs, mine
+        won_mine, won_theirs = won_theirs, won_mine
+    closed = s[CLOSED]
+    forced = s[FORCED]
+    free = 0  # empty cells of open boards: the moves under a free choice
+    for board in range(9):
+        if not (closed >> board) & 1:
+            free += 9 - popcount(mine[board] | theirs[board])
     while True:
-        n = legal(p, t, actions)
-        status = _place(p, t, actions[int(random01(rng) * n)])
-        if status == 3:
+        if forced >= 0:
+            board = forced
+            empty = ALL9 ^ (mine[board] | theirs[board])
+            k = int(random01(rng) * popcount(empty))
+        else:
+            k = int(random01(rng) * free)
+            for board in range(9):
+                if (closed >> board) & 1:
+                    continue
+                empty = ALL9 ^ (mine[board] | theirs[board])
+                n = popcount(empty)
+                if k < n:
+                    break
+                k -= n
+        while k:
+            empty &= empty - 1
+            k -= 1
+        bit = empty & -empty
+        cell = popcount(bit - 1)
+        stones = mine[board] | bit
+        mine[board] = stones
+        occupied = stones | theirs[board]
+        free -= 1
+        if p[stones]:
+            won_mine |= 1 << board
+            if p[won_mine]:
+                return 1.0 if player == start else -1.0
+            closed |= 1 << board
+            free -= 9 - popcount(occupied)
+        elif occupied == ALL9:
+            closed |= 1 << board
+        if closed == ALL9:
             return 0.0
-        if status:
-            return 1.0 if status - 1 == start else -1.0
+        forced = -1 if (closed >> cell) & 1 else cell
+        mine, theirs = theirs, mine
+        won_mine, won_theirs = won_theirs, won_mine
+        player ^= 1
 
 
 @njit(cache=True)
