@@ -29,9 +29,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mcts_agents.compiled import common
+from mcts_agents.compiled.common import pick_bit, popcount, random01
 from mcts_agents.envs.games.connect_four import threats4, won4
 
-UNKNOWN = 2
+UNKNOWN = common.UNKNOWN
 DONE, ROOT_PROVEN, GROW_NODES, GROW_EDGES, TABLE_FULL = 0, 1, 2, 3, 4
 MAX_DEPTH = 64  # longer than any Connect Four game the kernel accepts (<= 62 cells)
 
@@ -39,34 +41,10 @@ _H1 = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 as a signed 64-bit in
 _H2 = np.int64(-4417276706812531889)  # 0xC2B2AE3D27D4EB4F
 
 
-@njit(cache=True)
-def _random(rng: np.ndarray) -> float:
-    """xorshift64*: the next float in [0, 1) from the uint64 state ``rng[0]``."""
-    x = rng[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    rng[0] = x
-    return float((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit(cache=True)
-def _popcount(x: int) -> int:
-    """Set bits of a non-negative int64 (SWAR)."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return ((x * 0x0101010101010101) >> 56) & 0xFF
-
-
-@njit(cache=True)
-def _pick_bit(bits: int, rng: np.ndarray) -> int:
-    """A uniformly random set bit of ``bits`` (non-zero), as a one-bit mask."""
-    k = int(_random(rng) * _popcount(bits))
-    while k:
-        bits &= bits - 1
-        k -= 1
-    return bits & -bits
+# The shared helpers (``compiled.common``): xorshift64*, popcount, a random set bit.
+_random = random01
+_popcount = popcount
+_pick_bit = pick_bit
 
 
 # The rules core's own bit functions, compiled for int64 (one source for both).
