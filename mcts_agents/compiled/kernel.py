@@ -12,18 +12,24 @@ Values are for the player to move at a node; an edge holds the sum of its mover'
 value changes sign between a node and its parent only where the player to move changes (two
 stones per turn, or a pass, keep or change the mover as the rules say).
 
-Node columns (``nd``, indexed by node id; a node's legal moves are the ``nact`` edges from
-``first``):
+Node columns (``nd``, indexed by node id):
     states: the position (``[nodes, W]``).
     visits: simulations through the node.
     proven: solver value for the player to move (-1, 0, 1) or ``UNKNOWN``.
     term: value of a terminal position for the player to move, or ``UNKNOWN``.
     player: the player to move.
-    first, nact, nexp: first edge (-1 until first selected), legal moves, expanded.
-Edge columns (``ed``): action, child id, visits, sum of the mover's values.
+    first: the node's newest edge (-1: none), the head of its list of expanded moves.
+    nact: legal moves (-1 until the node's first selection counts them).
+    nexp: expanded moves (the length of the list).
+Edge columns (``ed``): action, child id, next (the parent's previous edge, -1 at the end of
+the list), visits, sum of the mover's values. Only expanded moves have edges: an expansion
+generates the legal moves again and draws one of those without an edge, so a node whose
+search stops after a few expansions costs no room for the rest (in Othello about one edge a
+node instead of two; in Gomoku one instead of up to 225 for every selected node).
 ``meta`` holds the nodes and edges in use and the summed depth of the simulations' paths;
 ``slots`` is an open-addressing hash table of node ids (-1 empty, a power of two, at most half
-full). Row sizes: ``8 W + 19`` bytes a node, 22 an edge, 8 a node in ``slots``.
+full). Row sizes: ``8 W + 19`` bytes a node, 26 an edge, 4 to 8 a node in ``slots``. Action
+ids are below the rules' ``max_actions``.
 """
 
 from __future__ import annotations
@@ -95,7 +101,7 @@ def add_node(
     proven[nid] = term if solver else UNKNOWN
     players[nid] = player
     first[nid] = -1
-    nact[nid] = 0
+    nact[nid] = -1
     nexp[nid] = 0
     slots[_slot(slots, states, s)] = nid
     return nid
@@ -104,15 +110,16 @@ def add_node(
 @njit(cache=True)
 def _try_prove(nd: tuple, ed: tuple, node: int) -> bool:
     """Prove ``node`` from its children: a proven win for its mover, or all children proven."""
-    proven, players, first_col, nact, nexp = nd[2], nd[4], nd[5], nd[6], nd[7]
-    ed_child = ed[1]
-    first = first_col[node]
-    if first < 0:
+    proven, players, first, nact, nexp = nd[2], nd[4], nd[5], nd[6], nd[7]
+    ed_child, ed_next = ed[1], ed[2]
+    e = first[node]
+    if e < 0:
         return False
     complete = nexp[node] == nact[node]
     best = -2
-    for e in range(first, first + nexp[node]):
+    while e >= 0:
         child = ed_child[e]
+        e = ed_next[e]
         value = proven[child]
         if value == UNKNOWN:
             complete = False
@@ -143,13 +150,14 @@ def run(
     ``max_actions`` bounds the legal moves of a position, ``max_depth`` the moves of a game.
     """
     states, nd_visits, nd_proven, nd_term, nd_player, nd_first, nd_nact, nd_nexp = nd
-    ed_action, ed_child, ed_visits, ed_value = ed
+    ed_action, ed_child, ed_next, ed_visits, ed_value = ed
     path_nodes = np.empty(max_depth + 1, np.int64)
     path_edges = np.empty(max_depth + 1, np.int64)
     actions = np.empty(max_actions, np.int64)
+    tried = np.zeros(max_actions, np.bool_)
     after = np.empty(states.shape[1], np.int64)
     buf = np.empty(BUFFER, np.int64)
-    headroom = max_actions * (max_depth + 1)  # edges one simulation may open
+    headroom = max_depth + 1  # edges one simulation may open (transpositions descend)
     done = 0
     while done < iterations:
         if nd_proven[root] != UNKNOWN:
@@ -169,29 +177,32 @@ def run(
             if nd_term[node] != UNKNOWN:
                 value = float(nd_term[node])
                 break
-            first = nd_first[node]
-            if first < 0:  # first selection: the legal moves become edges
-                first = meta[1]
-                n = games.legal(g, p, states[node], actions)
-                for i in range(n):
-                    ed_action[first + i] = actions[i]
-                    ed_child[first + i] = -1
-                    ed_visits[first + i] = 0
-                    ed_value[first + i] = 0.0
-                meta[1] = first + n
-                nd_first[node] = first
-                nd_nact[node] = n
             k = nd_nexp[node]
             nact = nd_nact[node]
-            if k < nact:  # expand a random untried move
-                e = first + k
-                j = e + int(random01(rng) * (nact - k))
-                action = ed_action[j]
-                ed_action[j] = ed_action[e]
-                ed_action[e] = action
+            if k != nact:  # expand a random untried move (first selection: count the moves)
+                n = games.legal(g, p, states[node], actions)
+                nd_nact[node] = n
+                e = nd_first[node]
+                while e >= 0:
+                    tried[ed_action[e]] = True
+                    e = ed_next[e]
+                r = int(random01(rng) * (n - k))
+                action = -1
+                for i in range(n):
+                    a = actions[i]
+                    if not tried[a]:
+                        if r == 0:
+                            action = a
+                            break
+                        r -= 1
+                e = nd_first[node]
+                while e >= 0:
+                    tried[ed_action[e]] = False
+                    e = ed_next[e]
                 term = games.play(g, p, states[node], action, after)
                 child = find(slots, states, after)
-                if child < 0:
+                fresh = child < 0
+                if fresh:
                     player = games.to_play(g, p, after)
                     if meta[0] >= max_nodes:  # table full: evaluate without storing
                         if term != UNKNOWN:
@@ -202,36 +213,40 @@ def run(
                             value = -value
                         break
                     child = add_node(nd, slots, meta, after, term, player, solver)
-                    ed_child[e] = child
-                    nd_nexp[node] = k + 1
-                    path_nodes[depth] = node
-                    path_edges[depth] = e
-                    depth += 1
+                e = meta[1]
+                meta[1] = e + 1
+                ed_action[e] = action
+                ed_child[e] = child
+                ed_next[e] = nd_first[node]
+                ed_visits[e] = 0
+                ed_value[e] = 0.0
+                nd_first[node] = e
+                nd_nexp[node] = k + 1
+                path_nodes[depth] = node
+                path_edges[depth] = e
+                depth += 1
+                if fresh:  # a new node: play it out
                     node = child
                     if term != UNKNOWN:
                         value = float(term)
                     else:
                         value = games.playout(g, p, after, buf, decisive, rng)
                     break
-                ed_child[e] = child  # a transposition: keep descending
-                nd_nexp[node] = k + 1
-                path_nodes[depth] = node
-                path_edges[depth] = e
-                depth += 1
-                node = child
+                node = child  # a transposition: keep descending
                 continue
             visits = nd_visits[node]
             explore = c * np.sqrt(np.log(visits)) if visits > 1 else 0.0
             best = -1
             best_score = -np.inf
-            for e in range(first, first + nact):
-                if nd_proven[ed_child[e]] != UNKNOWN:
-                    continue
-                n = ed_visits[e]
-                score = ed_value[e] / n + explore / np.sqrt(n)
-                if score > best_score:
-                    best = e
-                    best_score = score
+            e = nd_first[node]
+            while e >= 0:
+                if nd_proven[ed_child[e]] == UNKNOWN:
+                    n = ed_visits[e]
+                    score = ed_value[e] / n + explore / np.sqrt(n)
+                    if score > best_score:
+                        best = e
+                        best_score = score
+                e = ed_next[e]
             if best < 0:  # every child proven: so is this node
                 _try_prove(nd, ed, node)
                 value = float(nd_proven[node])
@@ -271,12 +286,13 @@ def reroot(
 
     A node is kept if the rules say it may follow the root (``games.reachable``), and so is
     every child of a kept node (the rules' tests are closed under moves; this makes sure no
-    edge ever dangles). Kept nodes and their edge blocks slide down (ids only decrease, so
-    copying in increasing order never overwrites a row still to be read); ``meta`` gets the
-    new counts and ``slots`` is rebuilt. Working in place touches no fresh memory.
+    edge ever dangles). Kept nodes and kept edges slide down, each in its own id order (ids
+    only decrease, so copying in increasing order never overwrites a row still to be read);
+    ``meta`` gets the new counts and ``slots`` is rebuilt. Besides the table, it takes a few
+    bytes per node and edge of scratch memory.
     """
     states, nd_visits, nd_proven, nd_term, nd_player, nd_first, nd_nact, nd_nexp = nd
-    ed_action, ed_child, ed_visits, ed_value = ed
+    ed_action, ed_child, ed_next, ed_visits, ed_value = ed
     n = meta[0]
     keep = np.zeros(n, np.bool_)
     stack = np.empty(n, np.int64)
@@ -288,16 +304,14 @@ def reroot(
             top += 1
     while top:  # children of kept nodes
         top -= 1
-        nid = stack[top]
-        first = nd_first[nid]
-        if first < 0:
-            continue
-        for e in range(first, first + nd_nexp[nid]):
+        e = nd_first[stack[top]]
+        while e >= 0:
             child = ed_child[e]
             if not keep[child]:
                 keep[child] = True
                 stack[top] = child
                 top += 1
+            e = ed_next[e]
     remap = np.empty(n, np.int32)
     kept = 0
     for nid in range(n):
@@ -307,25 +321,28 @@ def reroot(
         else:
             remap[nid] = -1
     used = meta[1]
-    owner = np.full(used, -1, np.int32)  # edge blocks in pool order: owner[first edge] = node
+    moved = np.full(used, -1, np.int32)  # an edge's new id, -1 if dropped
     for nid in range(n):
-        if nd_first[nid] >= 0 and nd_nact[nid] > 0:
-            owner[nd_first[nid]] = nid
+        if keep[nid]:
+            e = nd_first[nid]
+            while e >= 0:
+                moved[e] = 0
+                e = ed_next[e]
     write = 0
-    e = 0
-    while e < used:
-        nid = owner[e]
-        size = nd_nact[nid]
-        if remap[nid] >= 0:
-            nd_first[nid] = write
-            for k in range(size):
-                ed_action[write + k] = ed_action[e + k]
-                child = ed_child[e + k]
-                ed_child[write + k] = remap[child] if child >= 0 else -1
-                ed_visits[write + k] = ed_visits[e + k]
-                ed_value[write + k] = ed_value[e + k]
-            write += size
-        e += size
+    for e in range(used):
+        if moved[e] == 0:
+            moved[e] = write
+            write += 1
+    for e in range(used):
+        new = moved[e]
+        if new < 0:
+            continue
+        ed_action[new] = ed_action[e]
+        ed_child[new] = remap[ed_child[e]]
+        following = ed_next[e]
+        ed_next[new] = moved[following] if following >= 0 else -1
+        ed_visits[new] = ed_visits[e]
+        ed_value[new] = ed_value[e]
     for nid in range(n):
         new = remap[nid]
         if new < 0:
@@ -335,7 +352,8 @@ def reroot(
         nd_proven[new] = nd_proven[nid]
         nd_term[new] = nd_term[nid]
         nd_player[new] = nd_player[nid]
-        nd_first[new] = nd_first[nid]
+        head = nd_first[nid]
+        nd_first[new] = moved[head] if head >= 0 else -1
         nd_nact[new] = nd_nact[nid]
         nd_nexp[new] = nd_nexp[nid]
     meta[0] = kept

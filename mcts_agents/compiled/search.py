@@ -116,7 +116,7 @@ class CompiledSearch:
         self.codec = codec(game)
         self.meta = np.zeros(3, np.int64)  # nodes, edges, total path depth (see kernel)
         self.rng_state = np.ones(1, np.uint64)
-        self.nd, self.ed, self.slots = _allocate(self.codec.words, capacity, capacity * 4)
+        self.nd, self.ed, self.slots = _allocate(self.codec.words, capacity, capacity * 2)
         self._root_key: Hashable = None
         self._chunk = 64
         warm_up()
@@ -243,16 +243,23 @@ class CompiledSearch:
 
     def _grow_edges(self) -> None:
         used = int(self.meta[1])
-        size = max(2 * len(self.ed[0]), used + 2 * self.codec.max_actions * self.codec.max_depth)
+        size = max(2 * len(self.ed[0]), used + 2 * (self.codec.max_depth + 1))
         bigger = _allocate(self.codec.words, 0, size)[1]
         for old, new in zip(self.ed, bigger, strict=True):
             new[:used] = old[:used]
         self.ed = bigger
 
     # ------------------------------------------------------------------ the answer
-    def _edges(self, node: int) -> range:
-        first = int(self.nd[5][node])
-        return range(first, first + int(self.nd[7][node])) if first >= 0 else range(0)
+    def _edges(self, node: int) -> list[int]:
+        """``node``'s edges (its expanded moves), oldest first."""
+        edges = []
+        e = int(self.nd[5][node])
+        following = self.ed[2]
+        while e >= 0:
+            edges.append(e)
+            e = int(following[e])
+        edges.reverse()
+        return edges
 
     def _edge_stats(self, node: int) -> tuple[list[int], list[float], list[Proven | None]]:
         """Visits, values and proven labels (mover's view) of ``node``'s expanded edges."""
@@ -262,7 +269,7 @@ class CompiledSearch:
         proven_col, player_col = self.nd[2], self.nd[4]
         mover = int(player_col[node])
         for e in self._edges(node):
-            n = int(self.ed[2][e])
+            n = int(self.ed[3][e])
             child = int(self.ed[1][e])
             proven = int(proven_col[child])
             visits.append(n)
@@ -271,7 +278,7 @@ class CompiledSearch:
                 values.append(float(value))
                 labels.append(proven_label((value, -value), 0))
             else:
-                values.append(float(self.ed[3][e]) / n if n else 0.0)
+                values.append(float(self.ed[4][e]) / n if n else 0.0)
                 labels.append(None)
         return visits, values, labels
 
@@ -298,17 +305,17 @@ class CompiledSearch:
             ChildStats(int(ed[0][e]), visits[i], values[i], None, labels[i])
             for i, e in enumerate(expanded)
         ]
-        first = int(nd[5][root])
-        if first >= 0:  # the root's edges exist: the untried moves follow the expanded ones
-            untried = range(first + len(expanded), first + int(nd[6][root]))
-            stats += [ChildStats(int(ed[0][e]), 0, 0.0, None, None) for e in untried]
+        if int(nd[6][root]) >= 0:  # the root's moves were counted: list the untried ones
+            tried = {int(ed[0][e]) for e in expanded}
+            untried = [a for a in self.game.legal_actions(state) if a not in tried]
+            stats += [ChildStats(a, 0, 0.0, None, None) for a in untried]
         stats.sort(key=lambda s: (-s.visits, s.action))
         proven = int(nd[2][root])
         total = sum(visits)
         if proven != UNKNOWN:
             root_value = float(proven)
         else:
-            root_value = sum(float(ed[3][e]) for e in expanded) / total if total else 0.0
+            root_value = sum(float(ed[4][e]) for e in expanded) / total if total else 0.0
         player = self.game.to_play(state)
         returns = (proven, -proven) if player == 0 else (-proven, proven)
         return SearchResult(
@@ -374,6 +381,7 @@ def _allocate(
     ed = (
         np.empty(edges, np.int16),  # action
         np.empty(edges, np.int32),  # child
+        np.empty(edges, np.int32),  # next: the parent's previous edge
         np.empty(edges, np.int64),  # visits
         np.empty(edges, np.float64),  # value sum
     )
