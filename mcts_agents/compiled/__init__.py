@@ -10,7 +10,7 @@ own random numbers: same seed, same result within a backend, not across backends
 
 Registered here: Connect Four with ``k == 4`` (``connect_four.CompiledConnectFour``, its own
 kernel), and through the one kernel for every other game (``kernel``, ``games``,
-``search.CompiledSearch``): Othello up to 8x8, m,n,k for two players on up to 256 cells
+``search.CompiledSearch``): Othello up to 16x16, m,n,k for two players on up to 256 cells
 (tic-tac-toe, Gomoku 15x15, two stones per turn), ultimate tic-tac-toe and Nim. The kernels
 compile the rules cores' own bit functions and tables where the cores have them.
 
@@ -74,8 +74,8 @@ register_kernel(
 
 
 def _othello_supports(game: Any) -> str | None:
-    if game.size > 8:
-        return f"the compiled kernel plays Othello up to 8x8 (64 squares), got size={game.size}"
+    if game.size > 16:  # the core's largest board: four words a bitboard (othello_wide)
+        return f"the compiled kernel plays Othello up to 16x16, got size={game.size}"
     return None
 
 

@@ -38,7 +38,13 @@ def popcount(x: int) -> int:
 @njit(cache=True)
 def pick_bit(bits: int, rng: np.ndarray) -> int:
     """A uniformly random set bit of the non-zero int64 ``bits``, as a one-bit mask."""
-    k = int(random01(rng) * popcount(bits))
+    return nth_bit(bits, int(random01(rng) * popcount(bits)))
+
+
+@njit(cache=True)
+def nth_bit(bits: int, k: int) -> int:
+    """The set bit of the int64 ``bits`` with ``k`` set bits below it (``k < popcount(bits)``),
+    as a one-bit mask."""
     while k:
         bits &= bits - 1
         k -= 1

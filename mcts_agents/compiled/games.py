@@ -6,8 +6,8 @@ kernel compiled once (and cached by numba) serves every game: a branch on ``g`` 
 nothing next to the rules, where a kernel built per game around its functions would recompile
 in every process (numba cannot cache closures over compiled functions).
 
-A rule set (``othello``, ``mnk``, ``ultimate``, ``nim``) has, over a position ``s`` of int64
-words and a scratch row ``t``:
+A rule set (``othello``, ``othello_wide``, ``mnk``, ``ultimate``, ``nim``) has, over a position
+``s`` of int64 words and a scratch row ``t``:
     legal(p, s, out) -> n           the legal actions into ``out[:n]``
     play(p, s, action, t) -> term   the next position into ``t``; its value for its player to
                                     move (-1, 0, 1) if terminal, else ``UNKNOWN``
@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mcts_agents.compiled import mnk, nim, othello, ultimate
+from mcts_agents.compiled import mnk, nim, othello, othello_wide, ultimate
 
-OTHELLO, MNK, ULTIMATE, NIM = 1, 2, 3, 4
+OTHELLO, MNK, ULTIMATE, NIM, OTHELLO_WIDE = 1, 2, 3, 4, 5
 #: Scratch words a playout may use: a position and a list of cells or actions.
 BUFFER = 1024
 
@@ -38,6 +38,8 @@ def legal(g: int, p: np.ndarray, s: np.ndarray, out: np.ndarray) -> int:
         return mnk.legal(p, s, out)
     if g == ULTIMATE:
         return ultimate.legal(p, s, out)
+    if g == OTHELLO_WIDE:
+        return othello_wide.legal(p, s, out)
     return nim.legal(p, s, out)
 
 
@@ -49,6 +51,8 @@ def play(g: int, p: np.ndarray, s: np.ndarray, action: int, t: np.ndarray) -> in
         return mnk.play(p, s, action, t)
     if g == ULTIMATE:
         return ultimate.play(p, s, action, t)
+    if g == OTHELLO_WIDE:
+        return othello_wide.play(p, s, action, t)
     return nim.play(p, s, action, t)
 
 
@@ -60,6 +64,8 @@ def to_play(g: int, p: np.ndarray, s: np.ndarray) -> int:
         return mnk.to_play(p, s)
     if g == ULTIMATE:
         return ultimate.to_play(p, s)
+    if g == OTHELLO_WIDE:
+        return othello_wide.to_play(p, s)
     return nim.to_play(p, s)
 
 
@@ -73,6 +79,8 @@ def playout(
         return mnk.playout(p, s, buf, decisive, rng)
     if g == ULTIMATE:
         return ultimate.playout(p, s, buf, decisive, rng)
+    if g == OTHELLO_WIDE:
+        return othello_wide.playout(p, s, rng)
     return nim.playout(p, s, buf, decisive, rng)
 
 
@@ -84,4 +92,6 @@ def reachable(g: int, p: np.ndarray, root: np.ndarray, s: np.ndarray) -> bool:
         return mnk.reachable(p, root, s)
     if g == ULTIMATE:
         return ultimate.reachable(p, root, s)
+    if g == OTHELLO_WIDE:
+        return othello_wide.reachable(p, root, s)
     return nim.reachable(p, root, s)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from mcts_agents.compiled.common import UNKNOWN, bit_index, popcount, random01, same_words
+from mcts_agents.compiled.common import UNKNOWN, bit_index, pick_bit, popcount, same_words
 from mcts_agents.envs.games import othello_bits
 from mcts_agents.envs.games.othello import TERMINAL, Othello
 
@@ -143,7 +143,7 @@ def playout(p: np.ndarray, s: np.ndarray, rng: np.ndarray) -> float:
             legal_bits = _gen_moves(p, own, other)
             continue
         passed = False
-        move = np.uint64(_pick(np.int64(legal_bits), rng))
+        move = np.uint64(pick_bit(np.int64(legal_bits), rng))
         flipped = _gen_flips(p, own, other, move)
         own, other = other ^ flipped, own | move | flipped
         plies += 1
@@ -152,15 +152,6 @@ def playout(p: np.ndarray, s: np.ndarray, rng: np.ndarray) -> float:
     if plies % 2:
         diff = -diff
     return 1.0 if diff > 0 else (-1.0 if diff < 0 else 0.0)
-
-
-@njit(cache=True)
-def _pick(bits: int, rng: np.ndarray) -> int:
-    k = int(random01(rng) * popcount(bits))
-    while k:
-        bits &= bits - 1
-        k -= 1
-    return bits & -bits
 
 
 @njit(cache=True)

@@ -1,8 +1,9 @@
 """The Python side of the compiled search (``kernel``): budgets, growth, reuse, the result.
 
-``CompiledSearch`` plays every game with compiled rules (``games``): Othello up to 8x8, m,n,k
-for two players on up to 256 cells (tic-tac-toe, Gomoku, two stones per turn), ultimate
-tic-tac-toe and Nim. ``codec(game)`` turns the game's states into rows of int64 words and back.
+``CompiledSearch`` plays every game with compiled rules (``games``): Othello (up to 8x8 with one
+word a bitboard, 10x10 to 16x16 with several), m,n,k for two players on up to 256 cells
+(tic-tac-toe, Gomoku, two stones per turn), ultimate tic-tac-toe and Nim. ``codec(game)`` turns
+the game's states into rows of int64 words and back.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from mcts_agents.compiled import games, kernel
 from mcts_agents.compiled import mnk as mnk_rules
 from mcts_agents.compiled import nim as nim_rules
 from mcts_agents.compiled import othello as othello_rules
+from mcts_agents.compiled import othello_wide as othello_wide_rules
 from mcts_agents.compiled import ultimate as ultimate_rules
 from mcts_agents.compiled.common import UNKNOWN
 from mcts_agents.config import Budget, SearchConfig
@@ -67,6 +69,14 @@ class Codec:
 
 def codec(game: Any) -> Codec:
     """The ``Codec`` of ``game`` (the registry's check said the kernel plays it)."""
+    if isinstance(game, Othello) and game.size * game.size > othello_rules.MAX_SQUARES:
+        cells = game.size * game.size
+        return Codec(
+            games.OTHELLO_WIDE, othello_wide_rules.params(game),
+            3 * othello_wide_rules.words_per_board(game) + 1,
+            lambda s: othello_wide_rules.encode(game, s),
+            lambda w: othello_wide_rules.decode(game, w), cells + 1, 2 * cells + 2,
+        )  # fmt: skip
     if isinstance(game, Othello):
         cells = game.size * game.size
         return Codec(

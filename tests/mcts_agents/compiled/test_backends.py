@@ -17,7 +17,7 @@ from mcts_agents import MCTSAgent
 from mcts_agents.specs import make_env
 
 SPECS = ["tic_tac_toe", "gomoku", "tic_tac_toe_deluxe", "mnk_5x5x4", "othello", "nim"]
-SPECS += ["othello:size=6", "ultimate_tic_tac_toe", "connect_four"]
+SPECS += ["othello:size=6", "othello:size=10", "ultimate_tic_tac_toe", "connect_four"]
 BACKENDS = {"auto": "numba", "python": "python"}
 
 

@@ -3,12 +3,14 @@
 Every rule set against its core on random positions (legal moves, next positions, terminal
 values, the player to move, reachability), playout outcome frequencies against the core's
 rollouts, proofs against known values (Bouton's theorem for Nim, brute force for small m,n,k,
-4x4 Othello), same seed same result, and tree reuse.
+4x4 Othello), same seed same result, and tree reuse. Othello on 10x10 and 16x16 runs on the rule
+set of several words a bitboard (``othello_wide``).
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 from typing import Any
 
@@ -31,6 +33,9 @@ GAMES = {
     "othello4": Othello(4),
     "othello6": Othello(6),
     "othello8": Othello(8),
+    "othello10": Othello(10),  # two, three and four words a bitboard (othello_wide)
+    "othello12": Othello(12),
+    "othello16": Othello(16),
     "ttt": MNK(3, 3, 3),
     "mnk554": MNK(5, 5, 4),
     "gomoku": MNK(15, 15, 5),
@@ -124,13 +129,65 @@ def kernel_playout(game: Any, decisive: bool = False) -> Any:
     return play
 
 
-@pytest.mark.parametrize("name", ["othello6", "ttt", "mnk554", "two_stones", "uttt", "nim"])
+#: Playouts per position where 4,000 would take long (the core's rollouts on 16x16 Othello).
+RUNS = {"othello10": 3_000, "othello16": 1_000}
+
+
+@pytest.mark.parametrize(
+    "name", ["othello6", "othello10", "othello16", "ttt", "mnk554", "two_stones", "uttt", "nim"]
+)
 def test_playout_outcomes_match_the_cores_rollout(name: str) -> None:
     game = GAMES[name]
     rng = random.Random(name)
     line = random_line(game, rng)
     for i, state in enumerate([line[0], line[len(line) // 3]]):
-        assert_same_outcomes(game, kernel_playout(game), state, 4_000, seed=i)
+        assert_same_outcomes(game, kernel_playout(game), state, RUNS.get(name, 4_000), seed=i)
+
+
+@pytest.mark.parametrize("size, words", [(4, 4), (8, 4), (10, 7), (12, 10), (14, 13), (16, 13)])
+def test_othello_boards_of_one_word_and_of_several(size: int, words: int) -> None:
+    """Up to 8x8 the one-word rule set, beyond it ``othello_wide`` (``3 Q + 1`` words)."""
+    game = Othello(size)
+    rules = codec(game)
+    assert rules.game_id == (games.OTHELLO if size <= 8 else games.OTHELLO_WIDE)
+    assert rules.words == words and rules.max_actions == size * size + 1
+    assert isinstance(make_searcher(game, Budget(iterations=10), SearchConfig()), CompiledSearch)
+
+
+@pytest.mark.parametrize("name", ["othello10", "othello16"])
+def test_wide_othello_passes_and_final_positions(name: str) -> None:
+    """Positions whose mover must pass and finished games (rare along a few random games) on
+    boards of several words: the pass, its position, reachability both ways, the final move."""
+    game = GAMES[name]
+    rules = codec(game)
+    rng = random.Random(name)
+    out = np.empty(rules.max_actions, np.int64)
+    after = np.empty(rules.words, np.int64)
+
+    def reachable(root: Any, key: Any) -> bool:
+        return bool(
+            games.reachable(rules.game_id, rules.params, words(rules, root), words(rules, key))
+        )
+
+    passes = 0
+    while passes < 4:
+        line = random_line(game, rng)
+        last, final = line[-2], line[-1]
+        action = next(a for a in game.legal_actions(last) if game.next_state(last, a) == final)
+        term = games.play(rules.game_id, rules.params, words(rules, last), action, after)
+        assert rules.decode(after) == final and term == game.returns(final)[0]
+        assert reachable(last, final) and reachable(final, final) and not reachable(final, last)
+        for before, state in itertools.pairwise(line):
+            if before[3] != 0:
+                continue
+            passes += 1
+            s = words(rules, before)
+            assert games.legal(rules.game_id, rules.params, s, out) == 1
+            assert out[0] == game.pass_action
+            assert games.play(rules.game_id, rules.params, s, game.pass_action, after) == UNKNOWN
+            assert rules.decode(after) == state == game.next_state(before, game.pass_action)
+            assert game.is_reachable(before, state) and reachable(before, state)
+            assert not game.is_reachable(state, before) and not reachable(state, before)
 
 
 def test_decisive_playouts_take_a_win_and_block_a_single_threat() -> None:
@@ -222,8 +279,9 @@ def test_othello_4x4_is_a_win_for_white() -> None:
     assert result.proven == "loss" and result.to_play == 0
 
 
-def test_same_seed_same_result_and_reuse_keeps_only_what_can_follow() -> None:
-    game = GAMES["uttt"]
+@pytest.mark.parametrize("name", ["uttt", "othello10", "othello16"])
+def test_same_seed_same_result_and_reuse_keeps_only_what_can_follow(name: str) -> None:
+    game = GAMES[name]
     budget = Budget(iterations=3_000)
     a, b = (make_searcher(game, budget, SearchConfig(), seed=9) for _ in range(2))
     state = game.initial_state()

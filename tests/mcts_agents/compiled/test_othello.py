@@ -71,10 +71,11 @@ def test_returns_and_refusals() -> None:
         play(start, random.Random(5)) for _ in range(20)
     ]
     assert othello_playout(Othello(10)) is None  # 100 squares do not fit one word
-    result = make_searcher(Othello(10), Budget(iterations=20), SearchConfig(), 0).search(
+    tuned = SearchConfig(selection="ucb1_tuned")  # not the kernel's: the Python search
+    result = make_searcher(Othello(10), Budget(iterations=20), tuned, 0).search(
         Othello(10), Othello(10).initial_state()
     )
-    assert "playouts" not in result.extra
+    assert result.extra["backend"] == "python" and "playouts" not in result.extra
 
 
 def test_the_python_search_uses_them_and_stays_seeded() -> None:
