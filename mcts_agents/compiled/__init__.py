@@ -10,7 +10,7 @@ own random numbers: same seed, same result within a backend, not across backends
 
 Registered here: Connect Four with ``k == 4`` (``connect_four.CompiledConnectFour``, its own
 kernel), and through the one kernel for every other game (``kernel``, ``games``,
-``search.CompiledSearch``): Othello up to 16x16, m,n,k for two players on up to 256 cells
+``search.CompiledSearch``): Othello up to 16x16, m,n,k for 2 to 4 players on up to 256 cells
 (tic-tac-toe, Gomoku 15x15, two stones per turn), ultimate tic-tac-toe and Nim. The kernels
 compile the rules cores' own bit functions and tables where the cores have them.
 
@@ -80,8 +80,6 @@ def _othello_supports(game: Any) -> str | None:
 
 
 def _mnk_supports(game: Any) -> str | None:
-    if game.num_players != 2:
-        return f"the compiled kernel plays m,n,k for 2 players, got num_players={game.num_players}"
     if game.m * game.n > 256:
         return f"the compiled kernel plays m,n,k on up to 256 cells, got {game.m}x{game.n}"
     return None

@@ -12,6 +12,22 @@ from numba import njit
 
 #: A solver value or terminal value that is not known (values are -1, 0, 1).
 UNKNOWN = 2
+#: Games of more than two players report outcomes, not values: ``DRAW``, or ``WIN + p`` when
+#: player ``p`` wins (+1 to the winner, -1 to every other player, as m,n,k's core pays).
+DRAW, WIN = 3, 4
+
+
+@njit(cache=True)
+def gain(outcome: float, player: int) -> float:
+    """What the outcome code ``outcome`` (``DRAW`` or ``WIN + p``) pays ``player``."""
+    if outcome == DRAW:
+        return 0.0
+    return 1.0 if outcome - WIN == player else -1.0
+
+
+def outcome_returns(outcome: int, players: int) -> tuple[float, ...]:
+    """Every player's return of an outcome code (Python side)."""
+    return tuple(float(gain(outcome, p)) for p in range(players))
 
 
 @njit(cache=True)

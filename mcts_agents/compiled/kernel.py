@@ -11,6 +11,9 @@ A position is a row of ``W`` int64 words (the rules' layout) and is its own tran
 Values are for the player to move at a node; an edge holds the sum of its mover's values, and a
 value changes sign between a node and its parent only where the player to move changes (two
 stones per turn, or a pass, keep or change the mover as the rules say).
+Games of more than two players (``outcomes``) report outcome codes instead (``common.DRAW``,
+``common.WIN + p``): an edge adds what the code pays its mover (max^n), and a node is proven
+a win for its mover by a child proven so, else by its best proven child when all are.
 
 Node columns (``nd``, indexed by node id):
     states: the position (``[nodes, W]``).
@@ -38,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from mcts_agents.compiled import games
-from mcts_agents.compiled.common import UNKNOWN, random01
+from mcts_agents.compiled.common import UNKNOWN, gain, random01
 
 DONE, ROOT_PROVEN, GROW_NODES, GROW_EDGES, TABLE_FULL = 0, 1, 2, 3, 4
 #: Scratch words a playout may use (``games.BUFFER``).
@@ -121,30 +124,38 @@ def add_node(
 
 
 @njit(cache=True)
-def _try_prove(nd: tuple, ed: tuple, node: int) -> bool:
-    """Prove ``node`` from its children: a proven win for its mover, or all children proven."""
+def _try_prove(nd: tuple, ed: tuple, node: int, outcomes: bool) -> bool:
+    """Prove ``node`` from its children: a proven win for its mover, or all children proven
+    (then the best for the mover: with ``outcomes``, the first best in list order)."""
     proven, players, first, nact, nexp = nd[2], nd[4], nd[5], nd[6], nd[7]
     ed_child, ed_next = ed[1], ed[2]
     e = first[node]
     if e < 0:
         return False
+    mover = players[node]
     complete = nexp[node] == nact[node]
-    best = -2
+    best = -2.0
+    best_proof = UNKNOWN
     while e >= 0:
         child = ed_child[e]
         e = ed_next[e]
-        value = proven[child]
-        if value == UNKNOWN:
+        proof = proven[child]
+        if proof == UNKNOWN:
             complete = False
             continue
-        if players[child] != players[node]:
-            value = -value
+        if outcomes:  # the proof is an outcome: what it pays the mover
+            value = gain(proof, mover)
+        else:  # the proof is a value for the child's mover
+            value = float(proof) if players[child] == mover else -float(proof)
+            proof = np.int8(value)
         if value >= 1:
-            proven[node] = 1
+            proven[node] = proof
             return True
-        best = max(best, value)
+        if value > best:
+            best = value
+            best_proof = proof
     if complete and best > -2:
-        proven[node] = best
+        proven[node] = best_proof
         return True
     return False
 
@@ -153,7 +164,7 @@ def _try_prove(nd: tuple, ed: tuple, node: int) -> bool:
 def run(
     g: int, p: np.ndarray, nd: tuple, ed: tuple, slots: np.ndarray, meta: np.ndarray,
     rng: np.ndarray, root: int, iterations: int, c: float, solver: bool, decisive: bool,
-    max_nodes: int, stop_when_full: bool, max_actions: int, max_depth: int,
+    max_nodes: int, stop_when_full: bool, max_actions: int, max_depth: int, outcomes: bool,
 ) -> tuple:  # fmt: skip
     """Run up to ``iterations`` simulations from ``root``; return ``(done, status)``.
 
@@ -161,6 +172,9 @@ def run(
     arrays and calls again) or ``TABLE_FULL`` (``max_nodes`` nodes stored and
     ``stop_when_full``; otherwise a full table only stops growth, as in ``MCTS``).
     ``max_actions`` bounds the legal moves of a position, ``max_depth`` the moves of a game.
+    ``outcomes``: the rules report outcome codes (``common.DRAW``, ``common.WIN + p``) instead
+    of values for the player to move (games of more than two players): terminal values,
+    playouts and proofs are codes, and an edge adds what the code pays its mover (max^n).
     """
     states, nd_visits, nd_proven, nd_term, nd_player, nd_first, nd_nact, nd_nexp = nd
     ed_action, ed_child, ed_next, ed_visits, ed_value = ed
@@ -224,7 +238,7 @@ def run(
                             value = float(term)
                         else:
                             value = games.playout(g, p, after, buf, decisive, rng)
-                        if player != nd_player[node]:
+                        if not outcomes and player != nd_player[node]:
                             value = -value
                         break
                     child = add_node(nd, slots, meta, after, term, player, solver)
@@ -266,29 +280,32 @@ def run(
                         best_score = score
                 e = ed_next[e]
             if best < 0:  # every child proven: so is this node
-                _try_prove(nd, ed, node)
+                _try_prove(nd, ed, node, outcomes)
                 value = float(nd_proven[node])
                 break
             path_nodes[depth] = node
             path_edges[depth] = best
             depth += 1
             node = ed_child[best]
-        # back up: ``value`` is for the player to move at ``node``
+        # back up: ``value`` is for the player to move at ``node`` (or an outcome code)
         nd_visits[node] += 1
         below = nd_player[node]
         for i in range(depth - 1, -1, -1):
             parent = path_nodes[i]
             e = path_edges[i]
+            nd_visits[parent] += 1
+            ed_visits[e] += 1
+            if outcomes:
+                ed_value[e] += gain(value, nd_player[parent])
+                continue
             if nd_player[parent] != below:
                 value = -value
                 below = nd_player[parent]
-            nd_visits[parent] += 1
-            ed_visits[e] += 1
             ed_value[e] += value
         if solver and nd_proven[node] != UNKNOWN:
             for i in range(depth - 1, -1, -1):
                 parent = path_nodes[i]
-                if nd_proven[parent] != UNKNOWN or not _try_prove(nd, ed, parent):
+                if nd_proven[parent] != UNKNOWN or not _try_prove(nd, ed, parent, outcomes):
                     break
         meta[2] += depth
         done += 1

@@ -1,10 +1,14 @@
-"""m,n,k rules compiled (numba) for the kernel: two players, one or two stones per turn.
+"""m,n,k rules compiled (numba) for the kernel: 2 to 4 players, one or two stones per turn.
 
-A position is the core's state ``(stones_0, stones_1, count, status)`` in ``2 Q + 2`` int64
-words: each player's board split into ``Q = ceil(m n / 64)`` words of 64 bits (bit ``cell &
-63`` of word ``cell >> 6``), then the stone count and the status (0 running, ``p + 1`` player
-``p`` won, 3 draw). Boards of up to 256 cells (Gomoku 15x15 is 225). Parameter words ``p``:
-``(m, n, k, cells, stones_per_turn, first_win, Q)``.
+A position is the core's state ``(stones_0, ..., stones_P-1, count, status)`` in ``P Q + 2``
+int64 words: each player's board split into ``Q = ceil(m n / 64)`` words of 64 bits (bit
+``cell & 63`` of word ``cell >> 6``), then the stone count and the status (0 running, ``p + 1``
+player ``p`` won, ``P + 1`` draw). Boards of up to 256 cells (Gomoku 15x15 is 225). Parameter
+words ``p``: ``(m, n, k, cells, stones_per_turn, first_win, Q, W, P)``, then the windows.
+
+Two players: terminal values and playouts are values for the player to move (+1, 0, -1).
+More players: they are outcome codes (``common.DRAW``, ``common.WIN + p``), and the kernel
+backs up what a code pays each mover (max^n).
 
 A win is checked through the stone just placed, counting the player's stones along the four
 lines through it (``k`` or more wins, as in the core). The playout places uniformly random
@@ -19,7 +23,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from mcts_agents.compiled.common import UNKNOWN, covers, random01, same_words
+from mcts_agents.compiled.common import DRAW, UNKNOWN, WIN, covers, random01, same_words
 from mcts_agents.envs.games.mnk import MNK
 
 #: The most cells a board may have in the kernel (four words a player).
@@ -32,7 +36,7 @@ def words_per_player(game: MNK) -> int:
 
 
 def params(game: MNK) -> np.ndarray:
-    """``(m, n, k, cells, stones_per_turn, first_win, Q, W)``, then on boards of one word
+    """``(m, n, k, cells, stones_per_turn, first_win, Q, W, P)``, then on boards of one word
     (up to 64 cells) ``W`` windows per cell: the core's own ``k``-cell windows through each
     cell as masks (``MNK._windows``; a cell with fewer repeats its first)."""
     q = words_per_player(game)
@@ -40,6 +44,7 @@ def params(game: MNK) -> np.ndarray:
     windows = game._windows if q == 1 else ()
     most = max((len(w) for w in windows), default=0)
     values = [game.m, game.n, game.k, cells, game.stones_per_turn, game._first_win, q, most]
+    values.append(game.num_players)
     for through in windows:
         values += [_signed(w) for w in through] + [_signed(through[0])] * (most - len(through))
     return np.array(values, np.int64)
@@ -52,21 +57,25 @@ def _signed(w: int) -> int:
 def encode(game: MNK, state: Any) -> list[int]:
     q = words_per_player(game)
     out = []
-    for board in state[:2]:
+    players = game.num_players
+    for board in state[:players]:
         out += [_signed((board >> (64 * i)) & _WORD) for i in range(q)]
-    return [*out, state[2], state[3]]
+    return [*out, state[players], state[players + 1]]
 
 
 def decode(game: MNK, words: Any) -> tuple[int, ...]:
     q = words_per_player(game)
     values = [int(w) for w in words]
-    boards = tuple(sum((values[b * q + i] & _WORD) << (64 * i) for i in range(q)) for b in range(2))
-    return (*boards, values[2 * q], values[2 * q + 1])
+    players = game.num_players
+    boards = tuple(
+        sum((values[b * q + i] & _WORD) << (64 * i) for i in range(q)) for b in range(players)
+    )
+    return (*boards, values[players * q], values[players * q + 1])
 
 
 @njit(cache=True)
 def _mover(p: np.ndarray, count: int) -> int:
-    return count % 2 if p[4] == 1 else (count + 1) // 2 % 2
+    return count % p[8] if p[4] == 1 else (count + 1) // 2 % p[8]
 
 
 @njit(cache=True)
@@ -75,9 +84,13 @@ def _has(s: np.ndarray, base: int, cell: int) -> bool:
 
 
 @njit(cache=True)
-def _empty(s: np.ndarray, q: int, cell: int) -> bool:
+def _empty(s: np.ndarray, p: np.ndarray, cell: int) -> bool:
+    q = p[6]
     word = cell >> 6
-    return ((s[word] | s[q + word]) >> (cell & 63)) & 1 == 0
+    stones = s[word]
+    for player in range(1, p[8]):
+        stones |= s[player * q + word]
+    return (stones >> (cell & 63)) & 1 == 0
 
 
 @njit(cache=True)
@@ -87,7 +100,7 @@ def _line(p: np.ndarray, s: np.ndarray, base: int, cell: int) -> bool:
     most = p[7]
     if most:
         board = s[base]
-        start = 8 + cell * most
+        start = 9 + cell * most
         for i in range(start, start + most):  # noqa: SIM110 (numba: a plain loop)
             if board & p[i] == p[i]:
                 return True
@@ -114,10 +127,9 @@ def _line(p: np.ndarray, s: np.ndarray, base: int, cell: int) -> bool:
 
 @njit(cache=True)
 def legal(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> int:
-    q = p[6]
     n = 0
     for cell in range(p[3]):
-        if _empty(s, q, cell):
+        if _empty(s, p, cell):
             out[n] = cell
             n += 1
     return n
@@ -127,19 +139,20 @@ def legal(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> int:
 def _place(p: np.ndarray, t: np.ndarray, cell: int) -> int:
     """Place the mover's stone on ``cell`` of ``t`` in place; the new status."""
     q = p[6]
-    count = t[2 * q]
+    at = p[8] * q  # the count's word; the status follows
+    count = t[at]
     player = _mover(p, count)
     base = player * q
     t[base + (cell >> 6)] |= np.int64(1) << (cell & 63)
     count += 1
-    t[2 * q] = count
+    t[at] = count
     if count >= p[5] and _line(p, t, base, cell):
         status = player + 1
     elif count == p[3]:
-        status = 3
+        status = p[8] + 1
     else:
         status = 0
-    t[2 * q + 1] = status
+    t[at + 1] = status
     return status
 
 
@@ -149,14 +162,22 @@ def play(p: np.ndarray, s: np.ndarray, action: int, t: np.ndarray) -> int:
     status = _place(p, t, action)
     if status == 0:
         return UNKNOWN
-    if status == 3:
+    return _result(p, status, _mover(p, t[p[8] * p[6]]))
+
+
+@njit(cache=True)
+def _result(p: np.ndarray, status: int, player: int) -> int:
+    """The end of a game (``status``) for ``player``: a value, or an outcome code (P > 2)."""
+    if p[8] > 2:
+        return DRAW if status == p[8] + 1 else WIN + status - 1
+    if status == p[8] + 1:
         return 0
-    return 1 if _mover(p, t[2 * p[6]]) == status - 1 else -1
+    return 1 if player == status - 1 else -1
 
 
 @njit(cache=True)
 def to_play(p: np.ndarray, s: np.ndarray) -> int:
-    return _mover(p, s[2 * p[6]])
+    return _mover(p, s[p[8] * p[6]])
 
 
 @njit(cache=True)
@@ -174,22 +195,25 @@ def _wins_at(p: np.ndarray, t: np.ndarray, base: int, cell: int) -> bool:
 def playout(
     p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
 ) -> float:
-    """Play from ``s`` (not terminal) to the end: +1, 0 or -1 for the player to move at ``s``."""
+    """Play from ``s`` (not terminal) to the end: +1, 0 or -1 for the player to move at ``s``
+    (more than two players: the outcome code). Decisive playouts for two players only."""
     q = p[6]
-    words = 2 * q + 2
+    at = p[8] * q
+    words = at + 2
     t = buf[:words]
     t[:] = s
     empty = buf[words:]
     count = 0
     for cell in range(p[3]):
-        if _empty(s, q, cell):
+        if _empty(s, p, cell):
             empty[count] = cell
             count += 1
-    start = _mover(p, s[2 * q])
+    start = _mover(p, s[at])
+    decisive = decisive and p[8] == 2
     while True:
-        player = _mover(p, t[2 * q])
+        player = _mover(p, t[at])
         i = -1
-        if decisive and t[2 * q] + 2 >= p[5]:
+        if decisive and t[at] + 2 >= p[5]:
             for j in range(count):
                 if _wins_at(p, t, player * q, empty[j]):
                     return 1.0 if player == start else -1.0
@@ -206,15 +230,13 @@ def playout(
         count -= 1
         empty[i] = empty[count]
         status = _place(p, t, cell)
-        if status == 3:
-            return 0.0
         if status:
-            return 1.0 if status - 1 == start else -1.0
+            return float(_result(p, status, start))
 
 
 @njit(cache=True)
 def reachable(p: np.ndarray, root: np.ndarray, s: np.ndarray) -> bool:
-    q = p[6]
-    if root[2 * q + 1] != 0:
-        return same_words(s, root, 2 * q + 2)
-    return s[2 * q] >= root[2 * q] and covers(s, root, 2 * q)
+    at = p[8] * p[6]
+    if root[at + 1] != 0:
+        return same_words(s, root, at + 2)
+    return s[at] >= root[at] and covers(s, root, at)

@@ -1,7 +1,7 @@
 """The Python side of the compiled search (``kernel``): budgets, growth, reuse, the result.
 
 ``CompiledSearch`` plays every game with compiled rules (``games``): Othello (up to 8x8 with one
-word a bitboard, 10x10 to 16x16 with several), m,n,k for two players on up to 256 cells
+word a bitboard, 10x10 to 16x16 with several), m,n,k for 2 to 4 players on up to 256 cells
 (tic-tac-toe, Gomoku, two stones per turn), ultimate tic-tac-toe and Nim. ``codec(game)`` turns
 the game's states into rows of int64 words and back.
 """
@@ -22,7 +22,7 @@ from mcts_agents.compiled import nim as nim_rules
 from mcts_agents.compiled import othello as othello_rules
 from mcts_agents.compiled import othello_wide as othello_wide_rules
 from mcts_agents.compiled import ultimate as ultimate_rules
-from mcts_agents.compiled.common import UNKNOWN
+from mcts_agents.compiled.common import UNKNOWN, outcome_returns
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.envs.games.nim import Nim
@@ -55,6 +55,7 @@ class Codec:
         max_actions: the most legal moves of a position; max_depth: the most moves of a game.
         decisive: whether ``playout="decisive"`` changes its playouts (else they are uniform,
             as the Python search's for a game without ``decisive_rollout``).
+        players: more than 2: the rules report outcome codes (see ``kernel.run``).
     """
 
     game_id: int
@@ -65,6 +66,7 @@ class Codec:
     max_actions: int
     max_depth: int
     decisive: bool = False
+    players: int = 2
 
 
 def codec(game: Any) -> Codec:
@@ -86,9 +88,10 @@ def codec(game: Any) -> Codec:
     if isinstance(game, MNK):
         cells = game.m * game.n
         return Codec(
-            games.MNK, mnk_rules.params(game), 2 * mnk_rules.words_per_player(game) + 2,
+            games.MNK, mnk_rules.params(game),
+            game.num_players * mnk_rules.words_per_player(game) + 2,
             lambda s: mnk_rules.encode(game, s), lambda w: mnk_rules.decode(game, w),
-            cells, cells,
+            cells, cells, players=game.num_players,
         )  # fmt: skip
     if isinstance(game, UltimateTicTacToe):
         return Codec(
@@ -194,7 +197,7 @@ class CompiledSearch:
             done, status = kernel.run(
                 rules.game_id, rules.params, self.nd, self.ed, self.slots, self.meta,
                 self.rng_state, root, n, config.c, config.solver, decisive, max_nodes,
-                stop_when_full, rules.max_actions, rules.max_depth,
+                stop_when_full, rules.max_actions, rules.max_depth, rules.players > 2,
             )  # fmt: skip
             if status == kernel.GROW_NODES:
                 self._grow_nodes()
@@ -283,7 +286,11 @@ class CompiledSearch:
             child = int(self.ed[1][e])
             proven = int(proven_col[child])
             visits.append(n)
-            if proven != UNKNOWN:
+            if proven != UNKNOWN and self.codec.players > 2:
+                returns = outcome_returns(proven, self.codec.players)
+                values.append(returns[mover])
+                labels.append(proven_label(returns, mover))
+            elif proven != UNKNOWN:
                 value = proven if int(player_col[child]) == mover else -proven
                 values.append(float(value))
                 labels.append(proven_label((value, -value), 0))
@@ -322,12 +329,17 @@ class CompiledSearch:
         stats.sort(key=lambda s: (-s.visits, s.action))
         proven = int(nd[2][root])
         total = sum(visits)
+        player = self.game.to_play(state)
+        players = self.codec.players
+        returns: tuple[float, ...]
+        if players > 2:
+            returns = outcome_returns(proven, players) if proven != UNKNOWN else ()
+        else:
+            returns = (proven, -proven) if player == 0 else (-proven, proven)
         if proven != UNKNOWN:
-            root_value = float(proven)
+            root_value = float(returns[player])
         else:
             root_value = sum(float(ed[4][e]) for e in expanded) / total if total else 0.0
-        player = self.game.to_play(state)
-        returns = (proven, -proven) if player == 0 else (-proven, proven)
         return SearchResult(
             best_action=best_action,
             iterations=iterations,

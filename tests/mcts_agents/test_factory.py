@@ -28,7 +28,8 @@ BUDGET = Budget(iterations=50)
 def test_auto_picks_the_kernel_where_one_is_registered_and_python_elsewhere() -> None:
     assert isinstance(make_searcher(ConnectFour(), BUDGET), CompiledConnectFour)
     assert isinstance(make_searcher(MNK(3, 3, 3), BUDGET), CompiledSearch)
-    assert type(make_searcher(MNK(4, 4, 3, num_players=3), BUDGET)) is MCTS
+    assert isinstance(make_searcher(MNK(4, 4, 3, num_players=3), BUDGET), CompiledSearch)
+    assert type(make_searcher(MNK(17, 16, 5), BUDGET)) is MCTS  # 272 cells: over 256
     assert type(make_searcher(Pig(), BUDGET)) is MCTS
     assert type(make_searcher(ConnectFour(k=3), BUDGET)) is MCTS  # the kernel needs k == 4
     python = SearchConfig(backend="python")
@@ -41,8 +42,8 @@ def test_backend_numba_says_why_it_cannot_run() -> None:
     numba = SearchConfig(backend="numba")
     with pytest.raises(InvalidOptionError, match="no compiled kernel for Pig"):
         make_searcher(Pig(), BUDGET, numba)
-    with pytest.raises(InvalidOptionError, match="m,n,k for 2 players, got num_players=3"):
-        make_searcher(MNK(4, 4, 3, num_players=3), BUDGET, numba)
+    with pytest.raises(InvalidOptionError, match="m,n,k on up to 256 cells, got 17x16"):
+        make_searcher(MNK(17, 16, 5), BUDGET, numba)
     with pytest.raises(InvalidOptionError, match="needs selection='ucb1', got 'puct'"):
         make_searcher(ConnectFour(), BUDGET, SearchConfig(backend="numba", selection="puct"))
     with pytest.raises(InvalidOptionError, match=r"make_searcher"):

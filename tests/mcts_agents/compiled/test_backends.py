@@ -18,6 +18,7 @@ from mcts_agents.specs import make_env
 
 SPECS = ["tic_tac_toe", "gomoku", "tic_tac_toe_deluxe", "mnk_5x5x4", "othello", "nim"]
 SPECS += ["othello:size=6", "othello:size=10", "ultimate_tic_tac_toe", "connect_four"]
+SPECS += ["multi_mnk"]  # three players: max^n in the kernel
 BACKENDS = {"auto": "numba", "python": "python"}
 
 

@@ -21,7 +21,7 @@ pytest.importorskip("numba")
 
 from mcts_agents import Budget, SearchConfig, make_searcher
 from mcts_agents.compiled import games, kernel
-from mcts_agents.compiled.common import UNKNOWN
+from mcts_agents.compiled.common import UNKNOWN, outcome_returns
 from mcts_agents.compiled.search import CompiledSearch, codec
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.envs.games.nim import Nim
@@ -41,6 +41,9 @@ GAMES = {
     "gomoku": MNK(15, 15, 5),
     "two_stones": MNK(7, 7, 4, stones_per_turn=2),
     "wide": MNK(9, 10, 4),  # 90 cells: two words a player
+    "mnk3p": MNK(4, 4, 3, num_players=3),  # more players: outcome codes, max^n
+    "mnk4p_two_stones": MNK(5, 6, 3, num_players=4, stones_per_turn=2),
+    "mnk3p_wide": MNK(9, 8, 4, num_players=3),  # 72 cells: two words a player
     "uttt": UltimateTicTacToe(),
     "nim": Nim((3, 4, 5), max_take=None),
     "nim_misere": Nim((2, 3, 7), max_take=3, misere=True),
@@ -59,6 +62,13 @@ def random_line(game: Any, rng: random.Random) -> list[Any]:
 
 def words(rules: Any, state: Any) -> np.ndarray:
     return np.array(rules.encode(state), np.int64)
+
+
+def returns_of(rules: Any, value: float, mover: int) -> tuple[float, ...]:
+    """Every player's return of a kernel value for ``mover`` (or of an outcome code)."""
+    if rules.players > 2:
+        return outcome_returns(int(value), rules.players)
+    return tuple(float(value if p == mover else -value) for p in range(2))
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -82,8 +92,7 @@ def test_rules_agree_with_the_core(name: str) -> None:
                 child = game.next_state(state, action)
                 assert rules.decode(after) == child, (state, action)
                 if game.is_terminal(child):
-                    mover = game.to_play(child)
-                    assert term == game.returns(child)[mover]
+                    assert returns_of(rules, term, game.to_play(child)) == game.returns(child)
                 else:
                     assert term == UNKNOWN
 
@@ -123,8 +132,7 @@ def kernel_playout(game: Any, decisive: bool = False) -> Any:
         state_rng[0] = rng.getrandbits(63) | 1
         s = words(rules, state)
         value = games.playout(rules.game_id, rules.params, s, buf, decisive, state_rng)
-        mover = game.to_play(state)
-        return tuple(value if p == mover else -value for p in range(2))
+        return returns_of(rules, value, game.to_play(state))
 
     return play
 
@@ -134,7 +142,19 @@ RUNS = {"othello10": 3_000, "othello16": 1_000}
 
 
 @pytest.mark.parametrize(
-    "name", ["othello6", "othello10", "othello16", "ttt", "mnk554", "two_stones", "uttt", "nim"]
+    "name",
+    [
+        "othello6",
+        "othello10",
+        "othello16",
+        "ttt",
+        "mnk554",
+        "two_stones",
+        "uttt",
+        "nim",
+        "mnk3p",
+        "mnk4p_two_stones",
+    ],
 )
 def test_playout_outcomes_match_the_cores_rollout(name: str) -> None:
     game = GAMES[name]
@@ -249,6 +269,51 @@ def test_two_stone_turns_are_proven_right() -> None:
         line = random_line(game, rng)
         state = line[rng.randrange(max(1, len(line) - 6), len(line) - 1)]
         assert prove(game, state).proven == labels[mnk_value(game, state)], state
+
+
+@functools.cache
+def maxn_outcomes(game: MNK, state: Any) -> frozenset[tuple[float, ...]]:
+    """Every result (returns) of ``state`` under max^n, over all ways of breaking ties: a child's
+    result can be chosen when it pays the mover at least what every other child pays at the
+    least (each other child taking its worst result for the mover). Small boards only."""
+    if game.is_terminal(state):
+        return frozenset([game.returns(state)])
+    mover = game.to_play(state)
+    children = [maxn_outcomes(game, game.next_state(state, a)) for a in game.legal_actions(state)]
+    floors = [min(r[mover] for r in results) for results in children]
+    chosen = set()
+    for i, results in enumerate(children):
+        bar = max((f for j, f in enumerate(floors) if j != i), default=-2.0)
+        chosen.update(r for r in results if r[mover] >= bar)
+    return frozenset(chosen)
+
+
+@pytest.mark.parametrize(
+    "m, n, players, stones", [(3, 3, 3, 0), (4, 4, 3, 6), (4, 4, 3, 8), (4, 4, 4, 7)]
+)
+def test_proofs_with_more_players_are_max_n_results(
+    m: int, n: int, players: int, stones: int
+) -> None:
+    """The solver's result with 3 or 4 players (outcome codes) is a max^n result of the
+    position (brute force), from random positions with at least ``stones`` stones (and the
+    start on 3x3); a proven win plays a move that keeps it."""
+    game = MNK(m, n, 3, num_players=players)
+    rng = random.Random(m * n + players)
+    labels = {1.0: "win", 0.0: "draw", -1.0: "loss"}
+    states = [] if stones else [game.initial_state()]
+    while len(states) < 12:
+        line = random_line(game, rng)
+        if len(line) - 1 > stones:
+            states.append(line[rng.randrange(stones, len(line) - 1)])
+    for state in states:
+        result = prove(game, state)
+        mover = game.to_play(state)
+        possible = maxn_outcomes(game, state)
+        assert result.proven in {labels[r[mover]] for r in possible}, state
+        assert result.root_value in {r[mover] for r in possible}
+        if result.proven == "win":
+            child = game.next_state(state, result.best_action)
+            assert any(r[mover] == 1.0 for r in maxn_outcomes(game, child))
 
 
 @pytest.mark.parametrize(
