@@ -10,9 +10,10 @@ own random numbers: same seed, same result within a backend, not across backends
 
 Registered here: Connect Four with ``k == 4`` (``connect_four.CompiledConnectFour``, its own
 kernel), and through the one kernel for every other game (``kernel``, ``games``,
-``search.CompiledSearch``): Othello up to 16x16, m,n,k for 2 to 4 players on up to 256 cells
-(tic-tac-toe, Gomoku 15x15, two stones per turn), ultimate tic-tac-toe and Nim. The kernels
-compile the rules cores' own bit functions and tables where the cores have them.
+``search.CompiledSearch``): Connect Four with other ``k``, Othello up to 16x16, m,n,k for 2 to 4
+players on up to 256 cells (tic-tac-toe, Gomoku 15x15, two stones per turn), ultimate
+tic-tac-toe and Nim. The kernels compile the rules cores' own bit functions and tables where
+the cores have them.
 
 Compiled playouts for the Python search (``register_playout``; ``backends.local_searcher``
 hands them to ``MCTS`` where ``backend="auto"``): Pig (``pig.pig_playout``), Othello up to 8x8
@@ -55,10 +56,10 @@ UCB1_PLAYOUTS = {
 
 def _connect_four_supports(game: Any) -> str | None:
     layout = game.layout
-    if layout.k != 4 or layout.bits > 62:
+    if layout.bits > 62:
         return (
-            f"the Connect Four kernel needs k == 4 and width * (height + 1) <= 62, "
-            f"got width={layout.width}, height={layout.height}, k={layout.k}"
+            f"the compiled kernels play Connect Four with width * (height + 1) <= 62, "
+            f"got width={layout.width}, height={layout.height}"
         )
     return None
 
@@ -66,7 +67,7 @@ def _connect_four_supports(game: Any) -> str | None:
 register_kernel(
     KernelEntry(
         ConnectFour,
-        "mcts_agents.compiled.connect_four:CompiledConnectFour",
+        "mcts_agents.compiled.connect_four:connect_four_searcher",
         _connect_four_supports,
         UCB1_PLAYOUTS,
     )

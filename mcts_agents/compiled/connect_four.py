@@ -10,12 +10,14 @@ from typing import Any
 import numpy as np
 
 from mcts_agents.compiled import connect_four_kernel as kernel
+from mcts_agents.compiled.search import CompiledSearch
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.game import Game
 from mcts_agents.result import ChildStats, Proven, SearchResult
 from mcts_agents.searcher import (
+    Searcher,
     check_room,
     most_visited_is_best,
     pick_child,
@@ -265,6 +267,16 @@ class CompiledConnectFour:
     def _state(self, cur: int, mask: int) -> tuple[int, int, int, int]:
         """The rules core's state for a stored position."""
         return self.game.state_from_position(cur, mask)
+
+
+def connect_four_searcher(
+    game: ConnectFour, budget: Budget, config: SearchConfig, seed: int | None = None
+) -> Searcher:
+    """Connect Four's compiled search: its own kernel for ``k == 4`` (faster), else the shared
+    kernel (``search.CompiledSearch`` with ``connect_four_rules``)."""
+    if game.k == 4:
+        return CompiledConnectFour(game, budget, config, seed)
+    return CompiledSearch(game, budget, config, seed)
 
 
 _warm = False

@@ -41,8 +41,9 @@ class KernelEntry:
 
     Attributes:
         game_type: the rules core it plays (subclasses too).
-        searcher: ``"module:Class"`` of its ``Searcher``, built as ``Class(game, budget, config,
-            seed)``; the module also has ``warm_up()``, which compiles or loads the kernel.
+        searcher: ``"module:Class"`` of its ``Searcher`` (or of a function returning one), built
+            as ``Class(game, budget, config, seed)``; the module also has ``warm_up()``, which
+            compiles or loads the kernel.
         supports: ``(game) -> None`` if the kernel plays this game's parameters, else a
             sentence saying why not; reads only the game's public attributes.
         options: ``SearchConfig`` fields the kernel implements only at these values.

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from mcts_agents.compiled import games, kernel
+from mcts_agents.compiled import connect_four_rules, games, kernel
 from mcts_agents.compiled import mnk as mnk_rules
 from mcts_agents.compiled import nim as nim_rules
 from mcts_agents.compiled import othello as othello_rules
@@ -24,6 +24,7 @@ from mcts_agents.compiled import othello_wide as othello_wide_rules
 from mcts_agents.compiled import ultimate as ultimate_rules
 from mcts_agents.compiled.common import UNKNOWN, outcome_returns
 from mcts_agents.config import Budget, SearchConfig
+from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.envs.games.nim import Nim
 from mcts_agents.envs.games.othello import Othello
@@ -71,6 +72,14 @@ class Codec:
 
 def codec(game: Any) -> Codec:
     """The ``Codec`` of ``game`` (the registry's check said the kernel plays it)."""
+    if isinstance(game, ConnectFour):
+        cells = game.width * game.height
+        return Codec(
+            games.CONNECT_FOUR, connect_four_rules.params(game), connect_four_rules.WORDS,
+            lambda s: connect_four_rules.encode(game, s),
+            lambda w: connect_four_rules.decode(game, w), game.width, cells,
+            decisive=game.k == 4,
+        )  # fmt: skip
     if isinstance(game, Othello) and game.size * game.size > othello_rules.MAX_SQUARES:
         cells = game.size * game.size
         return Codec(

@@ -31,7 +31,8 @@ def test_auto_picks_the_kernel_where_one_is_registered_and_python_elsewhere() ->
     assert isinstance(make_searcher(MNK(4, 4, 3, num_players=3), BUDGET), CompiledSearch)
     assert type(make_searcher(MNK(17, 16, 5), BUDGET)) is MCTS  # 272 cells: over 256
     assert type(make_searcher(Pig(), BUDGET)) is MCTS
-    assert type(make_searcher(ConnectFour(k=3), BUDGET)) is MCTS  # the kernel needs k == 4
+    assert isinstance(make_searcher(ConnectFour(k=3), BUDGET), CompiledSearch)  # shared kernel
+    assert type(make_searcher(ConnectFour(9, 7), BUDGET)) is MCTS  # 9 x 8 bits: over 62
     python = SearchConfig(backend="python")
     assert type(make_searcher(ConnectFour(), BUDGET, python)) is MCTS
     puct = SearchConfig(selection="puct")  # the kernel implements UCB1 only

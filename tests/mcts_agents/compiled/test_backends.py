@@ -18,7 +18,7 @@ from mcts_agents.specs import make_env
 
 SPECS = ["tic_tac_toe", "gomoku", "tic_tac_toe_deluxe", "mnk_5x5x4", "othello", "nim"]
 SPECS += ["othello:size=6", "othello:size=10", "ultimate_tic_tac_toe", "connect_four"]
-SPECS += ["multi_mnk"]  # three players: max^n in the kernel
+SPECS += ["multi_mnk", "connect_four:k=3"]  # three players (max^n); the shared kernel
 BACKENDS = {"auto": "numba", "python": "python"}
 
 

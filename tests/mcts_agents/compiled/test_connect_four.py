@@ -158,8 +158,8 @@ def test_backend_numba_names_what_it_cannot_do() -> None:
     env.reset()
     with pytest.raises(InvalidOptionError, match="selection='ucb1', got 'puct'"):
         MCTSAgent(iterations=10, backend="numba", selection="puct").search(env)
-    with pytest.raises(InvalidOptionError, match="k == 4"):
-        make_searcher(ConnectFour(k=3), Budget(iterations=10), SearchConfig(backend="numba"))
+    with pytest.raises(InvalidOptionError, match=r"width \* \(height \+ 1\) <= 62, got width=9"):
+        make_searcher(ConnectFour(9, 7), Budget(iterations=10), SearchConfig(backend="numba"))
     searcher = make_searcher(GAME, Budget(iterations=10), SearchConfig(backend="numba"))
     with pytest.raises(InvalidOptionError, match=r"plays ConnectFour.*build one per game"):
         searcher.search(ConnectFour(width=6), ConnectFour(width=6).initial_state())

@@ -23,6 +23,7 @@ from mcts_agents import Budget, SearchConfig, make_searcher
 from mcts_agents.compiled import games, kernel
 from mcts_agents.compiled.common import UNKNOWN, outcome_returns
 from mcts_agents.compiled.search import CompiledSearch, codec
+from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.envs.games.nim import Nim
 from mcts_agents.envs.games.othello import Othello
@@ -45,6 +46,10 @@ GAMES = {
     "mnk4p_two_stones": MNK(5, 6, 3, num_players=4, stones_per_turn=2),
     "mnk3p_wide": MNK(9, 8, 4, num_players=3),  # 72 cells: two words a player
     "uttt": UltimateTicTacToe(),
+    "c4": ConnectFour(),
+    "c4_k3": ConnectFour(5, 4, 3),
+    "c4_k5": ConnectFour(7, 6, 5),
+    "c4_tall": ConnectFour(4, 11, 4),  # 4 x 12 bits: the most the word holds is 62
     "nim": Nim((3, 4, 5), max_take=None),
     "nim_misere": Nim((2, 3, 7), max_take=3, misere=True),
 }
@@ -152,6 +157,8 @@ RUNS = {"othello10": 3_000, "othello16": 1_000}
         "two_stones",
         "uttt",
         "nim",
+        "c4",
+        "c4_k3",
         "mnk3p",
         "mnk4p_two_stones",
     ],
@@ -225,8 +232,19 @@ def test_decisive_playouts_take_a_win_and_block_a_single_threat() -> None:
     assert losses["random"] > 120 and losses["decisive"] < losses["random"] / 2, losses
 
 
+@pytest.mark.parametrize("name", ["c4", "c4_tall"])
+def test_connect_four_decisive_playout_is_the_cores(name: str) -> None:
+    game = GAMES[name]
+    rng = random.Random(name)
+    line = random_line(game, rng)
+    reference = game.decisive_rollout
+    for i, state in enumerate([line[0], line[len(line) // 2]]):
+        play = kernel_playout(game, decisive=True)
+        assert_same_outcomes(game, play, state, 4_000, seed=i, reference=reference)
+
+
 @functools.cache
-def mnk_value(game: MNK, state: Any) -> int:
+def mnk_value(game: Any, state: Any) -> int:
     """Brute-force negamax value for the player to move (small boards only)."""
     if game.is_terminal(state):
         return int(game.returns(state)[game.to_play(state)])
@@ -240,8 +258,9 @@ def mnk_value(game: MNK, state: Any) -> int:
 
 
 def prove(game: Any, state: Any, iterations: int = 2_000_000) -> Any:
-    searcher = make_searcher(game, Budget(iterations=iterations), SearchConfig(), seed=1)
-    assert isinstance(searcher, CompiledSearch)
+    """The shared kernel's search (Connect Four with k = 4 included, which ``make_searcher``
+    hands to its own kernel)."""
+    searcher = CompiledSearch(game, Budget(iterations=iterations), SearchConfig(), seed=1)
     return searcher.search(game, state)
 
 
@@ -314,6 +333,19 @@ def test_proofs_with_more_players_are_max_n_results(
         if result.proven == "win":
             child = game.next_state(state, result.best_action)
             assert any(r[mover] == 1.0 for r in maxn_outcomes(game, child))
+
+
+@pytest.mark.parametrize("width, height, k", [(4, 4, 3), (5, 4, 3), (4, 5, 4)])
+def test_connect_four_proofs_match_brute_force(width: int, height: int, k: int) -> None:
+    game = ConnectFour(width, height, k)
+    rng = random.Random(width * height * k)
+    labels = {1: "win", 0: "draw", -1: "loss"}
+    states = [game.initial_state()]
+    for _ in range(10):
+        line = random_line(game, rng)
+        states.append(line[rng.randrange(len(line) - 1)])
+    for state in states:
+        assert prove(game, state).proven == labels[mnk_value(game, state)], state
 
 
 @pytest.mark.parametrize(
