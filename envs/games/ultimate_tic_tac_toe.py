@@ -45,10 +45,58 @@ _BITS = tuple(tuple(i for i in range(9) if m >> i & 1) for m in range(512))
 _ACTIONS = tuple(tuple(tuple(9 * b + c for c in _BITS[m]) for m in range(512)) for b in range(9))
 #: ``_BOARD_MASK[m]``: the 81-bit mask of all cells of the small boards in the 9-bit mask ``m``.
 _BOARD_MASK = tuple(sum(_ALL9 << (9 * b) for b in _BITS[m]) for m in range(512))
+#: ``_WIN_CELLS[m]``: the cells outside the 9-bit mask ``m`` whose stone would give ``m`` a line
+#: (``m`` a player's stones in a small board: its winning cells, if empty; ``m`` a player's won
+#: small boards: the boards that would win the game).
+_WIN_CELLS = tuple(
+    sum(1 << c for c in range(9) if not m >> c & 1 and _HAS_LINE[m | 1 << c]) for m in range(512)
+)
 
 
 def _popcount(x: int) -> int:
     return bin(x).count("1")
+
+
+def _safe_cells(board: int, mine: int, theirs: int, closed: int, danger: int) -> int:
+    """The empty cells of open small ``board`` (the mover's and the opponent's stones there:
+    ``mine``, ``theirs``) after which the opponent cannot win the game at once.
+
+    ``danger`` (not 0) holds the open boards where the opponent has a cell that wins the game.
+    A stone on cell ``c`` sends the opponent to board ``c``, or anywhere open if ``c`` is
+    closed; it is safe if no board of ``danger`` is left, or if board ``c`` is open and out of
+    ``danger``. Only ``board`` itself changes: closed by the move (won or filled: it leaves
+    ``danger``, and ``c == board`` gives a free choice), or out of ``danger`` when the stone
+    takes the opponent's only winning cell there.
+    """
+    empty = _ALL9 ^ (mine | theirs)
+    bit = 1 << board
+    safe = empty & ~(closed | danger)
+    closing = _WIN_CELLS[mine] & empty
+    if not empty & (empty - 1):  # the last empty cell fills the board
+        closing = empty
+    special = closing
+    if danger & bit:
+        theirs_win = _WIN_CELLS[theirs] & empty
+        if not theirs_win & (theirs_win - 1):
+            special |= theirs_win
+    rest = danger & ~bit
+    for cell in _BITS[special]:
+        shut = closed | bit if closing >> cell & 1 else closed
+        if rest and (shut | rest) >> cell & 1:
+            safe &= ~(1 << cell)
+        else:
+            safe |= 1 << cell
+    return safe
+
+
+def _danger(theirs: list[int], mine: list[int], won_theirs: int, closed: int) -> int:
+    """The open small boards where the opponent (stones ``theirs`` per board, won boards
+    ``won_theirs``) has an empty cell that wins the game."""
+    danger = 0
+    for b in _BITS[_WIN_CELLS[won_theirs] & ~closed & _ALL9]:
+        if _WIN_CELLS[theirs[b]] & ~mine[b]:
+            danger |= 1 << b
+    return danger
 
 
 class UltimateTicTacToe(BoardGame[State]):
@@ -203,6 +251,109 @@ class UltimateTicTacToe(BoardGame[State]):
                 if has_line[w]:
                     return _WIN_RETURNS[player]
                 closed |= board_bit
+                free -= 9 - len(bits[o])
+            elif o == _ALL9:
+                closed |= 1 << board
+            if closed == _ALL9:
+                return (0.0, 0.0)
+            forced = -1 if closed >> cell & 1 else cell
+            player ^= 1
+
+    def decisive_choices(self, state: State) -> list[int]:
+        """The moves ``decisive_rollout`` picks uniformly from at ``state`` (not terminal): the
+        moves that win the game if there are any, else the safe moves (after which the
+        opponent cannot win the game at once), else every legal move."""
+        b0, b1, w0, w1, closed, forced, ply, _ = state
+        player = ply & 1
+        stones = [
+            [(b0 >> (9 * b)) & _ALL9 for b in range(9)],
+            [(b1 >> (9 * b)) & _ALL9 for b in range(9)],
+        ]
+        mine, theirs = stones[player], stones[player ^ 1]
+        won = (w0, w1)
+        boards = 1 << forced if forced >= 0 else _ALL9 ^ closed
+        wins = [
+            a
+            for b in _BITS[_WIN_CELLS[won[player]] & boards]
+            for a in _ACTIONS[b][_WIN_CELLS[mine[b]] & ~(mine[b] | theirs[b])]
+        ]
+        if wins:
+            return wins
+        danger = _danger(theirs, mine, won[player ^ 1], closed)
+        legal = self.legal_actions(state)
+        if not danger:
+            return legal
+        safe = [
+            a
+            for b in _BITS[boards]
+            for a in _ACTIONS[b][_safe_cells(b, mine[b], theirs[b], closed, danger)]
+        ]
+        return safe or legal
+
+    def decisive_rollout(self, state: State, rng: random.Random) -> tuple[float, ...]:
+        """The playout of ``playout="decisive"``: random moves that take a win of the game and
+        avoid handing one to the opponent.
+
+        At each ply the mover (1) wins the game at once if a legal move does: a cell that
+        completes a line in a small board that completes a line of won boards (the playout
+        ends there, a win whichever such move is played); (2) otherwise plays uniformly among
+        the safe moves: those after which the opponent has no move that wins the game (the
+        opponent's moves are in the board of the cell played, or in any open board if that
+        board is closed, the board just played included); (3) if no move is safe, every move
+        lets the opponent win at once, which it then does (its rule 1): the playout ends as a
+        loss for the mover. Winning cells come from a table per 9-bit mask (``_WIN_CELLS``),
+        so a ply costs bit operations on the boards where a player can win the game, not
+        move generation. ``decisive_choices`` lists the moves of rules 1 to 3 at a position.
+        """
+        b0, b1, w0, w1, closed, forced, ply, status = state
+        if status:
+            return _RETURNS[status]
+        stones = [
+            [(b0 >> (9 * b)) & _ALL9 for b in range(9)],
+            [(b1 >> (9 * b)) & _ALL9 for b in range(9)],
+        ]
+        occupied = [s0 | s1 for s0, s1 in zip(stones[0], stones[1], strict=True)]
+        won = [w0, w1]
+        free = sum(9 - _popcount(occupied[b]) for b in _BITS[~closed & _ALL9])
+        player = ply & 1
+        rand = rng.random
+        bits, has_line, win_cells = _BITS, _HAS_LINE, _WIN_CELLS
+        while True:
+            mine, theirs = stones[player], stones[player ^ 1]
+            boards = 1 << forced if forced >= 0 else _ALL9 ^ closed
+            for b in bits[win_cells[won[player]] & boards]:
+                if win_cells[mine[b]] & ~occupied[b]:
+                    return _WIN_RETURNS[player]
+            danger = _danger(theirs, mine, won[player ^ 1], closed)
+            if danger:
+                safe = [
+                    (b, c)
+                    for b in bits[boards]
+                    for c in bits[_safe_cells(b, mine[b], theirs[b], closed, danger)]
+                ]
+                if not safe:  # every move lets the opponent win at once
+                    return _WIN_RETURNS[player ^ 1]
+                board, cell = safe[int(rand() * len(safe))]
+            elif forced >= 0:
+                board = forced
+                empty = bits[_ALL9 ^ occupied[board]]
+                cell = empty[int(rand() * len(empty))]
+            else:
+                k = int(rand() * free)
+                for board in bits[_ALL9 ^ closed]:
+                    empty = bits[_ALL9 ^ occupied[board]]
+                    if k < len(empty):
+                        cell = empty[k]
+                        break
+                    k -= len(empty)
+            m = mine[board] | 1 << cell
+            mine[board] = m
+            o = occupied[board] | 1 << cell
+            occupied[board] = o
+            free -= 1
+            if has_line[m]:  # a small board, not the game (rule 1 found no win)
+                won[player] |= 1 << board
+                closed |= 1 << board
                 free -= 9 - len(bits[o])
             elif o == _ALL9:
                 closed |= 1 << board

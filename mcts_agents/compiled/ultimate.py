@@ -3,8 +3,10 @@
 A position is the core's state ``(stones_0, stones_1, won_0, won_1, closed, forced, ply,
 status)`` in ten int64 words: each player's 81-bit board split at bit 63 (small boards 0-6 in
 the first word, 7-8 in the second: action ``a`` is bit ``a`` of the first or bit ``a - 63``
-of the second), then the other six fields. The test for a tic-tac-toe line in a 9-bit mask is
-the core's table (``ultimate_tic_tac_toe._HAS_LINE``, passed in as ``lines``: one source).
+of the second), then the other six fields. The parameter words are the core's tables over
+9-bit masks (one source): whether a mask holds a tic-tac-toe line (``p[m]``,
+``ultimate_tic_tac_toe._HAS_LINE``), then the cells that would complete one (``p[WIN + m]``,
+``_WIN_CELLS``), which the decisive playout reads.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ WORDS = 10
 WON, CLOSED, FORCED, PLY, STATUS = 4, 6, 7, 8, 9
 _LOW = (1 << 63) - 1
 ALL9 = 0x1FF
+#: Where the table of winning cells starts in the parameter words.
+WIN = 512
 
 
 def params(game: core.UltimateTicTacToe) -> np.ndarray:
-    """The core's line table, one word per 9-bit mask."""
-    return np.array(core._HAS_LINE, np.int64)
+    """The core's line table, then its winning-cell table: one word per 9-bit mask each."""
+    return np.array((*core._HAS_LINE, *core._WIN_CELLS), np.int64)
 
 
 def encode(state: Any) -> list[int]:
@@ -116,8 +120,11 @@ def playout(
     p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
 ) -> float:
     """Uniformly random moves from ``s`` (not terminal) to the end, as the core's ``rollout``
-    plays them (on 9-bit masks per small board): +1, 0 or -1 for the player to move at ``s``.
+    plays them (on 9-bit masks per small board), or with ``decisive`` as its
+    ``decisive_rollout`` (``_decisive_playout``): +1, 0 or -1 for the player to move at ``s``.
     """
+    if decisive:
+        return _decisive_playout(p, s, buf, rng)
     mine = buf[0:9]  # the mover's stones per small board, then the other's
     theirs = buf[9:18]
     for board in range(9):
@@ -173,6 +180,135 @@ def playout(
         mine, theirs = theirs, mine
         won_mine, won_theirs = won_theirs, won_mine
         player ^= 1
+
+
+@njit(cache=True)
+def _danger(p: np.ndarray, theirs: np.ndarray, mine: np.ndarray, won: int, closed: int) -> int:
+    """The open small boards where the player with stones ``theirs`` and won boards ``won``
+    has an empty cell that wins the game (the core's ``_danger``)."""
+    danger = 0
+    boards = p[WIN + won] & ~closed & ALL9
+    while boards:
+        bit = boards & -boards
+        boards ^= bit
+        board = popcount(bit - 1)
+        if p[WIN + theirs[board]] & ~mine[board]:
+            danger |= bit
+    return danger
+
+
+@njit(cache=True)
+def _safe_cells(p: np.ndarray, board: int, mine: int, theirs: int, closed: int, danger: int) -> int:
+    """The empty cells of ``board`` after which the opponent cannot win the game at once (the
+    core's ``_safe_cells``; ``danger`` is not 0)."""
+    empty = ALL9 ^ (mine | theirs)
+    bit = 1 << board
+    safe = empty & ~(closed | danger)
+    closing = p[WIN + mine] & empty
+    if not empty & (empty - 1):  # the last empty cell fills the board
+        closing = empty
+    special = closing
+    if danger & bit:
+        theirs_win = p[WIN + theirs] & empty
+        if not theirs_win & (theirs_win - 1):
+            special |= theirs_win
+    rest = danger & ~bit
+    while special:
+        cell_bit = special & -special
+        special ^= cell_bit
+        shut = closed | bit if closing & cell_bit else closed
+        if rest and (shut | rest) & cell_bit:
+            safe &= ~cell_bit
+        else:
+            safe |= cell_bit
+    return safe
+
+
+@njit(cache=True)
+def _decisive_playout(p: np.ndarray, s: np.ndarray, buf: np.ndarray, rng: np.ndarray) -> float:
+    """The core's ``decisive_rollout`` from ``s`` (not terminal): win the game at once when a
+    move does; else a uniformly random safe move (after which the opponent cannot win at
+    once); with none, a loss. +1, 0 or -1 for the player to move at ``s``."""
+    mine = buf[0:9]
+    theirs = buf[9:18]
+    safe = buf[18:27]  # safe cells per board, under a free choice
+    for board in range(9):
+        mine[board] = _board(s, 0, board)
+        theirs[board] = _board(s, 2, board)
+    start = s[PLY] & 1
+    won_mine, won_theirs = s[WON], s[WON + 1]
+    if start:
+        mine, theirs = theirs, mine
+        won_mine, won_theirs = won_theirs, won_mine
+    closed = s[CLOSED]
+    forced = s[FORCED]
+    free = 0
+    for board in range(9):
+        if not (closed >> board) & 1:
+            free += 9 - popcount(mine[board] | theirs[board])
+    sign = 1.0  # the mover's value for the player to move at ``s``
+    while True:
+        boards = (1 << forced) if forced >= 0 else ALL9 ^ closed
+        winning = p[WIN + won_mine] & boards
+        while winning:
+            bit = winning & -winning
+            winning ^= bit
+            board = popcount(bit - 1)
+            if p[WIN + mine[board]] & ~theirs[board]:
+                return sign
+        danger = _danger(p, theirs, mine, won_theirs, closed)
+        if danger:
+            total = 0
+            for board in range(9):
+                cells = 0
+                if (boards >> board) & 1:
+                    cells = _safe_cells(p, board, mine[board], theirs[board], closed, danger)
+                safe[board] = cells
+                total += popcount(cells)
+            if total == 0:  # every move lets the opponent win at once
+                return -sign
+            k = int(random01(rng) * total)
+            for board in range(9):
+                empty = safe[board]
+                n = popcount(empty)
+                if k < n:
+                    break
+                k -= n
+        elif forced >= 0:
+            board = forced
+            empty = ALL9 ^ (mine[board] | theirs[board])
+            k = int(random01(rng) * popcount(empty))
+        else:
+            k = int(random01(rng) * free)
+            for board in range(9):
+                if (closed >> board) & 1:
+                    continue
+                empty = ALL9 ^ (mine[board] | theirs[board])
+                n = popcount(empty)
+                if k < n:
+                    break
+                k -= n
+        while k:
+            empty &= empty - 1
+            k -= 1
+        bit = empty & -empty
+        cell = popcount(bit - 1)
+        stones = mine[board] | bit
+        mine[board] = stones
+        occupied = stones | theirs[board]
+        free -= 1
+        if p[stones]:  # a small board, not the game (no move won it above)
+            won_mine |= 1 << board
+            closed |= 1 << board
+            free -= 9 - popcount(occupied)
+        elif occupied == ALL9:
+            closed |= 1 << board
+        if closed == ALL9:
+            return 0.0
+        forced = -1 if (closed >> cell) & 1 else cell
+        mine, theirs = theirs, mine
+        won_mine, won_theirs = won_theirs, won_mine
+        sign = -sign
 
 
 @njit(cache=True)

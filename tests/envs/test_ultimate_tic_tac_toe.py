@@ -20,6 +20,8 @@ from mcts_agents.envs.games.ultimate_tic_tac_toe import (
     UltimateTicTacToe,
 )
 from mcts_agents.envs.ultimate_tic_tac_toe_v0 import UltimateTicTacToeEnv
+from tests.envs.uttt_positions import CAN_WIN, CAN_WIN_ANYWHERE, NONE_SAFE, ONE_SAFE
+from tests.mcts_agents.compiled.playouts import assert_same_outcomes
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -166,6 +168,87 @@ def test_rollout_from_terminal_and_mid_game() -> None:
     middle = play(ROW_WIN[:-1])
     results = {GAME.rollout(middle, random.Random(seed)) for seed in range(50)}
     assert results <= {(1.0, -1.0), (-1.0, 1.0), (0.0, 0.0)} and len(results) >= 2
+
+
+# ---------------------------------------------------------------------- decisive playouts
+def wins_at_once(state: Any, action: int) -> bool:
+    """Whether ``action`` ends the game with a win for the player who plays it."""
+    return GAME.returns(GAME.next_state(state, action))[GAME.to_play(state)] == 1.0
+
+
+def brute_force_choices(state: Any) -> tuple[str, list[int]]:
+    """The decisive rule by move generation: the winning moves; else the moves after which no
+    legal reply wins; else every move (``"win"``, ``"safe"`` or ``"none safe"``)."""
+    legal = GAME.legal_actions(state)
+    wins = [a for a in legal if wins_at_once(state, a)]
+    if wins:
+        return "win", wins
+    safe = []
+    for a in legal:
+        child = GAME.next_state(state, a)
+        if GAME.is_terminal(child) or not any(
+            wins_at_once(child, b) for b in GAME.legal_actions(child)
+        ):
+            safe.append(a)
+    return ("safe", safe) if safe else ("none safe", legal)
+
+
+def test_decisive_choices_are_the_brute_force_ones() -> None:
+    """Along 80 uniformly random games, every position's decisive moves (from the threat
+    tables) equal the ones found by trying every move and every reply."""
+    rng = random.Random(11)
+    kinds: dict[str, int] = defaultdict(int)
+    for _ in range(80):
+        state = GAME.initial_state()
+        while not GAME.is_terminal(state):
+            kind, expected = brute_force_choices(state)
+            assert sorted(GAME.decisive_choices(state)) == expected, state
+            legal = GAME.legal_actions(state)
+            kinds["some unsafe" if kind == "safe" and expected != legal else kind] += 1
+            state = GAME.next_state(state, rng.choice(legal))
+    # every branch of the rule was met
+    assert kinds["win"] > 50 and kinds["some unsafe"] > 50 and kinds["none safe"] > 5, kinds
+
+
+def test_decisive_rollout_wins_at_once_and_avoids_handing_over_a_win() -> None:
+    def outcomes(rollout: Any, state: Any) -> set[tuple[float, ...]]:
+        return {rollout(state, random.Random(seed)) for seed in range(60)}
+
+    for state in (CAN_WIN, CAN_WIN_ANYWHERE):
+        assert GAME.decisive_choices(state) == [act(5, 2)] == brute_force_choices(state)[1]
+        assert outcomes(GAME.decisive_rollout, state) == {(1.0, -1.0)}
+        assert outcomes(GAME.rollout, state) != {(1.0, -1.0)}  # uniform moves miss it
+    # cell 2 sends O to the board where O wins; cell 7 is safe (and then X wins by force)
+    assert GAME.legal_actions(ONE_SAFE) == [act(8, 2), act(8, 7)]
+    assert GAME.decisive_choices(ONE_SAFE) == [act(8, 7)] == brute_force_choices(ONE_SAFE)[1]
+    assert outcomes(GAME.decisive_rollout, ONE_SAFE) == {(1.0, -1.0)}
+    assert (-1.0, 1.0) in outcomes(GAME.rollout, ONE_SAFE)
+    # no move is safe: the decisive playout is lost for X (O takes its win)
+    assert brute_force_choices(NONE_SAFE) == ("none safe", [act(8, 1), act(8, 2)])
+    assert GAME.decisive_choices(NONE_SAFE) == [act(8, 1), act(8, 2)]
+    assert outcomes(GAME.decisive_rollout, NONE_SAFE) == {(-1.0, 1.0)}
+    assert outcomes(GAME.rollout, NONE_SAFE) != {(-1.0, 1.0)}
+    assert GAME.decisive_rollout(play(ROW_WIN), random.Random(0)) == (1.0, -1.0)
+
+
+def literal_decisive_rollout(state: Any, rng: random.Random) -> tuple[float, ...]:
+    """The decisive rule as written: a uniformly random move of ``decisive_choices`` (checked
+    against brute force above) at every ply, played to the end."""
+    while not GAME.is_terminal(state):
+        choices = GAME.decisive_choices(state)
+        state = GAME.next_state(state, choices[int(rng.random() * len(choices))])
+    return GAME.returns(state)
+
+
+def test_decisive_rollout_outcomes_match_the_rule_played_move_by_move() -> None:
+    line = [GAME.initial_state()]
+    rng = random.Random(5)
+    while not GAME.is_terminal(line[-1]):
+        line.append(GAME.next_state(line[-1], rng.choice(GAME.legal_actions(line[-1]))))
+    for i, state in enumerate([line[0], line[len(line) // 3], line[len(line) // 2]]):
+        assert_same_outcomes(
+            GAME, GAME.decisive_rollout, state, 3000, seed=i, reference=literal_decisive_rollout
+        )
 
 
 # ---------------------------------------------------------------------- scripted games

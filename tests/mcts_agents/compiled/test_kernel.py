@@ -20,14 +20,16 @@ import pytest
 pytest.importorskip("numba")
 
 from mcts_agents import Budget, SearchConfig, make_searcher
-from mcts_agents.compiled import games, kernel
+from mcts_agents.compiled import games, kernel, ultimate
 from mcts_agents.compiled.common import UNKNOWN, outcome_returns
 from mcts_agents.compiled.search import CompiledSearch, codec
+from mcts_agents.envs.games import ultimate_tic_tac_toe as ultimate_core
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.envs.games.nim import Nim
 from mcts_agents.envs.games.othello import Othello
 from mcts_agents.envs.games.ultimate_tic_tac_toe import UltimateTicTacToe
+from tests.envs.uttt_positions import CAN_WIN, CAN_WIN_ANYWHERE, NONE_SAFE, ONE_SAFE
 from tests.mcts_agents.compiled.playouts import assert_same_outcomes
 
 GAMES = {
@@ -241,6 +243,63 @@ def test_connect_four_decisive_playout_is_the_cores(name: str) -> None:
     for i, state in enumerate([line[0], line[len(line) // 2]]):
         play = kernel_playout(game, decisive=True)
         assert_same_outcomes(game, play, state, 4_000, seed=i, reference=reference)
+
+
+def test_ultimate_decisive_playouts_win_at_once_and_avoid_handing_over_a_win() -> None:
+    """The hand-built positions of ``tests.envs.uttt_positions``: a win of the game at once
+    (sent to its board, or free to choose) is taken every time; with one safe move (which wins
+    by force) every playout is won; with none, every playout is lost."""
+    game = GAMES["uttt"]
+    decisive, uniform = kernel_playout(game, decisive=True), kernel_playout(game)
+
+    def outcomes(play: Any, state: Any) -> set[tuple[float, ...]]:
+        return {play(state, random.Random(seed)) for seed in range(60)}
+
+    for state in (CAN_WIN, CAN_WIN_ANYWHERE):
+        assert outcomes(decisive, state) == {(1.0, -1.0)}
+        assert outcomes(uniform, state) != {(1.0, -1.0)}
+    assert outcomes(decisive, ONE_SAFE) == {(1.0, -1.0)}
+    assert (-1.0, 1.0) in outcomes(uniform, ONE_SAFE)
+    assert outcomes(decisive, NONE_SAFE) == {(-1.0, 1.0)}
+    assert outcomes(uniform, NONE_SAFE) != {(-1.0, 1.0)}
+
+
+def test_ultimate_threat_masks_are_the_cores() -> None:
+    """On every position of 40 random games: the boards where the opponent can win the game
+    at once, and each open board's safe cells, from the kernel's tables equal the core's
+    (whose decisive moves are checked against brute force in the core's tests)."""
+    game = GAMES["uttt"]
+    p = codec(game).params
+    rng = random.Random("uttt threats")
+    checked = 0
+    for _ in range(40):
+        for state in random_line(game, rng)[:-1]:
+            b0, b1, w0, w1, closed, _, ply, _ = state
+            stones = [[(b >> (9 * i)) & 0x1FF for i in range(9)] for b in (b0, b1)]
+            mover = ply & 1
+            mine, theirs = stones[mover], stones[mover ^ 1]
+            won_theirs = (w0, w1)[mover ^ 1]
+            danger = ultimate_core._danger(theirs, mine, won_theirs, closed)
+            arrays = np.array(theirs, np.int64), np.array(mine, np.int64)
+            assert ultimate._danger(p, *arrays, won_theirs, closed) == danger
+            for board in range(9) if danger else ():
+                if not closed >> board & 1:
+                    args = (board, mine[board], theirs[board], closed, danger)
+                    assert ultimate._safe_cells(p, *args) == ultimate_core._safe_cells(*args)
+                    checked += 1
+    assert checked > 200
+
+
+def test_ultimate_decisive_playout_outcomes_match_the_cores_decisive_rollout() -> None:
+    game = GAMES["uttt"]
+    rng = random.Random("uttt decisive")
+    line = random_line(game, rng)
+    positions = [line[0], line[len(line) // 4], line[len(line) // 2], line[2 * len(line) // 3]]
+    for i, state in enumerate(positions):
+        assert not game.is_terminal(state)
+        assert_same_outcomes(
+            game, kernel_playout(game, True), state, 4_000, seed=i, reference=game.decisive_rollout
+        )
 
 
 @functools.cache
