@@ -33,7 +33,6 @@ from mcts_agents.game import (
 )
 from mcts_agents.result import ChildStats, SearchResult
 from mcts_agents.searcher import (
-    WIN,
     check_room,
     game_identity,
     most_visited_is_best,
@@ -42,6 +41,7 @@ from mcts_agents.searcher import (
     run_budget,
 )
 from mcts_agents.selection import CLOSED, EXPAND, SELECTION_RULES
+from mcts_agents.solver import close, try_prove
 from mcts_agents.tree import Node, NodeTable
 
 logger = logging.getLogger(__name__)
@@ -164,7 +164,7 @@ class MCTS:
                 node = child  # a transposition into a stored node: keep descending
                 continue
             if i == CLOSED:  # every child proven: so is this node
-                self._prove(node)
+                close(node, self.config.solver)
                 values = node.proven  # type: ignore[assignment]
                 break
             edges.append(i)
@@ -323,49 +323,8 @@ class MCTS:
         path[-1].visits += 1
         if path[-1].proven is not None:  # only the solver proves nodes
             for node in reversed(path[: len(edges)]):
-                if node.proven is not None or not self._try_prove(node):
+                if node.proven is not None or not (self.config.solver and try_prove(node)):
                     break
-
-    # ------------------------------------------------------------------ solver
-    def _try_prove(self, node: Node) -> bool:
-        """Prove ``node`` if a child is a proven win for its mover, or every child is proven."""
-        if not self.config.solver:
-            return False
-        player = node.to_play
-        if player == CHANCE:  # exact only once every outcome is: the expectation
-            children = node.children
-            if not node.fully_expanded or any(child.proven is None for child in children):
-                return False
-            weights = node.priors or ()
-            proofs = [child.proven for child in children if child.proven is not None]
-            node.proven = tuple(
-                sum(w * proof[i] for w, proof in zip(weights, proofs, strict=True))
-                for i in range(len(proofs[0]))
-            )
-            return True
-        best: tuple[float, ...] | None = None
-        complete = node.fully_expanded
-        for child in node.children:
-            proven = child.proven
-            if proven is None:
-                complete = False
-                continue
-            if proven[player] >= WIN:
-                node.proven = proven
-                return True
-            if best is None or proven[player] > best[player]:
-                best = proven
-        if complete and best is not None:
-            node.proven = best
-            return True
-        return False
-
-    def _prove(self, node: Node) -> None:
-        if not self._try_prove(node):  # CLOSED without the solver cannot happen; be safe
-            node.proven = max(
-                (c.proven for c in node.children if c.proven is not None),
-                key=lambda p: p[node.to_play],
-            )
 
     # ------------------------------------------------------------------ tree reuse
     def _prepare_root(self, game: Game, state: State) -> tuple[Node, int, int]:
