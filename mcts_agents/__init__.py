@@ -37,6 +37,7 @@ from mcts_agents.errors import (
     UnpicklableGameError,
     WorkerError,
 )
+from mcts_agents.evaluators import BatchEvaluator, PositionEvaluator
 from mcts_agents.factory import make_searcher
 from mcts_agents.game import Game
 from mcts_agents.ismcts import ISMCTS
@@ -62,6 +63,7 @@ __all__ = [
     "AgentSpec",
     "AgentStats",
     "ArenaResult",
+    "BatchEvaluator",
     "Budget",
     "ChildStats",
     "CloneError",
@@ -83,6 +85,7 @@ __all__ = [
     "NotResetError",
     "OpenSpielGame",
     "PolicyAgent",
+    "PositionEvaluator",
     "RandomAgent",
     "RayNotInstalledError",
     "ResultsFileBusyError",

@@ -44,11 +44,11 @@ class MCTSAgent:
             pickles (this library's envs, OpenSpiel); call ``close()`` (or use ``with``) to stop
             the workers early.
         **options: fields of ``SearchConfig`` (``c``, ``selection``, ``fpu``, ``expand_all``,
-            ``rollout_depth``, ``cutoff_value``, ``playout``, ``evaluator``, ``solver``,
-            ``final_move``, ``reuse``, ``backend``); an unknown option raises
-            ``InvalidOptionError`` naming it. With numba installed (extra ``fast``), Connect
-            Four runs in a compiled kernel (``backend="auto"``); the first such search in a
-            process loads it (0.3-0.6 s, outside ``time_limit``).
+            ``rollout_depth``, ``cutoff_value``, ``playout``, ``evaluator``, ``batch_size``,
+            ``virtual_loss``, ``solver``, ``final_move``, ``reuse``, ``backend``, ...); an
+            unknown option raises ``InvalidOptionError`` naming it. With numba installed (extra
+            ``fast``), Connect Four runs in a compiled kernel (``backend="auto"``); the first
+            such search in a process loads it (0.3-0.6 s, outside ``time_limit``).
 
     The searcher (``searcher``: ``make_searcher``'s choice for the game) is built at the first
     search and again when the agent meets another game. Our envs are searched through their

@@ -8,7 +8,9 @@ gets the perfect-information search, where ``SearchConfig.backend`` decides: ``"
 runs ``MCTS``; ``"numba"`` runs the kernel registered for the game (``mcts_agents.compiled``) or
 raises ``InvalidOptionError`` saying why it cannot; ``"auto"`` (the default) runs the kernel
 where one can, else ``MCTS``, with the game's compiled playouts where some are registered
-(Pig). ``mcts_agents.factory.make_searcher`` adds root parallelism.
+(Pig). An evaluator (position or batch) runs only in the Python search: ``"auto"`` picks
+``MCTS`` for it and ``"numba"`` refuses it. ``mcts_agents.factory.make_searcher`` adds root
+parallelism.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ def local_searcher(
     in a process), so do it before any clock starts.
 
     Raises:
-        InvalidOptionError: ``backend="numba"`` and no kernel can run this game or options.
+        InvalidOptionError: ``backend="numba"`` and no kernel can run this game or options
+            (with an evaluator: always).
         InvalidStateError: ``information="perfect"`` for a game with private information.
     """
     mode = config.information
@@ -57,6 +60,11 @@ def local_searcher(
                 f"{type(game).__name__} has none (it has no hidden information: use 'auto')"
             )
         return PIMC(budget, config, seed) if mode == "pimc" else ISMCTS(budget, config, seed)
+    if config.backend == "numba" and config.evaluator is not None:
+        raise InvalidOptionError(
+            f"backend='numba' takes no evaluator (the compiled kernels run playouts), got "
+            f"{config.evaluator!r}; use backend='auto' or 'python' (the Python search)"
+        )
     if config.backend != "python":
         reason = compiled.unsupported(game, config)
         if reason is None:

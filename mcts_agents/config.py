@@ -8,6 +8,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from mcts_agents.errors import InvalidOptionError, describe_unknown
+from mcts_agents.evaluators import BatchEvaluator, is_batch_evaluator
 
 SelectionName = Literal["ucb1", "ucb1_tuned", "puct"]
 FinalMove = Literal["visits", "value", "robust_max"]
@@ -17,8 +18,9 @@ Information = Literal["auto", "perfect", "oracle", "mo_ismcts", "so_ismcts", "pi
 INFORMATION_MODES = ("auto", "perfect", "oracle", "mo_ismcts", "so_ismcts", "pimc")
 SearchFrom = Literal["here", "start"]
 
-#: An evaluator maps ``(game, state)`` to per-player values in [-1, 1] and optional priors
-#: (a mapping action -> prior, or a sequence indexed by action); ``None`` priors mean uniform.
+#: A position evaluator maps ``(game, state)`` to per-player values in [-1, 1] and optional
+#: priors (a mapping action -> prior, or a sequence indexed by action); ``None`` priors mean
+#: uniform. ``mcts_agents.evaluators.BatchEvaluator`` is the other kind, over numpy batches.
 Evaluator = Callable[
     [Any, Any], tuple[Sequence[float], "Mapping[int, float] | Sequence[float] | None"]
 ]
@@ -82,7 +84,19 @@ class SearchConfig:
         playout: ``"decisive"`` (default): playouts win at once when they can and block the
             opponent's immediate win, through the game's ``decisive_rollout`` where it has one
             (Connect Four), else uniformly random; ``"random"``: uniformly random playouts.
-        evaluator: optional callable replacing random playouts (see ``Evaluator``).
+        evaluator: what replaces random playouts: a position evaluator (a callable, see
+            ``Evaluator``) or a batch evaluator (an object with ``evaluate_batch``, see
+            ``mcts_agents.evaluators.BatchEvaluator``: two-player or one-player games without
+            chance nodes). Only the Python search takes one (``backend="auto"`` picks it).
+        batch_size: with a batch evaluator, the Python search selects up to this many leaves
+            (``K``) before evaluating them together in one ``evaluate_batch`` call; the
+            selections in flight are told apart by ``virtual_loss``. 1 (default) evaluates each
+            leaf on its own, the same search as the batch evaluator used position by position.
+            Above 1 it needs a batch evaluator.
+        virtual_loss: while a selected leaf waits for its evaluation, every edge on its path
+            counts one more visit that scored ``-virtual_loss`` for the player moving along it,
+            so that the next selections of the batch look elsewhere; undone when the leaf's
+            value is backed up. In [0, 1] (the scale of values); default 1 (a loss).
         solver: MCTS-Solver: prove wins, losses and draws and use the proofs.
         final_move: ``"visits"`` (most visits), ``"value"`` (highest mean) or ``"robust_max"``
             (most visits and highest mean at once; searches up to 50% longer to get one, then
@@ -127,7 +141,9 @@ class SearchConfig:
     rollout_depth: int | None = None
     cutoff_value: float = 0.0
     playout: Playout = "decisive"
-    evaluator: Evaluator | None = None
+    evaluator: Evaluator | BatchEvaluator | None = None
+    batch_size: int = 1
+    virtual_loss: float = 1.0
     solver: bool = True
     final_move: FinalMove = "visits"
     reuse: bool = True
@@ -165,8 +181,23 @@ class SearchConfig:
             raise InvalidOptionError(
                 f"playout must be 'random' or 'decisive', got {self.playout!r}"
             )
-        if self.evaluator is not None and not callable(self.evaluator):
-            raise InvalidOptionError(f"evaluator must be callable, got {self.evaluator!r}")
+        batched = is_batch_evaluator(self.evaluator)
+        if self.evaluator is not None and not batched and not callable(self.evaluator):
+            raise InvalidOptionError(
+                "evaluator must be a callable (game, state) -> (values, priors) or an object "
+                f"with evaluate_batch(observations, legal_masks), got {self.evaluator!r}"
+            )
+        size = self.batch_size
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise InvalidOptionError(f"batch_size must be an int >= 1, got {size!r}")
+        if size > 1 and not batched:
+            raise InvalidOptionError(
+                f"batch_size={size} needs a batch evaluator (an object with "
+                f"evaluate_batch(observations, legal_masks)); the evaluator is {self.evaluator!r}"
+            )
+        number("virtual_loss", self.virtual_loss)
+        if not 0.0 <= self.virtual_loss <= 1.0:
+            raise InvalidOptionError(f"virtual_loss must be in [0, 1], got {self.virtual_loss!r}")
         for flag in ("expand_all", "solver", "reuse"):
             if not isinstance(getattr(self, flag), bool):
                 raise InvalidOptionError(

@@ -10,6 +10,9 @@ Chance nodes (dice, deals) are nodes whose children are drawn, not selected: eac
 an outcome with the search's own generator by its probability. Their values are expectations,
 so a chance node is proven only when every outcome is (its exact value is then the
 probability-weighted mean). Returns are normalised to [-1, 1] by the game's ``return_range``.
+
+With a batch evaluator the simulations run ``batch_size`` at a time, their leaves evaluated
+together (``mcts_agents.batched``).
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ from collections.abc import Callable, Hashable, Sequence
 from time import perf_counter
 from typing import Any
 
+from mcts_agents.batched import LeafBatch
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import InvalidOptionError, InvalidStateError
-from mcts_agents.evaluators import evaluate
+from mcts_agents.evaluators import PositionEvaluator, evaluate, is_batch_evaluator
 from mcts_agents.game import (
     CHANCE,
     Game,
@@ -33,7 +37,6 @@ from mcts_agents.game import (
 )
 from mcts_agents.result import ChildStats, SearchResult
 from mcts_agents.searcher import (
-    WIN,
     check_room,
     game_identity,
     most_visited_is_best,
@@ -42,6 +45,7 @@ from mcts_agents.searcher import (
     run_budget,
 )
 from mcts_agents.selection import CLOSED, EXPAND, SELECTION_RULES
+from mcts_agents.solver import close, try_prove
 from mcts_agents.tree import Node, NodeTable
 
 logger = logging.getLogger(__name__)
@@ -79,6 +83,10 @@ class MCTS:
         self._select = SELECTION_RULES[config.selection]
         self._playout = None if playout is None else (game_identity(playout[0]), playout[1])
         self._compiled = False  # whether the last search's playouts were the compiled ones
+        evaluator = config.evaluator
+        self._batch = evaluator if is_batch_evaluator(evaluator) else None
+        # a position evaluator for single positions (the root's priors, a full table's leaves)
+        self._evaluator = evaluator if self._batch is None else PositionEvaluator(evaluator)
 
     def reset(self, seed: int | None = None) -> None:
         """Forget the node table (call between games); reseed if ``seed`` is given."""
@@ -101,7 +109,11 @@ class MCTS:
 
     # ------------------------------------------------------------------ public entry point
     def search(self, game: Game, state: State) -> SearchResult:
-        """Search from ``state`` and return the result; ``state`` must not be terminal."""
+        """Search from ``state`` and return the result; ``state`` must not be terminal.
+
+        If the search fails (an evaluator's error, an interrupt), the node table is dropped: a
+        simulation cut short may have left a node linked but never evaluated.
+        """
         start = perf_counter()
         self._normalize = return_normalizer(game)
         self._chance = has_chance(game)
@@ -113,19 +125,30 @@ class MCTS:
         root, reused, pruned = self._prepare_root(game, state)
         self._rollout = self._make_rollout(game)
         self._acyclic = bool(getattr(game, "acyclic", False))
-        iterations = self._run(game, root, start)
+        try:
+            iterations = self._run(game, root, start)
+        except BaseException:
+            self.reset()
+            raise
         elapsed = perf_counter() - start
         return self._result(root, iterations, elapsed, reused, pruned)
 
     # ------------------------------------------------------------------ the loop
     def _run(self, game: Game, root: Node, start: float) -> int:
-        def simulate(_: int | None) -> int:
+        config, batch = self.config, None
+        if self._batch is not None:
+            tuned = config.selection == "ucb1_tuned"
+            batch = LeafBatch(self._batch, game, config.virtual_loss, tuned)
+
+        def simulate(limit: int | None) -> int:
+            if batch is not None:
+                return self._simulate_batch(game, root, batch, limit)
             self._simulate(game, root)
             return 1
 
         return run_budget(
             self.budget,
-            self.config.final_move,
+            config.final_move,
             start,
             simulate,
             solved=lambda: root.proven is not None,
@@ -135,6 +158,37 @@ class MCTS:
 
     def _simulate(self, game: Game, root: Node) -> None:
         """One simulation: walk down by the selection rule, expand one node, evaluate, back up."""
+        path, edges, values, leaf = self._descend(game, root, None)
+        if values is None:
+            values = self._leaf_values(game, leaf)
+        self._backup(path, edges, values)
+
+    def _simulate_batch(self, game: Game, root: Node, batch: LeafBatch, limit: int | None) -> int:
+        """Up to ``batch_size`` simulations (``limit`` at most), their new leaves evaluated in
+        one ``evaluate_batch`` call; returns how many ran."""
+        count = self.config.batch_size if limit is None else min(self.config.batch_size, limit)
+        budget = self.budget
+        fills = budget.iterations is None and budget.time_limit is None  # a full table stops
+        done = 0
+        while done < count and root.proven is None:
+            if done and fills and len(self.table) >= budget.max_nodes:  # type: ignore[operator]
+                break
+            path, edges, values, leaf = self._descend(game, root, batch.pending)
+            done += 1
+            if values is not None:  # known at once: back it up now
+                self._backup(path, edges, values)
+            else:
+                batch.add(path, edges, leaf, virtual=done < count)
+        batch.flush(game, self._set_priors, self._backup)
+        return done
+
+    def _descend(
+        self, game: Game, root: Node, pending: dict[Node, int] | None
+    ) -> tuple[list[Node], list[int], Sequence[float] | None, Any]:
+        """Walk down by the selection rule, expanding one node. Returns ``(path, edges, values,
+        leaf)``: ``values`` where they are known (terminal, proven, a repeated position), else
+        ``None`` and the ``leaf`` to evaluate: a new node, one waiting in ``pending`` (a batch's),
+        or a state not stored (full table)."""
         config = self.config
         select, c, fpu = self._select, config.c, config.fpu
         path = [root]
@@ -142,39 +196,40 @@ class MCTS:
         node = root
         while True:
             if node.proven is not None:  # solved: its value is exact
-                values: Sequence[float] = node.proven
-                break
+                return path, edges, node.proven, node
             if node.returns is not None:  # terminal (solver off)
-                values = node.returns
-                break
+                return path, edges, node.returns, node
             if node.actions is None:
                 node.actions = list(game.legal_actions(node.state))
             i = self._draw(node) if node.to_play == CHANCE else select(node, c, fpu)
             if i == EXPAND:
-                child, values_or_none = self._expand(game, node)
+                child, fresh = self._expand(game, node)
                 if child is None:  # node table full: evaluate without storing the child
-                    values = values_or_none  # type: ignore[assignment]
-                    break
-                i = len(node.children) - 1
-                edges.append(i)
+                    terminal = game.is_terminal(fresh)
+                    return path, edges, self._returns(game, fresh) if terminal else None, fresh
+                edges.append(len(node.children) - 1)
                 path.append(child)
-                if values_or_none is not None:  # a new node, evaluated
-                    values = values_or_none
-                    break
+                if fresh:  # a new node, or one stored by expand_all: to evaluate (terminal: known)
+                    return path, edges, child.returns, child
                 node = child  # a transposition into a stored node: keep descending
-                continue
-            if i == CLOSED:  # every child proven: so is this node
-                self._prove(node)
-                values = node.proven  # type: ignore[assignment]
-                break
-            edges.append(i)
-            node = node.children[i]
-            if not self._acyclic and node in path:  # a repeated position: score it a draw
-                values = (0.0,) * game.num_players
+            elif i == CLOSED:  # every child proven: so is this node
+                close(node, self.config.solver)
+                return path, edges, node.proven, node
+            else:
+                edges.append(i)
+                node = node.children[i]
+                if not self._acyclic and node in path:  # a repeated position: score it a draw
+                    path.append(node)
+                    return path, edges, (0.0,) * game.num_players, node
                 path.append(node)
-                break
-            path.append(node)
-        self._backup(path, edges, values)
+            if pending and node in pending:  # waiting for the batch's evaluation
+                return path, edges, None, node
+
+    def _leaf_values(self, game: Game, leaf: Any) -> Sequence[float]:
+        """Evaluate a new node (keeping its priors), or a state not stored."""
+        if isinstance(leaf, Node):
+            return self._first_evaluation(game, leaf)
+        return self._evaluate(game, leaf)[0]
 
     def _draw(self, node: Node) -> int:
         """A chance node's outcome, drawn by its probability: the index of its child, or
@@ -195,11 +250,12 @@ class MCTS:
         priors[k], priors[j] = priors[j], priors[k]
         return EXPAND
 
-    def _expand(self, game: Game, node: Node) -> tuple[Node | None, Sequence[float] | None]:
-        """Link the next untried action's child; create and evaluate it if it is new.
+    def _expand(self, game: Game, node: Node) -> tuple[Node | None, Any]:
+        """Link the next untried action's child, creating it if it is new.
 
-        Returns ``(child, values)``: ``values`` is ``None`` when the child was already in the
-        table (a transposition), and ``child`` is ``None`` when the table is full.
+        Returns ``(child, fresh)``: ``fresh`` is True when the child is still to evaluate (new,
+        or stored by ``expand_all`` and never visited), False for a transposition into a
+        visited node; with the table full, ``(None, state)``: the child's state, not stored.
         """
         k = len(node.children)
         actions = node.actions
@@ -211,19 +267,19 @@ class MCTS:
         key = game.key(state)
         table = self.table
         child = table.get(key)
-        values: Sequence[float] | None = None
+        fresh = child is None
         if child is None:
             max_nodes = self.budget.max_nodes
             if max_nodes is not None and len(table) >= max_nodes:
-                return None, self._evaluate(game, state)[0]
+                return None, state
             if self.config.expand_all and k == 0:
                 self._create_siblings(game, node)
                 child = table.get(key)
         if child is None:
-            child, values = self._new_node(game, state, key)
+            child = self._make_node(game, state, key)
             table.add(child)
         elif child.visits == 0:  # stored by expand_all but never evaluated
-            values = self._first_evaluation(game, child)
+            fresh = True
         if k:
             node.children.append(child)
             node.edge_visits.append(0)
@@ -236,7 +292,7 @@ class MCTS:
             node.edge_value = [0.0]
             if self.config.selection == "ucb1_tuned":
                 node.edge_value_sq = [0.0]
-        return child, values
+        return child, fresh
 
     def _create_siblings(self, game: Game, node: Node) -> None:
         """``expand_all``: put every child of ``node`` in the table at once (unevaluated)."""
@@ -263,10 +319,6 @@ class MCTS:
         returns = tuple(game.returns(state))
         return returns if self._normalize is None else self._normalize(returns)
 
-    def _new_node(self, game: Game, state: State, key: Hashable) -> tuple[Node, Sequence[float]]:
-        node = self._make_node(game, state, key)
-        return node, self._first_evaluation(game, node)
-
     def _first_evaluation(self, game: Game, node: Node) -> Sequence[float]:
         """Evaluate a node that has never been visited, keeping the evaluator's priors."""
         if node.returns is not None:
@@ -280,7 +332,7 @@ class MCTS:
         """Per-player values of ``state`` (and priors, from an evaluator)."""
         if game.is_terminal(state):
             return self._returns(game, state), None
-        evaluator = self.config.evaluator
+        evaluator = self._evaluator
         if evaluator is not None:
             return evaluate(evaluator, game, state, game.legal_actions(state))
         values = self._rollout(state, self.rng)
@@ -323,49 +375,8 @@ class MCTS:
         path[-1].visits += 1
         if path[-1].proven is not None:  # only the solver proves nodes
             for node in reversed(path[: len(edges)]):
-                if node.proven is not None or not self._try_prove(node):
+                if node.proven is not None or not (self.config.solver and try_prove(node)):
                     break
-
-    # ------------------------------------------------------------------ solver
-    def _try_prove(self, node: Node) -> bool:
-        """Prove ``node`` if a child is a proven win for its mover, or every child is proven."""
-        if not self.config.solver:
-            return False
-        player = node.to_play
-        if player == CHANCE:  # exact only once every outcome is: the expectation
-            children = node.children
-            if not node.fully_expanded or any(child.proven is None for child in children):
-                return False
-            weights = node.priors or ()
-            proofs = [child.proven for child in children if child.proven is not None]
-            node.proven = tuple(
-                sum(w * proof[i] for w, proof in zip(weights, proofs, strict=True))
-                for i in range(len(proofs[0]))
-            )
-            return True
-        best: tuple[float, ...] | None = None
-        complete = node.fully_expanded
-        for child in node.children:
-            proven = child.proven
-            if proven is None:
-                complete = False
-                continue
-            if proven[player] >= WIN:
-                node.proven = proven
-                return True
-            if best is None or proven[player] > best[player]:
-                best = proven
-        if complete and best is not None:
-            node.proven = best
-            return True
-        return False
-
-    def _prove(self, node: Node) -> None:
-        if not self._try_prove(node):  # CLOSED without the solver cannot happen; be safe
-            node.proven = max(
-                (c.proven for c in node.children if c.proven is not None),
-                key=lambda p: p[node.to_play],
-            )
 
     # ------------------------------------------------------------------ tree reuse
     def _prepare_root(self, game: Game, state: State) -> tuple[Node, int, int]:
@@ -381,7 +392,7 @@ class MCTS:
             root = self._make_node(game, state, key)
             if root.returns is None:
                 root.actions = list(game.legal_actions(state))
-            evaluator = self.config.evaluator
+            evaluator = self._evaluator
             if evaluator is not None and root.returns is None:
                 priors = evaluate(evaluator, game, state, root.actions or ())[1]
                 if priors is not None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import pytest
 
 from mcts_agents import (
@@ -49,6 +52,34 @@ def test_backend_numba_says_why_it_cannot_run() -> None:
         make_searcher(ConnectFour(), BUDGET, SearchConfig(backend="numba", selection="puct"))
     with pytest.raises(InvalidOptionError, match=r"make_searcher"):
         MCTS(BUDGET, numba)  # the Python search is not a chooser
+
+
+class Level:
+    """A batch evaluator: uniform priors, every position level."""
+
+    def evaluate_batch(self, observations: np.ndarray, legal_masks: np.ndarray) -> Any:
+        return np.ones(legal_masks.shape), np.zeros(len(observations))
+
+
+def level(game: Any, state: Any) -> Any:
+    return (0.0,) * game.num_players, None
+
+
+@pytest.mark.parametrize("evaluator", [Level(), level], ids=["batch", "position"])
+def test_an_evaluator_runs_in_the_python_search(evaluator: Any) -> None:
+    """The kernels run playouts only: an evaluator sends ``"auto"`` to ``MCTS`` and is refused
+    by ``"numba"`` whatever the game, before any kernel is asked."""
+    for game in (ConnectFour(), MNK(3, 3, 3)):  # games the kernels play
+        config = SearchConfig(evaluator=evaluator, selection="puct")
+        assert type(make_searcher(game, BUDGET, config)) is MCTS
+        parallel = make_searcher(game, BUDGET, config, workers=2)
+        assert isinstance(parallel, RootParallelSearch) and type(parallel.local) is MCTS
+        numba = SearchConfig(evaluator=evaluator, backend="numba")
+        with pytest.raises(InvalidOptionError, match=r"backend='numba' takes no evaluator"):
+            make_searcher(game, BUDGET, numba)
+    game = ConnectFour()
+    batched = make_searcher(game, BUDGET, SearchConfig(evaluator=Level(), batch_size=8))
+    assert batched.search(game, game.initial_state()).iterations == BUDGET.iterations
 
 
 def test_workers_give_root_parallelism_and_check_the_backend_at_once() -> None:
