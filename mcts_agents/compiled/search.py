@@ -101,11 +101,12 @@ def codec(game: Any) -> Codec:
             game.num_players * mnk_rules.words_per_player(game) + 2,
             lambda s: mnk_rules.encode(game, s), lambda w: mnk_rules.decode(game, w),
             cells, cells, players=game.num_players,
-        )  # fmt: skip
+        )  # fmt: skip  (decisive=False: the core has none; the kernel's lost A/Bs, run 8)
     if isinstance(game, UltimateTicTacToe):
         return Codec(
             games.ULTIMATE, ultimate_rules.params(game), ultimate_rules.WORDS,
             ultimate_rules.encode, ultimate_rules.decode, 81, 81,
+            decisive=True,  # as the Python search plays the core's decisive_rollout
         )  # fmt: skip
     if isinstance(game, Nim):
         return Codec(
