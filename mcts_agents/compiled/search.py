@@ -94,14 +94,14 @@ def codec(game: Any) -> Codec:
             games.OTHELLO, othello_rules.params(game), othello_rules.WORDS,
             othello_rules.encode, othello_rules.decode, cells + 1, 2 * cells + 2,
         )  # fmt: skip
-    if isinstance(game, MNK):
+    if isinstance(game, MNK):  # uniform playouts: the kernel's decisive one lost its A/Bs
         cells = game.m * game.n
         return Codec(
             games.MNK, mnk_rules.params(game),
             game.num_players * mnk_rules.words_per_player(game) + 2,
             lambda s: mnk_rules.encode(game, s), lambda w: mnk_rules.decode(game, w),
             cells, cells, players=game.num_players,
-        )  # fmt: skip  (decisive=False: the core has none; the kernel's lost A/Bs, run 8)
+        )  # fmt: skip
     if isinstance(game, UltimateTicTacToe):
         return Codec(
             games.ULTIMATE, ultimate_rules.params(game), ultimate_rules.WORDS,
