@@ -2,8 +2,8 @@
 
 Run from the repository root::
 
-    python -m benchmarks.memory [--game connect_four] [--checkpoints 1e4,1e5,3e5,1e6]
-        [--seed 0] [--tracemalloc N] [--json PATH] [key=value ...]
+    python -m benchmarks.memory [--game connect_four] [--env KEY=VALUE ...]
+        [--checkpoints 1e4,1e5,3e5,1e6] [--seed 0] [--tracemalloc N] [--json PATH] [key=value ...]
 
 One ``MCTS`` (our current defaults, or ``key=value`` ``SearchConfig`` options) searches the
 initial position again and again, ``iterations`` at a time, with tree reuse: the node table
@@ -168,6 +168,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Grow the table, print the table of checkpoints, optionally save JSON; return the rows."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="connect_four", help="one of our envs' modules")
+    parser.add_argument(
+        "--env", action="append", default=[], metavar="KEY=VALUE",
+        help="an option of the env (e.g. --env preset=gomoku, --env size=16); repeatable",
+    )  # fmt: skip
     parser.add_argument("--checkpoints", default="1e4,1e5,3e5,1e6", help="node counts")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
@@ -179,7 +183,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     checkpoints = [int(float(x)) for x in args.checkpoints.split(",")]
     options = dict(parse_option(o) for o in args.options)
     config = SearchConfig.from_options(options)
-    game = envs.load(f"{args.game}_v0").raw_env().game
+    env_options = dict(parse_option(o) for o in args.env)
+    game = envs.load(f"{args.game}_v0").raw_env(**env_options).game
     info = machine_info()
     print_machine(info)
 
@@ -229,7 +234,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         tracemalloc.stop()
 
     print(
-        f"\n## Node table growth: {args.game}, MCTS({options or 'defaults'}), "
+        f"\n## Node table growth: {args.game}{env_options or ''}, MCTS({options or 'defaults'}), "
         f"searching the initial position with tree reuse\n"
     )
     print_table(
