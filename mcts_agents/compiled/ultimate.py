@@ -1,12 +1,20 @@
 """Ultimate tic-tac-toe rules compiled (numba) for the kernel.
 
 A position is the core's state ``(stones_0, stones_1, won_0, won_1, closed, forced, ply,
-status)`` in ten int64 words: each player's 81-bit board split at bit 63 (small boards 0-6 in
-the first word, 7-8 in the second: action ``a`` is bit ``a`` of the first or bit ``a - 63``
-of the second), then the other six fields. The parameter words are the core's tables over
-9-bit masks (one source): whether a mask holds a tic-tac-toe line (``p[m]``,
-``ultimate_tic_tac_toe._HAS_LINE``), then the cells that would complete one (``p[WIN + m]``,
-``_WIN_CELLS``), which the decisive playout reads.
+status)`` in four int64 words (every field exact: the words are the position's key):
+
+- word 0: player 0's stones on bits 0-62 (small boards 0-6: action ``a`` is bit ``a``);
+- word 1: player 1's stones on bits 0-62;
+- word 2: player 0's stones on bits 63-80 (boards 7-8) at bits 0-17, player 1's at bits
+  18-35, ``won_0`` at bits 36-44, ``won_1`` at bits 45-53;
+- word 3: ``closed`` at bits 0-8, ``forced + 1`` (0 for a free choice) at bits 9-12, ``ply``
+  at bits 13-19, ``status`` at bits 20-21.
+
+Words 0-2 hold what only grows along a game (stones, won boards), word 3 the rest. The
+accessors and setters below (``_board``, ``_won``, ``_closed``, ...) are the only readers of
+the layout. The parameter words are the core's tables over 9-bit masks (one source): whether a
+mask holds a tic-tac-toe line (``p[m]``, ``ultimate_tic_tac_toe._HAS_LINE``), then the cells
+that would complete one (``p[WIN + m]``, ``_WIN_CELLS``), which the decisive playout reads.
 """
 
 from __future__ import annotations
@@ -19,10 +27,13 @@ from numba import njit
 from mcts_agents.compiled.common import UNKNOWN, covers, popcount, random01, same_words
 from mcts_agents.envs.games import ultimate_tic_tac_toe as core
 
-WORDS = 10
-#: Word indices of the fields after the stones.
-WON, CLOSED, FORCED, PLY, STATUS = 4, 6, 7, 8, 9
+WORDS = 4
+#: Word 2: the stones of boards 7-8 (18 bits a player, player 1's above), then the won boards.
+HIGH, HIGH_BITS, WON_SHIFT = 2, 18, 36
+#: Word 3: closed boards, then ``forced + 1``, ``ply`` and ``status`` from these bits.
+FIELDS, FORCED_SHIFT, PLY_SHIFT, STATUS_SHIFT = 3, 9, 13, 20
 _LOW = (1 << 63) - 1
+_HIGH18 = (1 << HIGH_BITS) - 1
 ALL9 = 0x1FF
 #: Where the table of winning cells starts in the parameter words.
 WIN = 512
@@ -34,34 +45,96 @@ def params(game: core.UltimateTicTacToe) -> np.ndarray:
 
 
 def encode(state: Any) -> list[int]:
-    b0, b1, *rest = state
-    return [b0 & _LOW, b0 >> 63, b1 & _LOW, b1 >> 63, *rest]
+    """The four words of the core's state (see the module docstring)."""
+    b0, b1, won0, won1, closed, forced, ply, status = state
+    high = b0 >> 63 | b1 >> 63 << HIGH_BITS | won0 << WON_SHIFT | won1 << WON_SHIFT + 9
+    fields = closed | (forced + 1) << FORCED_SHIFT | ply << PLY_SHIFT | status << STATUS_SHIFT
+    return [b0 & _LOW, b1 & _LOW, high, fields]
 
 
 def decode(words: Any) -> tuple[int, ...]:
-    w = [int(x) for x in words]
-    return (w[0] | w[1] << 63, w[2] | w[3] << 63, *w[4:])
+    """The core's state of four words."""
+    w0, w1, high, fields = (int(x) for x in words)
+    return (
+        w0 | (high & _HIGH18) << 63,
+        w1 | (high >> HIGH_BITS & _HIGH18) << 63,
+        high >> WON_SHIFT & ALL9,
+        high >> WON_SHIFT + 9 & ALL9,
+        fields & ALL9,
+        (fields >> FORCED_SHIFT & 15) - 1,
+        fields >> PLY_SHIFT & 127,
+        fields >> STATUS_SHIFT & 3,
+    )
 
 
 @njit(cache=True)
-def _board(s: np.ndarray, first: int, board: int) -> int:
-    """The 9-bit mask of small board ``board`` in the 81-bit board at ``s[first:first + 2]``."""
+def _board(s: np.ndarray, player: int, board: int) -> int:
+    """The 9-bit mask of ``player``'s stones in small board ``board``."""
     if board < 7:
-        return (s[first] >> (9 * board)) & ALL9
-    return (s[first + 1] >> (9 * board - 63)) & ALL9
+        return (s[player] >> (9 * board)) & ALL9
+    return (s[HIGH] >> (9 * board - 63 + HIGH_BITS * player)) & ALL9
 
 
 @njit(cache=True)
 def _occupied(s: np.ndarray, board: int) -> int:
-    return _board(s, 0, board) | _board(s, 2, board)
+    return _board(s, 0, board) | _board(s, 1, board)
+
+
+@njit(cache=True)
+def _add_stone(t: np.ndarray, player: int, action: int) -> None:
+    """``player``'s stone on ``action``, in place."""
+    if action < 63:
+        t[player] |= np.int64(1) << action
+    else:
+        t[HIGH] |= np.int64(1) << (action - 63 + HIGH_BITS * player)
+
+
+@njit(cache=True)
+def _won(s: np.ndarray, player: int) -> int:
+    """The 9-bit mask of the small boards ``player`` won."""
+    return (s[HIGH] >> (WON_SHIFT + 9 * player)) & ALL9
+
+
+@njit(cache=True)
+def _add_won(t: np.ndarray, player: int, board: int) -> None:
+    """Small board ``board`` won by ``player``, in place."""
+    t[HIGH] |= np.int64(1) << (WON_SHIFT + 9 * player + board)
+
+
+@njit(cache=True)
+def _closed(s: np.ndarray) -> int:
+    return s[FIELDS] & ALL9
+
+
+@njit(cache=True)
+def _forced(s: np.ndarray) -> int:
+    """The small board the mover is sent to, or -1 (a free choice)."""
+    return ((s[FIELDS] >> FORCED_SHIFT) & 15) - 1
+
+
+@njit(cache=True)
+def _ply(s: np.ndarray) -> int:
+    return (s[FIELDS] >> PLY_SHIFT) & 127
+
+
+@njit(cache=True)
+def _status(s: np.ndarray) -> int:
+    return (s[FIELDS] >> STATUS_SHIFT) & 3
+
+
+@njit(cache=True)
+def _fields(closed: int, forced: int, ply: int, status: int) -> int:
+    """Word 3 of these fields."""
+    return closed | ((forced + 1) << FORCED_SHIFT) | (ply << PLY_SHIFT) | (status << STATUS_SHIFT)
 
 
 @njit(cache=True)
 def legal(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> int:
     n = 0
-    forced = s[FORCED]
+    forced = _forced(s)
+    closed = _closed(s)
     for board in range(9):
-        if (forced >= 0 and board != forced) or (forced < 0 and (s[CLOSED] >> board) & 1):
+        if (forced >= 0 and board != forced) or (forced < 0 and (closed >> board) & 1):
             continue
         free = ~_occupied(s, board) & ALL9
         for cell in range(9):
@@ -77,25 +150,22 @@ def _place(p: np.ndarray, t: np.ndarray, action: int) -> int:
     new status (0 running, 1 or 2 that player won, 3 draw)."""
     board = action // 9
     cell = action % 9
-    player = t[PLY] & 1
-    first = 2 * player
-    if action < 63:
-        t[first] |= np.int64(1) << action
-    else:
-        t[first + 1] |= np.int64(1) << (action - 63)
+    ply = _ply(t)
+    player = ply & 1
+    _add_stone(t, player, action)
+    closed = _closed(t)
     status = 0
-    if p[_board(t, first, board)]:
-        t[WON + player] |= 1 << board
-        t[CLOSED] |= 1 << board
-        if p[t[WON + player]]:
+    if p[_board(t, player, board)]:
+        _add_won(t, player, board)
+        closed |= 1 << board
+        if p[_won(t, player)]:
             status = 1 + player
     if _occupied(t, board) == ALL9:
-        t[CLOSED] |= 1 << board
-    if status == 0 and t[CLOSED] == ALL9:
+        closed |= 1 << board
+    if status == 0 and closed == ALL9:
         status = 3
-    t[FORCED] = -1 if status or (t[CLOSED] >> cell) & 1 else cell
-    t[PLY] += 1
-    t[STATUS] = status
+    forced = -1 if status or (closed >> cell) & 1 else cell
+    t[FIELDS] = _fields(closed, forced, ply + 1, status)
     return status
 
 
@@ -107,12 +177,12 @@ def play(p: np.ndarray, s: np.ndarray, action: int, t: np.ndarray) -> int:
         return UNKNOWN
     if status == 3:
         return 0
-    return 1 if t[PLY] & 1 == status - 1 else -1
+    return 1 if _ply(t) & 1 == status - 1 else -1
 
 
 @njit(cache=True)
 def to_play(p: np.ndarray, s: np.ndarray) -> int:
-    return s[PLY] & 1
+    return _ply(s) & 1
 
 
 @njit(cache=True)
@@ -129,15 +199,15 @@ def playout(
     theirs = buf[9:18]
     for board in range(9):
         mine[board] = _board(s, 0, board)
-        theirs[board] = _board(s, 2, board)
-    player = s[PLY] & 1
+        theirs[board] = _board(s, 1, board)
+    player = _ply(s) & 1
     start = player
-    won_mine, won_theirs = s[WON], s[WON + 1]
+    won_mine, won_theirs = _won(s, 0), _won(s, 1)
     if player:
         mine, theirs = theirs, mine
         won_mine, won_theirs = won_theirs, won_mine
-    closed = s[CLOSED]
-    forced = s[FORCED]
+    closed = _closed(s)
+    forced = _forced(s)
     free = 0  # empty cells of open boards: the moves under a free choice
     for board in range(9):
         if not (closed >> board) & 1:
@@ -234,14 +304,14 @@ def _decisive_playout(p: np.ndarray, s: np.ndarray, buf: np.ndarray, rng: np.nda
     safe = buf[18:27]  # safe cells per board, under a free choice
     for board in range(9):
         mine[board] = _board(s, 0, board)
-        theirs[board] = _board(s, 2, board)
-    start = s[PLY] & 1
-    won_mine, won_theirs = s[WON], s[WON + 1]
+        theirs[board] = _board(s, 1, board)
+    start = _ply(s) & 1
+    won_mine, won_theirs = _won(s, 0), _won(s, 1)
     if start:
         mine, theirs = theirs, mine
         won_mine, won_theirs = won_theirs, won_mine
-    closed = s[CLOSED]
-    forced = s[FORCED]
+    closed = _closed(s)
+    forced = _forced(s)
     free = 0
     for board in range(9):
         if not (closed >> board) & 1:
@@ -314,38 +384,42 @@ def _decisive_playout(p: np.ndarray, s: np.ndarray, buf: np.ndarray, rng: np.nda
 @njit(cache=True)
 def reachable(p: np.ndarray, root: np.ndarray, s: np.ndarray) -> bool:
     """The core's ``is_reachable(root, s)``."""
-    if s[PLY] < root[PLY]:
+    ply = _ply(root)
+    if _ply(s) < ply:
         return False
-    if root[STATUS] or s[PLY] == root[PLY]:
+    if _status(root) or _ply(s) == ply:
         return same_words(s, root, WORDS)
-    if not covers(s, root, CLOSED + 1):
-        return False
-    closed_low = 0
+    closed = _closed(root)
+    if not covers(s, root, FIELDS) or _closed(s) & closed != closed:
+        return False  # a stone or won board of ``root`` is missing, or a closed board opened
+    closed_low = 0  # the cells of the closed boards, in words 0-1 and in word 2
     closed_high = 0
     for board in range(9):
-        if (root[CLOSED] >> board) & 1:
+        if (closed >> board) & 1:
             if board < 7:
                 closed_low |= ALL9 << (9 * board)
             else:
-                closed_high |= ALL9 << (9 * board - 63)
-    new0 = (s[0] ^ root[0], s[1] ^ root[1])
-    new1 = (s[2] ^ root[2], s[3] ^ root[3])
-    if (new0[0] | new1[0]) & closed_low or (new0[1] | new1[1]) & closed_high:
+                shift = 9 * board - 63
+                closed_high |= (ALL9 << shift) | (ALL9 << (shift + HIGH_BITS))
+    new0 = s[0] ^ root[0]
+    new1 = s[1] ^ root[1]
+    new_high = (s[HIGH] ^ root[HIGH]) & ((1 << (2 * HIGH_BITS)) - 1)
+    if (new0 | new1) & closed_low or new_high & closed_high:
         return False
-    moves = s[PLY] - root[PLY]
+    moves = _ply(s) - ply
     mover_moves = (moves + 1) // 2
-    count0 = popcount(new0[0]) + popcount(new0[1])
-    count1 = popcount(new1[0]) + popcount(new1[1])
-    if root[PLY] & 1:
+    count0 = popcount(new0) + popcount(new_high & _HIGH18)
+    count1 = popcount(new1) + popcount(new_high >> HIGH_BITS)
+    if ply & 1:
         count0, count1 = count1, count0
     if count0 != mover_moves or count1 != moves - mover_moves:
         return False
     if moves == 1:
-        low, high = new0[0] | new1[0], new0[1] | new1[1]
+        low, high = new0 | new1, (new_high | (new_high >> HIGH_BITS)) & _HIGH18
         action = popcount(low - 1) if low else 63 + popcount(high - 1)
         board = action // 9
-        forced = root[FORCED]
-        if (forced >= 0 and board != forced) or (forced < 0 and (root[CLOSED] >> board) & 1):
+        forced = _forced(root)
+        if (forced >= 0 and board != forced) or (forced < 0 and (closed >> board) & 1):
             return False
         t = root.copy()
         _place(p, t, action)

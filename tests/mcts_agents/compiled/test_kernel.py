@@ -245,6 +245,32 @@ def test_connect_four_decisive_playout_is_the_cores(name: str) -> None:
         assert_same_outcomes(game, play, state, 4_000, seed=i, reference=reference)
 
 
+def test_ultimate_positions_are_four_words_that_round_trip() -> None:
+    """Four words a position; encode/decode round-trips on positions of random games until
+    both players have stones on boards 7-8, every ``forced`` (-1, 0..8) and every terminal
+    status (win of either player, draw) were seen, and on a position with every field at its
+    largest value."""
+    game = GAMES["uttt"]
+    rules = codec(game)
+    assert ultimate.WORDS == 4 and rules.words == 4
+    rng = random.Random("uttt words")
+    high = 0x1FF << 63 | 0x1FF << 72  # boards 7 and 8
+    seen: set[Any] = set()
+    wanted = {("high", 0), ("high", 1), *(("forced", f) for f in range(-1, 9))}
+    wanted |= {("status", 1), ("status", 2), ("status", 3)}
+    extreme = ((1 << 81) - 1, (1 << 81) - 1, 0x1FF, 0x1FF, 0x1FF, 8, 81, 3)
+    for _ in range(200):
+        for state in random_line(game, rng):
+            s = words(rules, state)
+            assert s.shape == (4,) and rules.decode(s) == state
+            seen |= {("high", p) for p in (0, 1) if state[p] & high}
+            seen |= {("forced", state[5]), ("status", state[7])}
+        if seen >= wanted:
+            break
+    assert seen >= wanted, wanted - seen
+    assert rules.decode(words(rules, extreme)) == extreme
+
+
 def test_ultimate_decisive_playouts_win_at_once_and_avoid_handing_over_a_win() -> None:
     """The hand-built positions of ``tests.envs.uttt_positions``: a win of the game at once
     (sent to its board, or free to choose) is taken every time; with one safe move (which wins
