@@ -173,7 +173,9 @@ def test_all_eight_othello_maps_commute_with_the_rules(seed: int) -> None:
             break
         own, other, player = state[0], state[1], game.to_play(state)
         for symmetry in symmetries(game):
-            image = othello_state(game, map_board(symmetry, own), map_board(symmetry, other), player)
+            image = othello_state(
+                game, map_board(symmetry, own), map_board(symmetry, other), player
+            )
             obs = game.observation(state, player)
             assert np.array_equal(symmetry.observations(obs), game.observation(image, player))
             mask = symmetry.actions_of(game.legal_mask(state))
