@@ -50,7 +50,16 @@ from mcts_agents.result import ChildStats, SearchResult
 from mcts_agents.rl import PolicyAgent, SingleAgentVsOpponent
 from mcts_agents.searcher import Searcher
 from mcts_agents.seeding import derive_seed
+from mcts_agents.selfplay import (
+    GameRecord,
+    PlayoutCap,
+    Resign,
+    TemperatureSchedule,
+    play_selfplay_game,
+)
 from mcts_agents.specs import AgentSpec, EnvSpec, make_agent, make_env, parse_agent_spec
+from mcts_agents.symmetries import Symmetry, symmetries
+from mcts_agents.targets import select_move, visit_distribution
 
 __version__ = "0.1.0"
 
@@ -72,6 +81,7 @@ __all__ = [
     "EvaluatorError",
     "Game",
     "GameOverError",
+    "GameRecord",
     "HumanAgent",
     "IllegalActionError",
     "InvalidOptionError",
@@ -84,10 +94,12 @@ __all__ = [
     "NoLegalActionError",
     "NotResetError",
     "OpenSpielGame",
+    "PlayoutCap",
     "PolicyAgent",
     "PositionEvaluator",
     "RandomAgent",
     "RayNotInstalledError",
+    "Resign",
     "ResultsFileBusyError",
     "ResultsFileError",
     "RootParallelSearch",
@@ -96,6 +108,8 @@ __all__ = [
     "Searcher",
     "SingleAgentVsOpponent",
     "SpecError",
+    "Symmetry",
+    "TemperatureSchedule",
     "TournamentResult",
     "UnpicklableGameError",
     "WorkerError",
@@ -110,6 +124,10 @@ __all__ = [
     "parse_agent_spec",
     "play_game",
     "play_match",
+    "play_selfplay_game",
+    "select_move",
+    "symmetries",
     "tournament",
+    "visit_distribution",
     "wilson_interval",
 ]
