@@ -21,6 +21,7 @@ from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import (
     ActionTypeError,
     CloneError,
+    EmptyBufferError,
     EvaluatorError,
     GameOverError,
     IllegalActionError,
@@ -46,6 +47,7 @@ from mcts_agents.parallel import RootParallelSearch
 from mcts_agents.pimc import PIMC
 from mcts_agents.play import Move, play_game
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
+from mcts_agents.replay import ReplayBuffer
 from mcts_agents.result import ChildStats, SearchResult
 from mcts_agents.rl import PolicyAgent, SingleAgentVsOpponent
 from mcts_agents.searcher import Searcher
@@ -76,6 +78,7 @@ __all__ = [
     "Budget",
     "ChildStats",
     "CloneError",
+    "EmptyBufferError",
     "EnvGame",
     "EnvSpec",
     "EvaluatorError",
@@ -99,6 +102,7 @@ __all__ = [
     "PositionEvaluator",
     "RandomAgent",
     "RayNotInstalledError",
+    "ReplayBuffer",
     "Resign",
     "ResultsFileBusyError",
     "ResultsFileError",
