@@ -21,6 +21,7 @@ from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import (
     ActionTypeError,
     CloneError,
+    EmptyBufferError,
     EvaluatorError,
     GameOverError,
     IllegalActionError,
@@ -46,11 +47,21 @@ from mcts_agents.parallel import RootParallelSearch
 from mcts_agents.pimc import PIMC
 from mcts_agents.play import Move, play_game
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
+from mcts_agents.replay import ReplayBuffer
 from mcts_agents.result import ChildStats, SearchResult
 from mcts_agents.rl import PolicyAgent, SingleAgentVsOpponent
 from mcts_agents.searcher import Searcher
 from mcts_agents.seeding import derive_seed
+from mcts_agents.selfplay import (
+    GameRecord,
+    PlayoutCap,
+    Resign,
+    TemperatureSchedule,
+    play_selfplay_game,
+)
 from mcts_agents.specs import AgentSpec, EnvSpec, make_agent, make_env, parse_agent_spec
+from mcts_agents.symmetries import Symmetry, symmetries
+from mcts_agents.targets import select_move, visit_distribution
 
 __version__ = "0.1.0"
 
@@ -67,11 +78,13 @@ __all__ = [
     "Budget",
     "ChildStats",
     "CloneError",
+    "EmptyBufferError",
     "EnvGame",
     "EnvSpec",
     "EvaluatorError",
     "Game",
     "GameOverError",
+    "GameRecord",
     "HumanAgent",
     "IllegalActionError",
     "InvalidOptionError",
@@ -84,10 +97,13 @@ __all__ = [
     "NoLegalActionError",
     "NotResetError",
     "OpenSpielGame",
+    "PlayoutCap",
     "PolicyAgent",
     "PositionEvaluator",
     "RandomAgent",
     "RayNotInstalledError",
+    "ReplayBuffer",
+    "Resign",
     "ResultsFileBusyError",
     "ResultsFileError",
     "RootParallelSearch",
@@ -96,6 +112,8 @@ __all__ = [
     "Searcher",
     "SingleAgentVsOpponent",
     "SpecError",
+    "Symmetry",
+    "TemperatureSchedule",
     "TournamentResult",
     "UnpicklableGameError",
     "WorkerError",
@@ -110,6 +128,10 @@ __all__ = [
     "parse_agent_spec",
     "play_game",
     "play_match",
+    "play_selfplay_game",
+    "select_move",
+    "symmetries",
     "tournament",
+    "visit_distribution",
     "wilson_interval",
 ]

@@ -37,10 +37,18 @@ def local_searcher(
 
     Raises:
         InvalidOptionError: ``backend="numba"`` and no kernel can run this game or options
-            (with an evaluator: always).
+            (with an evaluator: always); ``root_noise`` for ISMCTS.
         InvalidStateError: ``information="perfect"`` for a game with private information.
     """
     mode = config.information
+    ismcts = mode in ("mo_ismcts", "so_ismcts") or (
+        mode == "auto" and not is_perfect_information(game)
+    )
+    if ismcts and config.root_noise is not None:
+        raise InvalidOptionError(
+            f"root_noise is the Python search's (MCTS, PIMC); ISMCTS (information={mode!r} for "
+            f"{game!r}) takes none, got root_noise={config.root_noise!r}"
+        )
     if not is_perfect_information(game):
         if mode in ("auto", "mo_ismcts", "so_ismcts"):
             return ISMCTS(budget, config, seed)

@@ -97,6 +97,13 @@ class SearchConfig:
             counts one more visit that scored ``-virtual_loss`` for the player moving along it,
             so that the next selections of the batch look elsewhere; undone when the leaf's
             value is backed up. In [0, 1] (the scale of values); default 1 (a loss).
+        root_noise: ``(alpha, epsilon)``: at each search the Python search mixes Dirichlet
+            noise into the root's priors, ``(1 - epsilon) * prior + epsilon * Dir(alpha)``
+            (AlphaZero's self-play exploration; e.g. ``(0.3, 0.25)`` for chess-sized move
+            counts, a larger ``alpha`` for fewer moves), drawn from the search's own seeded
+            generator. Only the root; the result's ``ChildStats.prior`` shows the noised priors,
+            the node keeps its clean ones for later searches. Needs ``selection="puct"``.
+            ``None`` (default) or ``epsilon = 0``: no noise (nothing is drawn).
         solver: MCTS-Solver: prove wins, losses and draws and use the proofs.
         final_move: ``"visits"`` (most visits), ``"value"`` (highest mean) or ``"robust_max"``
             (most visits and highest mean at once; searches up to 50% longer to get one, then
@@ -144,6 +151,7 @@ class SearchConfig:
     evaluator: Evaluator | BatchEvaluator | None = None
     batch_size: int = 1
     virtual_loss: float = 1.0
+    root_noise: tuple[float, float] | None = None
     solver: bool = True
     final_move: FinalMove = "visits"
     reuse: bool = True
@@ -198,6 +206,7 @@ class SearchConfig:
         number("virtual_loss", self.virtual_loss)
         if not 0.0 <= self.virtual_loss <= 1.0:
             raise InvalidOptionError(f"virtual_loss must be in [0, 1], got {self.virtual_loss!r}")
+        self._check_root_noise()
         for flag in ("expand_all", "solver", "reuse"):
             if not isinstance(getattr(self, flag), bool):
                 raise InvalidOptionError(
@@ -227,6 +236,39 @@ class SearchConfig:
             number("smooth", self.smooth)
             if not 0.0 <= self.smooth <= 1.0:
                 raise InvalidOptionError(f"smooth must be in [0, 1] or None, got {self.smooth!r}")
+
+    def _check_root_noise(self) -> None:
+        noise = self.root_noise
+        if noise is None:
+            return
+        if not isinstance(noise, (tuple, list)) or len(noise) != 2:
+            raise InvalidOptionError(
+                f"root_noise must be None or a pair (alpha, epsilon), got {noise!r}"
+            )
+        for name, value in zip(("alpha", "epsilon"), noise, strict=True):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+            ):
+                raise InvalidOptionError(
+                    f"root_noise's {name} must be a finite number, got {value!r} in {noise!r}"
+                )
+        alpha, epsilon = noise
+        if alpha <= 0:
+            raise InvalidOptionError(
+                f"root_noise's alpha (Dirichlet concentration) must be > 0, got {alpha!r}"
+            )
+        if not 0.0 <= epsilon <= 1.0:
+            raise InvalidOptionError(
+                f"root_noise's epsilon (the noise's share) must be in [0, 1], got {epsilon!r}"
+            )
+        if self.selection != "puct":
+            raise InvalidOptionError(
+                f"root_noise mixes noise into PUCT's priors; it needs selection='puct', got "
+                f"selection={self.selection!r}"
+            )
+        object.__setattr__(self, "root_noise", (float(alpha), float(epsilon)))
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any], also: Sequence[str] = ()) -> SearchConfig:

@@ -20,6 +20,7 @@ exception                  base             raised for
 ``InvalidStateError``      ``ValueError``   a chance node as a search's root; hidden information
                                             searched as if it were visible
 ``EvaluatorError``         ``ValueError``   an evaluator's values or priors unfit for the search
+``EmptyBufferError``       ``ValueError``   sampling a replay buffer that holds no position
 ``CloneError``             ``TypeError``    an env that cannot be cloned faithfully
 ``UnpicklableGameError``   ``TypeError``    a game that cannot be sent to worker processes
 ``SpecError``              ``ValueError``   a bad agent or env spec string
@@ -61,6 +62,10 @@ class InvalidStateError(ValueError):
 
 class EvaluatorError(ValueError):
     """An evaluator returned something the search cannot use (names the evaluator and field)."""
+
+
+class EmptyBufferError(ValueError):
+    """A replay buffer sampled before any position was added."""
 
 
 class CloneError(TypeError):
@@ -107,6 +112,7 @@ def describe_unknown(names: Iterable[str], valid: Iterable[str]) -> str:
 __all__ = [
     "ActionTypeError",
     "CloneError",
+    "EmptyBufferError",
     "EvaluatorError",
     "GameOverError",
     "IllegalActionError",

@@ -12,7 +12,8 @@ so a chance node is proven only when every outcome is (its exact value is then t
 probability-weighted mean). Returns are normalised to [-1, 1] by the game's ``return_range``.
 
 With a batch evaluator the simulations run ``batch_size`` at a time, their leaves evaluated
-together (``mcts_agents.batched``).
+together (``mcts_agents.batched``); ``root_noise`` is mixed into the root's priors per search
+(``mcts_agents.noise``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from mcts_agents.game import (
     make_playout,
     return_normalizer,
 )
+from mcts_agents.noise import noise_root
 from mcts_agents.result import ChildStats, SearchResult
 from mcts_agents.searcher import (
     check_room,
@@ -123,6 +125,7 @@ class MCTS:
             )
         check_room(self.budget, len(game.legal_actions(state)))
         root, reused, pruned = self._prepare_root(game, state)
+        restore_priors = noise_root(root, self.config.root_noise, self.rng)  # for this search
         self._rollout = self._make_rollout(game)
         self._acyclic = bool(getattr(game, "acyclic", False))
         try:
@@ -130,8 +133,9 @@ class MCTS:
         except BaseException:
             self.reset()
             raise
-        elapsed = perf_counter() - start
-        return self._result(root, iterations, elapsed, reused, pruned)
+        result = self._result(root, iterations, perf_counter() - start, reused, pruned)
+        restore_priors()
+        return result
 
     # ------------------------------------------------------------------ the loop
     def _run(self, game: Game, root: Node, start: float) -> int:

@@ -1,0 +1,141 @@
+"""A replay buffer of self-play positions for training: a fixed-capacity ring of numpy arrays.
+
+``ReplayBuffer.add(record)`` appends a ``selfplay.GameRecord``'s positions that carry a policy
+target (its full searches: KataGo records only those), overwriting the oldest once full.
+``sample(batch, rng)`` draws positions uniformly with replacement and returns ``(observations,
+masks, policies, values)``; with ``symmetries`` (``mcts_agents.symmetries.symmetries(game)``)
+each sampled position is shown through one of the game's symmetries, drawn uniformly, so the
+network sees every orientation of a position without the buffer storing each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mcts_agents.errors import EmptyBufferError, InvalidOptionError
+from mcts_agents.selfplay import GameRecord
+from mcts_agents.symmetries import Symmetry
+
+__all__ = ["ReplayBuffer"]
+
+
+class ReplayBuffer:
+    """The last ``capacity`` positions of self-play, as arrays.
+
+    Attributes:
+        capacity: positions kept at most.
+        symmetries: the maps applied at sampling (identity first), or ``()``: none.
+        added: positions ever added (the oldest are overwritten beyond ``capacity``).
+    """
+
+    def __init__(self, capacity: int, symmetries: Sequence[Symmetry] = ()) -> None:
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
+            raise InvalidOptionError(f"capacity must be an int >= 1, got {capacity!r}")
+        if not all(isinstance(s, Symmetry) for s in symmetries):
+            raise InvalidOptionError(
+                f"symmetries must be Symmetry objects (mcts_agents.symmetries.symmetries(game)), "
+                f"got {list(symmetries)!r}"
+            )
+        self.capacity = capacity
+        self.symmetries = tuple(symmetries)
+        self.added = 0
+        self._size = 0
+        self._next = 0  # the row the next position goes to
+        self._observations: np.ndarray | None = None
+        self._masks = np.zeros((0, 0), dtype=bool)
+        self._policies = np.zeros((0, 0), dtype=np.float32)
+        self._values = np.zeros(0, dtype=np.float32)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def _allocate(self, record: GameRecord) -> np.ndarray:
+        """The observation array, made at the first record (shapes and dtype from it); later
+        records must match it."""
+        shape = record.observations.shape[1:]
+        actions = record.policies.shape[1]
+        if self._observations is None:
+            for symmetry in self.symmetries:  # checked first: a refused record leaves no trace
+                if len(symmetry.actions) != actions:
+                    raise InvalidOptionError(
+                        f"symmetry {symmetry.name!r} maps {len(symmetry.actions)} actions; the "
+                        f"records have {actions}"
+                    )
+            self._observations = np.zeros((self.capacity, *shape), dtype=record.observations.dtype)
+            self._masks = np.zeros((self.capacity, actions), dtype=bool)
+            self._policies = np.zeros((self.capacity, actions), dtype=np.float32)
+            self._values = np.zeros(self.capacity, dtype=np.float32)
+        elif self._observations.shape[1:] != shape or self._policies.shape[1] != actions:
+            raise InvalidOptionError(
+                f"a record of observations {shape} and {actions} actions does not fit this "
+                f"buffer's {self._observations.shape[1:]} and {self._policies.shape[1]} actions "
+                "(one buffer per game)"
+            )
+        return self._observations
+
+    def add(self, record: GameRecord) -> int:
+        """Append ``record``'s full-search positions; return how many were added."""
+        if not isinstance(record, GameRecord):
+            raise InvalidOptionError(f"add takes a GameRecord, got {type(record).__name__}")
+        observations = self._allocate(record)
+        rows = np.flatnonzero(record.full_search)
+        for row in rows:  # a record is short next to the buffer: row by row is simple and cheap
+            i = self._next
+            observations[i] = record.observations[row]
+            self._masks[i] = record.legal_masks[row]
+            self._policies[i] = record.policies[row]
+            self._values[i] = record.values[row]
+            self._next = (i + 1) % self.capacity
+        self._size = min(self._size + len(rows), self.capacity)
+        self.added += len(rows)
+        return len(rows)
+
+    def sample(
+        self, batch: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``batch`` positions drawn uniformly with replacement, each through a symmetry drawn
+        uniformly (if any): ``(observations [batch, *shape], masks [batch, A] bool, policies
+        [batch, A] float32, values [batch] float32)``, new arrays.
+
+        Raises:
+            EmptyBufferError: nothing was added yet.
+            InvalidOptionError: ``batch`` is not an int >= 1, or ``rng`` not a numpy Generator.
+        """
+        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+            raise InvalidOptionError(f"batch must be an int >= 1, got {batch!r}")
+        if not isinstance(rng, np.random.Generator):
+            raise InvalidOptionError(
+                f"rng must be a numpy Generator (numpy.random.default_rng(seed)), got {rng!r}"
+            )
+        if self._observations is None or self._size == 0:
+            raise EmptyBufferError("the replay buffer is empty; add self-play records first")
+        index = rng.integers(0, self._size, size=batch)
+        observations = self._observations[index]
+        masks, policies = self._masks[index], self._policies[index]
+        if len(self.symmetries) > 1:
+            which = rng.integers(0, len(self.symmetries), size=batch)
+            for k, symmetry in enumerate(self.symmetries):
+                rows = np.flatnonzero(which == k)
+                if len(rows) and symmetry.cells is not None:
+                    observations[rows] = symmetry.observations(observations[rows])
+                if len(rows):
+                    masks[rows] = symmetry.actions_of(masks[rows])
+                    policies[rows] = symmetry.actions_of(policies[rows])
+        return observations, masks, policies, self._values[index]
+
+    def arrays(self) -> dict[str, Any]:
+        """The stored positions, oldest first, untransformed (copies): ``observations``,
+        ``masks``, ``policies``, ``values``; ``{}`` before the first record (no shapes yet)."""
+        if self._observations is None:
+            return {}
+        start = self._next if self._size == self.capacity else 0
+        order = (start + np.arange(self._size)) % self.capacity
+        return {
+            "observations": self._observations[order],
+            "masks": self._masks[order],
+            "policies": self._policies[order],
+            "values": self._values[order],
+        }
