@@ -34,8 +34,9 @@ class Budget:
         iterations: number of simulations (select, expand, evaluate, back up).
         time_limit: wall-clock seconds for one search.
         max_nodes: bound on entries in the node table (also across moves with tree reuse). With
-            no other limit the search stops when the table is full; otherwise the search goes
-            on without adding nodes.
+            no other limit the search stops when the table is full, or after ``max_nodes``
+            simulations in a row that add no node (every position of a small game stored);
+            otherwise the search goes on without adding nodes.
     """
 
     iterations: int | None = None

@@ -108,19 +108,23 @@ def run_budget(
 
     ``simulate(n)`` runs at least one and at most ``n`` simulations (``None``: no cap) and
     returns how many it ran. With no iteration or time limit a full table (``max_nodes``) ends
-    the search; otherwise it only stops the table's growth. Under ``robust_max`` a spent budget
+    the search, and so do ``max_nodes`` simulations in a row that add no node (a game whose
+    positions all fit in the table, searched without the solver, would never fill it);
+    otherwise a full table only stops the table's growth. Under ``robust_max`` a spent budget
     is extended once by 50% while the most visited child is not the best valued one.
     """
     limit = budget.iterations
     deadline = start + budget.time_limit if budget.time_limit is not None else None
     full_table_stops = limit is None and deadline is None
+    max_nodes = budget.max_nodes or 0  # set when full_table_stops (Budget needs one limit)
     iterations = 0
     extended = False
+    idle = 0  # only max_nodes: simulations since the table last grew
     while not solved():
         spent = (
             (limit is not None and iterations >= limit)
             or (deadline is not None and perf_counter() >= deadline)
-            or (full_table_stops and table_size() >= budget.max_nodes)  # type: ignore[operator]
+            or (full_table_stops and (idle >= max_nodes or table_size() >= max_nodes))
         )
         if spent:
             if final_move != "robust_max" or robust_agrees():
@@ -132,6 +136,12 @@ def run_budget(
                 limit += int(limit * ROBUST_MAX_EXTENSION) + 1
             if deadline is not None:
                 deadline += (deadline - start) * ROBUST_MAX_EXTENSION
+            continue
+        if full_table_stops:
+            before = table_size()
+            done = simulate(max_nodes - idle)
+            iterations += done
+            idle = idle + done if table_size() == before else 0
             continue
         iterations += simulate(None if limit is None else limit - iterations)
     return iterations
