@@ -26,13 +26,32 @@ except ImportError as error:  # pragma: no cover - CI's main job has no torch
         "first: pip install torch --index-url https://download.pytorch.org/whl/cpu)"
     ) from error
 
+from mcts_agents.az.checkpoint import (
+    BEST_NET,
+    Checkpoint,
+    load_checkpoint,
+    load_net,
+    save_checkpoint,
+    save_net,
+)
 from mcts_agents.az.evaluator import TorchEvaluator, default_device
 from mcts_agents.az.net import NetConfig, PolicyValueNet, build_net
+from mcts_agents.az.trainer import Losses, TrainConfig, Trainer, loss_terms
 
 __all__ = [
+    "BEST_NET",
+    "Checkpoint",
+    "Losses",
     "NetConfig",
     "PolicyValueNet",
     "TorchEvaluator",
+    "TrainConfig",
+    "Trainer",
     "build_net",
     "default_device",
+    "load_checkpoint",
+    "load_net",
+    "loss_terms",
+    "save_checkpoint",
+    "save_net",
 ]
