@@ -35,6 +35,7 @@ from mcts_agents.az.checkpoint import (
     save_net,
 )
 from mcts_agents.az.evaluator import TorchEvaluator, default_device
+from mcts_agents.az.loop import RunConfig, RunSummary, train
 from mcts_agents.az.net import NetConfig, PolicyValueNet, build_net
 from mcts_agents.az.trainer import Losses, TrainConfig, Trainer, loss_terms
 
@@ -44,6 +45,8 @@ __all__ = [
     "Losses",
     "NetConfig",
     "PolicyValueNet",
+    "RunConfig",
+    "RunSummary",
     "TorchEvaluator",
     "TrainConfig",
     "Trainer",
@@ -54,4 +57,5 @@ __all__ = [
     "loss_terms",
     "save_checkpoint",
     "save_net",
+    "train",
 ]
