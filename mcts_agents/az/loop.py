@@ -21,6 +21,10 @@ gate's result), ``checkpoint.pt`` (trainer, best network, replay buffer, iterati
 after the iteration's metrics line) and ``best.pt`` (the best network, for
 ``checkpoint.load_net``). Called again on the same folder, ``train`` resumes from the
 checkpoint (metrics lines past it are dropped) and goes on as a run that never stopped would.
+
+On the CPU, small networks train and play fastest with ``torch.set_num_threads(1)`` (torch's
+threads spin on tiny tensors, and on a busy machine they slow every step many times over);
+``train`` leaves that setting to the caller. Self-play workers run on one thread each.
 """
 
 from __future__ import annotations
