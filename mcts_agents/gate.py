@@ -178,7 +178,8 @@ def gate(
     schedule = TemperatureSchedule.of(opening)
     budget = Budget(iterations=simulations)
     sides = [_side_config(config, evaluator, batch_size) for evaluator in (candidate, best)]
-    outcomes, lengths = [], []
+    outcomes: list[float] = []
+    lengths: list[int] = []
     for index in range(games):
         pair, candidate_seat = divmod(index, 2)
         pair_seed = derive_seed(seed, pair)

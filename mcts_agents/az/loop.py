@@ -310,7 +310,7 @@ class _Run:
             save_net(self.out / BEST_NET, self.best)
         self.seconds += time.perf_counter() - started
         lengths = [len(r) for r in records]
-        line = {
+        line: dict[str, Any] = {
             "iteration": self.iteration,
             "step": self.trainer.step,
             "seconds": round(self.seconds, 3),
@@ -447,7 +447,7 @@ def train(
         run.drop_metrics_after(0)
         save_net(out / BEST_NET, run.best)
     deadline = None if minutes is None else time.monotonic() + 60.0 * minutes
-    lines = []
+    lines: list[dict[str, Any]] = []
     pool = None
     if config.workers > 1:
         pool = multiprocessing.get_context("spawn").Pool(config.workers, _init_worker)

@@ -180,7 +180,7 @@ class Trainer:
         total.backward()
         self.optimizer.step()
         self.step += 1
-        return Losses(policy.item(), value.item(), l2.item(), total.item())
+        return Losses(*(float(term.detach()) for term in (policy, value, l2, total)))
 
     def state_dict(self) -> dict[str, Any]:
         """Everything a resumed trainer needs: the network's and the optimizer's state, the step,
