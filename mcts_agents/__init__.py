@@ -20,6 +20,7 @@ from mcts_agents.cloning import clone_env
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import (
     ActionTypeError,
+    CheckpointError,
     CloneError,
     EmptyBufferError,
     EvaluatorError,
@@ -35,12 +36,14 @@ from mcts_agents.errors import (
     ResultsFileBusyError,
     ResultsFileError,
     SpecError,
+    TorchNotInstalledError,
     UnpicklableGameError,
     WorkerError,
 )
 from mcts_agents.evaluators import BatchEvaluator, PositionEvaluator
 from mcts_agents.factory import make_searcher
 from mcts_agents.game import Game
+from mcts_agents.gate import GateResult, gate
 from mcts_agents.ismcts import ISMCTS
 from mcts_agents.mcts import MCTS
 from mcts_agents.parallel import RootParallelSearch
@@ -76,6 +79,7 @@ __all__ = [
     "ArenaResult",
     "BatchEvaluator",
     "Budget",
+    "CheckpointError",
     "ChildStats",
     "CloneError",
     "EmptyBufferError",
@@ -85,6 +89,7 @@ __all__ = [
     "Game",
     "GameOverError",
     "GameRecord",
+    "GateResult",
     "HumanAgent",
     "IllegalActionError",
     "InvalidOptionError",
@@ -114,6 +119,7 @@ __all__ = [
     "SpecError",
     "Symmetry",
     "TemperatureSchedule",
+    "TorchNotInstalledError",
     "TournamentResult",
     "UnpicklableGameError",
     "WorkerError",
@@ -121,6 +127,7 @@ __all__ = [
     "clone_env",
     "derive_seed",
     "game_from_env",
+    "gate",
     "legal_actions",
     "make_agent",
     "make_env",

@@ -21,6 +21,8 @@ exception                  base             raised for
                                             searched as if it were visible
 ``EvaluatorError``         ``ValueError``   an evaluator's values or priors unfit for the search
 ``EmptyBufferError``       ``ValueError``   sampling a replay buffer that holds no position
+``CheckpointError``        ``ValueError``   a checkpoint or training run folder that is not one,
+                                            is damaged, or was made for another game or config
 ``CloneError``             ``TypeError``    an env that cannot be cloned faithfully
 ``UnpicklableGameError``   ``TypeError``    a game that cannot be sent to worker processes
 ``SpecError``              ``ValueError``   a bad agent or env spec string
@@ -29,6 +31,7 @@ exception                  base             raised for
 ``ResultsFileBusyError``   ``ValueError``   a results file another run is writing (it is locked)
 ``WorkerError``            ``RuntimeError`` a search or arena worker that died, hung or failed
 ``RayNotInstalledError``   ``ImportError``  ``backend="ray"`` without Ray installed
+``TorchNotInstalledError`` ``ImportError``  ``mcts_agents.az`` without torch (the ``az`` extra)
 =========================  ===============  ==================================================
 """
 
@@ -68,6 +71,11 @@ class EmptyBufferError(ValueError):
     """A replay buffer sampled before any position was added."""
 
 
+class CheckpointError(ValueError):
+    """A checkpoint or training run folder that cannot be used: not one of ours, damaged, or
+    made for another game or configuration (the message names the file and what differs)."""
+
+
 class CloneError(TypeError):
     """An env that cannot be cloned faithfully (names the env class and why)."""
 
@@ -98,6 +106,10 @@ class RayNotInstalledError(ImportError):
     """``backend="ray"`` without Ray installed."""
 
 
+class TorchNotInstalledError(ImportError):
+    """``mcts_agents.az`` (the reference network and its trainer) without torch installed."""
+
+
 def describe_unknown(names: Iterable[str], valid: Iterable[str]) -> str:
     """Unknown names for an error message, each with the closest valid one if there is one:
     ``'iteration' (did you mean 'iterations'?), 'colour'``."""
@@ -111,6 +123,7 @@ def describe_unknown(names: Iterable[str], valid: Iterable[str]) -> str:
 
 __all__ = [
     "ActionTypeError",
+    "CheckpointError",
     "CloneError",
     "EmptyBufferError",
     "EvaluatorError",
@@ -126,6 +139,7 @@ __all__ = [
     "ResultsFileBusyError",
     "ResultsFileError",
     "SpecError",
+    "TorchNotInstalledError",
     "UnpicklableGameError",
     "WorkerError",
 ]

@@ -6,6 +6,8 @@ target (its full searches: KataGo records only those), overwriting the oldest on
 masks, policies, values)``; with ``symmetries`` (``mcts_agents.symmetries.symmetries(game)``)
 each sampled position is shown through one of the game's symmetries, drawn uniformly, so the
 network sees every orientation of a position without the buffer storing each.
+``state_dict()`` and ``load_state_dict(state)`` save and restore the ring exactly (a resumed
+training run samples the same positions as one that never stopped).
 """
 
 from __future__ import annotations
@@ -125,6 +127,81 @@ class ReplayBuffer:
                     masks[rows] = symmetry.actions_of(masks[rows])
                     policies[rows] = symmetry.actions_of(policies[rows])
         return observations, masks, policies, self._values[index]
+
+    def state_dict(self) -> dict[str, Any]:
+        """The ring as it is (copies): ``observations``, ``masks``, ``policies``, ``values``
+        (``capacity`` rows, in ring order; ``None`` before the first record) and the counters
+        ``size``, ``next``, ``added``, ``capacity``; ``load_state_dict`` puts it back exactly."""
+        arrays: dict[str, Any] = {"observations": None, "masks": None}
+        arrays.update(policies=None, values=None)
+        if self._observations is not None:
+            arrays = {
+                "observations": self._observations.copy(),
+                "masks": self._masks.copy(),
+                "policies": self._policies.copy(),
+                "values": self._values.copy(),
+            }
+        counters = {"size": self._size, "next": self._next, "added": self.added}
+        return {**arrays, **counters, "capacity": self.capacity}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore what ``state_dict`` returned (of a buffer of the same capacity).
+
+        Raises:
+            InvalidOptionError: another capacity, missing fields, or arrays of the wrong shapes.
+        """
+        names = ("observations", "masks", "policies", "values", "size", "next", "added")
+        missing = [name for name in (*names, "capacity") if name not in state]
+        if missing:
+            raise InvalidOptionError(f"a replay buffer state needs {missing}; got {sorted(state)}")
+        if state["capacity"] != self.capacity:
+            raise InvalidOptionError(
+                f"a replay buffer state of capacity {state['capacity']!r} does not fit this "
+                f"buffer's {self.capacity}"
+            )
+        size, next_row, added = (state[name] for name in ("size", "next", "added"))
+        if not (
+            all(isinstance(n, int) and not isinstance(n, bool) for n in (size, next_row, added))
+            and 0 <= size <= self.capacity
+            and 0 <= next_row < self.capacity
+            and added >= size
+        ):
+            raise InvalidOptionError(
+                f"a replay buffer state's counters size={size!r}, next={next_row!r}, "
+                f"added={added!r} are not those of a buffer of capacity {self.capacity}"
+            )
+        if state["observations"] is None:
+            if size or added:
+                raise InvalidOptionError(f"a replay buffer state of {size} positions has no arrays")
+            self._observations = None
+            self._size = self._next = self.added = 0
+            return
+        observations, masks, policies, values = (
+            np.array(state[name]) for name in ("observations", "masks", "policies", "values")
+        )
+        actions = masks.shape[1] if masks.ndim == 2 else -1
+        if (
+            len(observations) != self.capacity
+            or masks.shape != (self.capacity, actions)
+            or policies.shape != masks.shape
+            or values.shape != (self.capacity,)
+        ):
+            raise InvalidOptionError(
+                f"a replay buffer state's arrays (observations {observations.shape}, masks "
+                f"{masks.shape}, policies {policies.shape}, values {values.shape}) are not "
+                f"{self.capacity} rows of one game's positions"
+            )
+        for symmetry in self.symmetries:
+            if len(symmetry.actions) != actions:
+                raise InvalidOptionError(
+                    f"symmetry {symmetry.name!r} maps {len(symmetry.actions)} actions; the "
+                    f"state's positions have {actions}"
+                )
+        self._observations = observations
+        self._masks = masks.astype(bool)
+        self._policies = policies.astype(np.float32)
+        self._values = values.astype(np.float32)
+        self._size, self._next, self.added = size, next_row, added
 
     def arrays(self) -> dict[str, Any]:
         """The stored positions, oldest first, untransformed (copies): ``observations``,

@@ -188,3 +188,46 @@ def test_records_of_another_game_and_bad_inputs_are_refused() -> None:
         with pytest.raises(InvalidOptionError, match="maps 5 actions"):
             mismatched.add(numbered(0, 2))
     assert mismatched.arrays() == {}
+
+
+def test_a_restored_buffer_samples_and_grows_as_the_original() -> None:
+    original = ReplayBuffer(5, symmetries(TTT))
+    original.add(numbered(0, 7))  # wrapped: the ring's next row is not 0
+    copy = ReplayBuffer(5, symmetries(TTT))
+    copy.load_state_dict(original.state_dict())
+    assert len(copy) == 5 and copy.added == 7
+    for buffer in (original, copy):
+        buffer.add(numbered(7, 2))
+    assert stored_numbers(copy) == stored_numbers(original) == [4, 5, 6, 7, 8]
+    one = original.sample(16, np.random.default_rng(4))
+    two = copy.sample(16, np.random.default_rng(4))
+    assert all(np.array_equal(a, b) for a, b in zip(one, two, strict=True))
+
+
+def test_the_state_is_a_copy_and_an_empty_state_empties() -> None:
+    buffer = ReplayBuffer(4)
+    empty = buffer.state_dict()
+    buffer.add(numbered(0, 3))
+    state = buffer.state_dict()
+    state["values"][:] = 9.0
+    assert stored_numbers(buffer) == [0, 1, 2]
+    buffer.load_state_dict(empty)
+    assert len(buffer) == 0 and buffer.added == 0
+    with pytest.raises(EmptyBufferError):
+        buffer.sample(1, np.random.default_rng(0))
+
+
+def test_states_that_do_not_fit_are_refused() -> None:
+    buffer = ReplayBuffer(4)
+    buffer.add(numbered(0, 3))
+    state = buffer.state_dict()
+    with pytest.raises(InvalidOptionError, match="capacity 4 does not fit this buffer's 5"):
+        ReplayBuffer(5).load_state_dict(state)
+    with pytest.raises(InvalidOptionError, match="needs"):
+        ReplayBuffer(4).load_state_dict({"size": 1})
+    with pytest.raises(InvalidOptionError, match="counters"):
+        ReplayBuffer(4).load_state_dict({**state, "next": 4})
+    with pytest.raises(InvalidOptionError, match="not 4 rows"):
+        ReplayBuffer(4).load_state_dict({**state, "values": state["values"][:3]})
+    with pytest.raises(InvalidOptionError, match="maps 7 actions"):
+        ReplayBuffer(4, symmetries(ConnectFour())).load_state_dict(state)

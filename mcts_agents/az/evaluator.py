@@ -1,0 +1,99 @@
+"""``TorchEvaluator``: a ``PolicyValueNet`` as the search's batch evaluator.
+
+``evaluate_batch(observations, legal_masks)`` (``mcts_agents.evaluators.BatchEvaluator``) runs
+the network in eval mode without gradients on its device (CUDA when there is one, else the
+CPU), and returns numpy float64 arrays: the softmax of the logits over each position's legal
+moves (exactly 0 on the illegal ones, summing to 1) and the value head's output, the mover's
+value in [-1, 1]. It pickles as the network's shape and weights, so self-play worker processes
+can be sent one; they rebuild it on the CPU.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from mcts_agents.az.net import PolicyValueNet
+from mcts_agents.errors import InvalidOptionError
+
+__all__ = ["TorchEvaluator", "default_device"]
+
+
+def default_device() -> torch.device:
+    """CUDA when torch sees a GPU, else the CPU."""
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class TorchEvaluator:
+    """A batch evaluator over ``net``, which it moves to ``device``.
+
+    Attributes:
+        net: the network (evaluated in eval mode; its mode is set at every call, so the same
+            network may be trained between calls).
+        device: where the network and the batches live.
+    """
+
+    def __init__(self, net: PolicyValueNet, device: str | torch.device | None = None) -> None:
+        if not isinstance(net, PolicyValueNet):
+            raise InvalidOptionError(
+                f"TorchEvaluator needs a PolicyValueNet (mcts_agents.az.build_net), got {net!r}"
+            )
+        self.device = default_device() if device is None else torch.device(device)
+        self.net = net.to(self.device)
+        self.__qualname__ = f"TorchEvaluator({self.device})"
+
+    def evaluate_batch(
+        self, observations: np.ndarray, legal_masks: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Priors ``[B, num_actions]`` (0 on illegal moves, rows summing to 1) and values ``[B]``.
+
+        Raises:
+            InvalidOptionError: observations not of the network's shape, masks not ``[B,
+                num_actions]``, or a position without a legal move.
+        """
+        net = self.net
+        observations = np.asarray(observations)
+        masks = np.asarray(legal_masks, dtype=bool)
+        if observations.shape[1:] != net.observation_shape or observations.ndim != 4:
+            raise InvalidOptionError(
+                f"observations of shape {observations.shape}; this network takes "
+                f"[B, {', '.join(map(str, net.observation_shape))}]"
+            )
+        if masks.shape != (len(observations), net.num_actions):
+            raise InvalidOptionError(
+                f"legal_masks of shape {masks.shape}; expected ({len(observations)}, "
+                f"{net.num_actions}) for {len(observations)} observations"
+            )
+        empty = ~masks.any(axis=1)
+        if empty.any():
+            raise InvalidOptionError(
+                f"position {int(np.argmax(empty))} of the batch has no legal move; only positions "
+                "where a player is to move can be evaluated"
+            )
+        net.eval()
+        with torch.inference_mode():
+            x = torch.from_numpy(observations).to(self.device)
+            mask = torch.from_numpy(masks).to(self.device)
+            logits, values = net(x)
+            logits = logits.float().masked_fill(~mask, float("-inf"))
+            priors = torch.softmax(logits, dim=1)
+        return (
+            priors.cpu().numpy().astype(np.float64),
+            values.float().cpu().numpy().astype(np.float64),
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        weights = {name: tensor.cpu() for name, tensor in self.net.state_dict().items()}
+        return {"spec": self.net.spec(), "weights": weights}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        net = PolicyValueNet.from_spec(state["spec"])
+        net.load_state_dict(state["weights"])
+        self.device = torch.device("cpu")
+        self.net = net
+        self.__qualname__ = "TorchEvaluator(cpu)"
+
+    def __repr__(self) -> str:
+        return f"TorchEvaluator({type(self.net).__name__}{self.net.spec()}, device={self.device})"

@@ -1,0 +1,471 @@
+"""The training loop: self-play with the best network, training steps, gating; resumable.
+
+``train(game, out_dir, steps=..., minutes=...)`` repeats an iteration until the trainer has
+taken ``steps`` steps in all or ``minutes`` have passed in this call (checked between
+iterations):
+
+1. ``games_per_iteration`` self-play games (``selfplay.play_selfplay_game``, PUCT with root
+   noise, ``simulations`` per move, ``search_batch`` leaves per network call) with the best
+   network, seeded ``derive_seed(seed, 0, iteration, game)``, in ``workers`` processes or
+   here; their full-search positions go to the replay buffer (sampled with the game's
+   symmetries when ``augment``);
+2. ``steps_per_iteration`` training steps of the candidate network (``Trainer``);
+3. every ``gate_every`` iterations, the gate (``mcts_agents.gate``): the candidate plays
+   ``gate_games`` games against the best network and replaces it at a score of
+   ``gate_threshold``. ``gate_every = 0``: no gate, self-play uses the latest network
+   (AlphaZero's variant of AlphaGo Zero's loop).
+
+The run's folder holds ``run.json`` (the game and the ``RunConfig``), ``metrics.jsonl`` (a
+line per iteration: step, mean losses, self-play game lengths and draws, the buffer, the
+gate's result), ``checkpoint.pt`` (trainer, best network, replay buffer, iteration; written
+after the iteration's metrics line) and ``best.pt`` (the best network, for
+``checkpoint.load_net``). Called again on the same folder, ``train`` resumes from the
+checkpoint (metrics lines past it are dropped) and goes on as a run that never stopped would.
+
+On the CPU, small networks train and play fastest with ``torch.set_num_threads(1)`` (torch's
+threads spin on tiny tensors, and on a busy machine they slow every step many times over);
+``train`` leaves that setting to the caller. Self-play workers run on one thread each.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import logging
+import math
+import multiprocessing
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from mcts_agents.az.checkpoint import BEST_NET, load_checkpoint, save_checkpoint, save_net
+from mcts_agents.az.evaluator import TorchEvaluator, default_device
+from mcts_agents.az.net import NetConfig, build_net
+from mcts_agents.az.trainer import TrainConfig, Trainer
+from mcts_agents.config import SearchConfig
+from mcts_agents.errors import CheckpointError, InvalidOptionError
+from mcts_agents.gate import gate
+from mcts_agents.replay import ReplayBuffer
+from mcts_agents.seeding import derive_seed
+from mcts_agents.selfplay import GameRecord, TemperatureSchedule, play_selfplay_game
+from mcts_agents.symmetries import symmetries
+
+__all__ = ["CHECKPOINT", "METRICS", "RUN_FILE", "RunConfig", "RunSummary", "train"]
+
+logger = logging.getLogger(__name__)
+
+RUN_FILE = "run.json"
+METRICS = "metrics.jsonl"
+CHECKPOINT = "checkpoint.pt"
+
+
+def _int(name: str, value: Any, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InvalidOptionError(f"RunConfig's {name} must be an int >= {low}, got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class RunConfig:
+    """One training run's settings (stored in ``run.json``; a resumed run must match them).
+
+    Attributes:
+        net: the network's size.
+        training: the trainer's options (batch, learning rate, weight decay, optimizer).
+        simulations: simulations per self-play move (and per gate move unless
+            ``gate_simulations``).
+        search_batch: leaves per network call in the searches (``SearchConfig.batch_size``).
+        c: PUCT's exploration constant.
+        root_noise: self-play's Dirichlet noise ``(alpha, epsilon)`` at the root, or ``None``.
+        temperature: self-play's ``(moves, t_early, t_late)``.
+        games_per_iteration: self-play games per iteration.
+        steps_per_iteration: training steps per iteration.
+        buffer_capacity: positions the replay buffer keeps.
+        augment: sample the buffer through the game's symmetries.
+        gate_every: gate every this many iterations; 0: no gate, self-play with the latest net.
+        gate_games: games per gate (even; the issue's real runs: >= 200).
+        gate_simulations: simulations per gate move (``None``: ``simulations``).
+        gate_threshold: the candidate's score needed to replace the best network.
+        seed: seeds the network's initial weights, the trainer, self-play and the gates.
+        workers: self-play processes (1: here).
+    """
+
+    net: NetConfig = field(default_factory=NetConfig)
+    training: TrainConfig = field(default_factory=TrainConfig)
+    simulations: int = 50
+    search_batch: int = 8
+    c: float = 1.5
+    root_noise: tuple[float, float] | None = (0.3, 0.25)
+    temperature: tuple[int, float, float] = (8, 1.0, 0.0)
+    games_per_iteration: int = 16
+    steps_per_iteration: int = 50
+    buffer_capacity: int = 50_000
+    augment: bool = True
+    gate_every: int = 5
+    gate_games: int = 20
+    gate_simulations: int | None = None
+    gate_threshold: float = 0.55
+    seed: int = 0
+    workers: int = 1
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.net, NetConfig) or not isinstance(self.training, TrainConfig):
+            raise InvalidOptionError(
+                f"RunConfig's net must be a NetConfig and training a TrainConfig, got "
+                f"{self.net!r} and {self.training!r}"
+            )
+        for name in (
+            "simulations",
+            "search_batch",
+            "games_per_iteration",
+            "steps_per_iteration",
+            "buffer_capacity",
+        ):
+            _int(name, getattr(self, name), 1)
+        for name in ("gate_every", "seed"):
+            _int(name, getattr(self, name), 0)
+        _int("workers", self.workers, 1)
+        if self.gate_every:
+            _int("gate_games", self.gate_games, 2)
+            if self.gate_games % 2:
+                raise InvalidOptionError(
+                    f"RunConfig's gate_games must be even (each opening from both seats), got "
+                    f"{self.gate_games!r}"
+                )
+        if self.gate_simulations is not None:
+            _int("gate_simulations", self.gate_simulations, 1)
+        TemperatureSchedule.of(self.temperature)  # checks it
+        # the search options are checked where they are used: SearchConfig checks them here
+        SearchConfig(selection="puct", c=self.c, root_noise=self.root_noise)
+        t = self.gate_threshold
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0.0 <= t <= 1.0:
+            raise InvalidOptionError(f"RunConfig's gate_threshold must be in [0, 1], got {t!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields (``RunConfig.from_dict`` rebuilds an equal config)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        """The config ``to_dict`` (or its JSON round trip) describes."""
+        data = dict(data)
+        data["net"] = NetConfig(**data["net"])
+        data["training"] = TrainConfig(**data["training"])
+        data["temperature"] = tuple(data["temperature"])
+        if data.get("root_noise") is not None:
+            data["root_noise"] = tuple(data["root_noise"])
+        return cls(**data)
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """What one ``train`` call did.
+
+    Attributes:
+        out_dir: the run's folder.
+        resumed: whether it went on from a checkpoint.
+        iteration: iterations done in all.
+        step: training steps taken in all.
+        promotions: times the candidate replaced the best network, in all.
+        seconds: wall time of the run in all (every call's).
+        metrics: this call's metrics lines.
+    """
+
+    out_dir: Path
+    resumed: bool
+    iteration: int
+    step: int
+    promotions: int
+    seconds: float
+    metrics: tuple[dict[str, Any], ...]
+
+
+def _selfplay_game(game: Any, evaluator: Any, config: RunConfig, seed: int) -> GameRecord:
+    search = SearchConfig(
+        selection="puct",
+        c=config.c,
+        root_noise=config.root_noise,
+        evaluator=evaluator,
+        batch_size=config.search_batch,
+    )
+    return play_selfplay_game(game, evaluator, search, config.simulations, config.temperature, seed)
+
+
+def _selfplay_task(task: tuple[Any, Any, RunConfig, int]) -> GameRecord:
+    return _selfplay_game(*task)
+
+
+def _init_worker() -> None:
+    torch.set_num_threads(1)  # one process per core; torch's own threads would fight them
+
+
+def _tensors(state: dict[str, Any]) -> dict[str, Any]:
+    """Numpy arrays of a buffer state as tensors (what ``weights_only`` loads read)."""
+    return {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in state.items()}
+
+
+def _arrays(state: dict[str, Any]) -> dict[str, Any]:
+    return {k: v.numpy() if isinstance(v, torch.Tensor) else v for k, v in state.items()}
+
+
+class _Run:
+    """A run in progress: the folder, the networks, the buffer and the counters."""
+
+    def __init__(self, game: Any, out: Path, config: RunConfig, device: torch.device) -> None:
+        self.game = game
+        self.out = out
+        self.config = config
+        self.device = device
+        net = build_net(game, config.net, seed=derive_seed(config.seed, 3)).to(device)
+        self.trainer = Trainer(net, config.training, seed=derive_seed(config.seed, 2))
+        self.best = copy.deepcopy(net)
+        self.buffer = ReplayBuffer(
+            config.buffer_capacity, symmetries(game) if config.augment else ()
+        )
+        self.iteration = 0
+        self.promotions = 0
+        self.seconds = 0.0
+
+    # ------------------------------------------------------------------ saving and resuming
+    def save(self) -> None:
+        extra = {
+            "iteration": self.iteration,
+            "promotions": self.promotions,
+            "seconds": self.seconds,
+            "best": {k: v.detach().cpu() for k, v in self.best.state_dict().items()},
+            "buffer": _tensors(self.buffer.state_dict()),
+        }
+        save_checkpoint(self.out / CHECKPOINT, self.trainer, extra)
+
+    def resume(self) -> None:
+        checkpoint = load_checkpoint(self.out / CHECKPOINT)
+        extra = checkpoint.extra
+        try:
+            self.trainer.load_state_dict(checkpoint.trainer.state_dict())
+            self.best.load_state_dict(extra["best"])
+            self.buffer.load_state_dict(_arrays(extra["buffer"]))
+            self.iteration = int(extra["iteration"])
+            self.promotions = int(extra["promotions"])
+            self.seconds = float(extra["seconds"])
+        except (KeyError, TypeError, RuntimeError, InvalidOptionError) as error:
+            raise CheckpointError(
+                f"{str(self.out / CHECKPOINT)!r} is not a checkpoint of this run: {error}"
+            ) from None
+        torch.set_rng_state(checkpoint.torch_rng)
+        self.drop_metrics_after(self.iteration)
+
+    def drop_metrics_after(self, iteration: int) -> None:
+        """Metrics lines past the checkpoint (an iteration cut short) are dropped."""
+        path = self.out / METRICS
+        if not path.exists():
+            return
+        lines = path.read_text().splitlines()
+        kept = [line for line in lines if line.strip() and _iteration(line) <= iteration]
+        if len(kept) != len(lines):
+            path.write_text("".join(line + "\n" for line in kept))
+
+    def write_metrics(self, line: dict[str, Any]) -> None:
+        with open(self.out / METRICS, "a") as handle:
+            handle.write(json.dumps(line) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    # ------------------------------------------------------------------ one iteration
+    def selfplay(self, pool: Any) -> list[GameRecord]:
+        config = self.config
+        player = self.best if config.gate_every else self.trainer.net
+        evaluator = TorchEvaluator(player, self.device)
+        seeds = [
+            derive_seed(config.seed, 0, self.iteration, g)
+            for g in range(config.games_per_iteration)
+        ]
+        if pool is None:
+            return [_selfplay_game(self.game, evaluator, config, seed) for seed in seeds]
+        tasks = [(self.game, evaluator, config, seed) for seed in seeds]
+        return list(pool.map(_selfplay_task, tasks))
+
+    def step(self, pool: Any, steps: int | None) -> dict[str, Any]:
+        config = self.config
+        started = time.perf_counter()
+        self.iteration += 1
+        records = self.selfplay(pool)
+        for record in records:
+            self.buffer.add(record)
+        played = time.perf_counter()
+        count = config.steps_per_iteration
+        if steps is not None:
+            count = min(count, steps - self.trainer.step)
+        losses = [self.trainer.train_step(self.buffer) for _ in range(count)]
+        trained = time.perf_counter()
+        gated = None
+        if config.gate_every and self.iteration % config.gate_every == 0:
+            gated = self.gate()
+        elif not config.gate_every:
+            self.best.load_state_dict(self.trainer.net.state_dict())
+            save_net(self.out / BEST_NET, self.best)
+        self.seconds += time.perf_counter() - started
+        lengths = [len(r) for r in records]
+        line: dict[str, Any] = {
+            "iteration": self.iteration,
+            "step": self.trainer.step,
+            "seconds": round(self.seconds, 3),
+            "selfplay": {
+                "games": len(records),
+                "mean_length": float(np.mean(lengths)),
+                "draws": sum(1 for r in records if len(set(r.returns)) == 1),
+                "positions": int(sum(int(r.full_search.sum()) for r in records)),
+                "seconds": round(played - started, 3),
+            },
+            "buffer": len(self.buffer),
+            "loss": {
+                name: float(np.mean([getattr(loss, name) for loss in losses])) if losses else None
+                for name in ("policy", "value", "l2", "total")
+            },
+            "train_seconds": round(trained - played, 3),
+            "gate": gated,
+            "promotions": self.promotions,
+        }
+        self.write_metrics(line)
+        self.save()
+        logger.info(
+            "iteration %d, step %d: loss %s, self-play length %.1f, gate %s",
+            self.iteration,
+            self.trainer.step,
+            line["loss"]["total"],
+            line["selfplay"]["mean_length"],
+            gated,
+        )
+        return line
+
+    def gate(self) -> dict[str, Any]:
+        config = self.config
+        result = gate(
+            self.game,
+            TorchEvaluator(self.trainer.net, self.device),
+            TorchEvaluator(self.best, self.device),
+            games=config.gate_games,
+            simulations=config.gate_simulations or config.simulations,
+            seed=derive_seed(config.seed, 1, self.iteration),
+            threshold=config.gate_threshold,
+            config=SearchConfig(selection="puct", c=config.c),
+            batch_size=config.search_batch,
+        )
+        if result.promoted:
+            self.best.load_state_dict(self.trainer.net.state_dict())
+            self.promotions += 1
+            save_net(self.out / BEST_NET, self.best)
+        return result.to_dict()
+
+
+def _iteration(line: str) -> float:
+    try:
+        return float(json.loads(line)["iteration"])
+    except (ValueError, KeyError, TypeError):
+        return math.inf  # a damaged line (a write cut short) goes with what follows it
+
+
+def _run_config(out: Path, game: Any, config: RunConfig | None) -> tuple[RunConfig, bool]:
+    """The run's config: a new folder's (written to ``run.json``) or the stored one."""
+    path = out / RUN_FILE
+    if not path.exists():
+        if out.exists() and any(out.iterdir()):
+            raise CheckpointError(
+                f"{str(out)!r} is not empty and holds no {RUN_FILE}; give a new folder or a "
+                "training run's folder"
+            )
+        config = RunConfig() if config is None else config
+        out.mkdir(parents=True, exist_ok=True)
+        run = {"format": "mcts-agents-az-run", "game": repr(game), "config": config.to_dict()}
+        path.write_text(json.dumps(run, indent=2) + "\n")
+        return config, False
+    try:
+        stored = json.loads(path.read_text())
+        stored_config = RunConfig.from_dict(stored["config"])
+    except (ValueError, KeyError, TypeError) as error:
+        raise CheckpointError(f"{str(path)!r} is not a training run's file: {error}") from None
+    if stored.get("game") != repr(game):
+        raise CheckpointError(f"the run in {str(out)!r} trains {stored.get('game')}, not {game!r}")
+    if config is not None and config != stored_config:
+        mine, theirs = config.to_dict(), stored_config.to_dict()
+        differ = {k: (theirs[k], mine[k]) for k in mine if mine[k] != theirs[k]}
+        raise CheckpointError(
+            f"the run in {str(out)!r} was started with other settings (stored, given): {differ}; "
+            "pass config=None to resume it as it was"
+        )
+    return stored_config, (out / CHECKPOINT).exists()
+
+
+def train(
+    game: Any,
+    out_dir: str | os.PathLike[str],
+    *,
+    config: RunConfig | None = None,
+    steps: int | None = None,
+    minutes: float | None = None,
+    device: str | torch.device | None = None,
+) -> RunSummary:
+    """Train a network for ``game`` by self-play, or resume the run in ``out_dir`` (see the
+    module).
+
+    Args:
+        game: a rules core with ``(H, W, C)`` observations, two players, no chance nodes.
+        out_dir: the run's folder: new (or empty), or one a previous call wrote.
+        config: the run's settings (``None``: ``RunConfig()`` for a new run, the stored
+            settings for a resumed one; given for a resumed run, they must equal the stored).
+        steps: stop when the trainer has taken this many steps in all.
+        minutes: stop when this call has run this long (checked between iterations).
+        device: where the networks live (``None``: CUDA when available, else the CPU).
+
+    Raises:
+        InvalidOptionError: neither ``steps`` nor ``minutes``, or a bad value.
+        CheckpointError: a folder that is not a run, or a run of another game or config.
+    """
+    if steps is None and minutes is None:
+        raise InvalidOptionError("train needs steps (in all) or minutes (for this call), or both")
+    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 0):
+        raise InvalidOptionError(f"steps must be an int >= 0 or None, got {steps!r}")
+    if minutes is not None and (
+        isinstance(minutes, bool)
+        or not isinstance(minutes, (int, float))
+        or not math.isfinite(minutes)
+        or minutes <= 0
+    ):
+        raise InvalidOptionError(f"minutes must be a positive number or None, got {minutes!r}")
+    if config is not None and not isinstance(config, RunConfig):
+        raise InvalidOptionError(f"config must be a RunConfig or None, got {config!r}")
+    out = Path(out_dir)
+    config, resumed = _run_config(out, game, config)
+    run = _Run(game, out, config, default_device() if device is None else torch.device(device))
+    if resumed:
+        run.resume()
+    else:  # a first iteration cut short before its checkpoint may have left a metrics line
+        run.drop_metrics_after(0)
+        save_net(out / BEST_NET, run.best)
+    deadline = None if minutes is None else time.monotonic() + 60.0 * minutes
+    lines: list[dict[str, Any]] = []
+    pool = None
+    if config.workers > 1:
+        pool = multiprocessing.get_context("spawn").Pool(config.workers, _init_worker)
+    try:
+        while (steps is None or run.trainer.step < steps) and (
+            deadline is None or time.monotonic() < deadline
+        ):
+            lines.append(run.step(pool, steps))
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+    return RunSummary(
+        out_dir=out,
+        resumed=resumed,
+        iteration=run.iteration,
+        step=run.trainer.step,
+        promotions=run.promotions,
+        seconds=run.seconds,
+        metrics=tuple(lines),
+    )
