@@ -82,7 +82,7 @@ def playout(
     g: int, p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
 ) -> float:
     if g == OTHELLO:
-        return othello.playout(p, s, rng)
+        return othello.playout(p, s, rng, decisive)
     if g == MNK:
         return mnk.playout(p, s, buf, decisive, rng)
     if g == ULTIMATE:

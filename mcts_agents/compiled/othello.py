@@ -38,8 +38,10 @@ _flips = njit(cache=True)(othello_bits.flips)
 
 
 def params(game: Othello) -> np.ndarray:
-    """The parameter words of ``game`` (its size and ``othello_bits.masks``), as int64."""
-    words = [game.size, *othello_bits.masks(game.size)]
+    """The parameter words of ``game``, as int64: its size, ``othello_bits.masks`` (7 words),
+    then for the decisive playout the core's corners and its four (X-square, corner) pairs."""
+    pairs = [w for pair in game.x_squares for w in pair]
+    words = [game.size, *othello_bits.masks(game.size), game.corners, *pairs]
     return np.array([w - (1 << 64) if w >= 1 << 63 else w for w in words], np.int64)
 
 
@@ -126,8 +128,25 @@ def to_play(p: np.ndarray, s: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def playout(p: np.ndarray, s: np.ndarray, rng: np.ndarray) -> float:
-    """Uniformly random play from ``s`` (not terminal) to the end: +1, 0 or -1 for its mover."""
+def _decisive_choices(p: np.ndarray, own: Any, other: Any, moves: Any) -> Any:
+    """The core's ``Othello.decisive_choices``: corners first, X-squares of empty corners last."""
+    corners = moves & np.uint64(p[8])
+    if corners:
+        return corners
+    empty = ~(own | other)
+    bad = np.uint64(0)
+    for i in range(9, 17, 2):
+        if empty & np.uint64(p[i + 1]):
+            bad |= np.uint64(p[i])
+    safe = moves & ~bad
+    return safe if safe else moves
+
+
+@njit(cache=True)
+def playout(p: np.ndarray, s: np.ndarray, rng: np.ndarray, decisive: bool = False) -> float:
+    """Random play from ``s`` (not terminal) to the end: +1, 0 or -1 for its mover. Uniform,
+    or with ``decisive`` the core's ``decisive_rollout`` (a uniform move among
+    ``_decisive_choices``)."""
     own = np.uint64(s[0])
     other = np.uint64(s[1])
     legal_bits = np.uint64(s[3])
@@ -143,7 +162,8 @@ def playout(p: np.ndarray, s: np.ndarray, rng: np.ndarray) -> float:
             legal_bits = _gen_moves(p, own, other)
             continue
         passed = False
-        move = np.uint64(pick_bit(np.int64(legal_bits), rng))
+        choice = _decisive_choices(p, own, other, legal_bits) if decisive else legal_bits
+        move = np.uint64(pick_bit(np.int64(choice), rng))
         flipped = _gen_flips(p, own, other, move)
         own, other = other ^ flipped, own | move | flipped
         plies += 1
@@ -171,32 +191,34 @@ def reachable(p: np.ndarray, root: np.ndarray, s: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def _playout_from(p: np.ndarray, s: np.ndarray, seed: int) -> float:
+def _playout_from(p: np.ndarray, s: np.ndarray, seed: int, decisive: bool) -> float:
     rng = np.empty(1, np.uint64)
     rng[0] = np.uint64(seed) | np.uint64(1)
-    return playout(p, s, rng)
+    return playout(p, s, rng, decisive)
 
 
 def othello_playout(
     game: Othello, kind: str = "random"
 ) -> Callable[[Any, Any], tuple[float, ...]] | None:
-    """``playout(state, rng)`` for ``game``'s Python search: the returns of a uniformly random
-    playout from ``state`` (Othello has no decisive playout: ``kind`` is either), or ``None``
-    for a board of more than 64 squares. Loads the compiled code now, outside any clock."""
+    """``playout(state, rng)`` for ``game``'s Python search: the returns of a playout from
+    ``state``, uniform (``kind="random"``) or the core's ``decisive_rollout``
+    (``kind="decisive"``), or ``None`` for a board of more than 64 squares. Loads the compiled
+    code now, outside any clock."""
     if game.size * game.size > MAX_SQUARES:
         return None
     p = params(game)
     words = np.zeros(WORDS, np.int64)
     start = encode(game.initial_state())
     words[:] = start
-    _playout_from(p, words, 1)  # compile or load now
+    decisive = kind == "decisive"
+    _playout_from(p, words, 1, decisive)  # compile or load now
     outcomes = {1.0: (1.0, -1.0), -1.0: (-1.0, 1.0), 0.0: (0.0, 0.0)}
 
     def run_playout(state: Any, rng: Any) -> tuple[float, ...]:
         if state[3] == TERMINAL:
             return game.returns(state)
         words[:] = encode(state)
-        value = _playout_from(p, words, rng.getrandbits(63))
+        value = _playout_from(p, words, rng.getrandbits(63), decisive)
         return outcomes[value if state[2] == 0 else -value]
 
     return run_playout

@@ -93,6 +93,7 @@ def codec(game: Any) -> Codec:
         return Codec(
             games.OTHELLO, othello_rules.params(game), othello_rules.WORDS,
             othello_rules.encode, othello_rules.decode, cells + 1, 2 * cells + 2,
+            decisive=True,  # corners first: the core's decisive_rollout (A/B: run 8)
         )  # fmt: skip
     if isinstance(game, MNK):  # uniform playouts: the kernel's decisive one lost its A/Bs
         cells = game.m * game.n

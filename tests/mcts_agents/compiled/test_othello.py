@@ -58,6 +58,42 @@ def test_outcomes_match_the_cores_playout(size: int) -> None:
         assert_same_outcomes(game, othello_playout(game), state, 6_000, seed=i)
 
 
+@pytest.mark.parametrize("size", [6, 8])
+def test_decisive_outcomes_match_the_cores_decisive_rollout(size: int) -> None:
+    """The heavier playout (corners first, X-squares of empty corners last), compiled for the
+    kernel and the Python search, plays as the core's ``decisive_rollout``."""
+    game = Othello(size)
+    states = [game.initial_state(), *random_states(game, 2, seed=20 + size)]
+    play = othello_playout(game, "decisive")
+    for i, state in enumerate(states):
+        assert_same_outcomes(game, play, state, 6_000, seed=i, reference=game.decisive_rollout)
+
+
+def test_decisive_choices_are_the_rule_on_every_position() -> None:
+    """On positions of random 8x8 games the compiled choice equals the core's, and both equal
+    the rule computed square by square: legal corners if any, else the legal moves that are
+    not a diagonal neighbour of an empty corner if any, else every legal move."""
+    game = Othello(8)
+    p = compiled.params(game)
+    corners = {(0, 0), (0, 7), (7, 0), (7, 7)}
+    x_of = {(1, 1): (0, 0), (1, 6): (0, 7), (6, 1): (7, 0), (6, 6): (7, 7)}
+    kinds = set()
+    for own, other, _, moves in random_states(game, 300, seed=4):
+        legal = {(b // 8, b % 8) for b in range(64) if moves >> b & 1}
+        empty = {(b // 8, b % 8) for b in range(64) if not (own | other) >> b & 1}
+        if legal & corners:
+            rule, kind = legal & corners, "corner"
+        else:
+            safe = {sq for sq in legal if not (sq in x_of and x_of[sq] in empty)}
+            rule, kind = (safe, "safe") if safe else (legal, "all")
+        expected = sum(1 << (r * 8 + c) for r, c in rule)
+        kinds.add(kind if rule != legal else kind + ", all legal")
+        assert game.decisive_choices(own, other, moves) == expected
+        got = compiled._decisive_choices(p, np.uint64(own), np.uint64(other), np.uint64(moves))
+        assert int(got) == expected
+    assert {"corner", "safe"} <= kinds  # the rule's branches occurred
+
+
 def test_returns_and_refusals() -> None:
     game = Othello(6)
     play = othello_playout(game)
