@@ -2,11 +2,12 @@
 tic-tac-toe, as the search's batch evaluator. Checked from outside: ``check_batch`` accepts its
 output, its priors are the model's own masked distribution (the argmax is ``predict``'s
 deterministic action), zero on illegal moves; the wrapper's observations are the rules core's;
-a search with it plays legal moves."""
+a search with it, and the ``az:``/``policy:`` specs over its ``.zip``, play legal moves."""
 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,11 +20,12 @@ from mcts_agents import (  # noqa: E402
     InvalidOptionError,
     RandomAgent,
     SingleAgentVsOpponent,
+    make_agent,
     play_game,
 )
 from mcts_agents.envs import tic_tac_toe_v0  # noqa: E402
 from mcts_agents.evaluators import check_batch  # noqa: E402
-from mcts_agents.model_agents import PUCTAgent  # noqa: E402
+from mcts_agents.model_agents import PriorAgent, PUCTAgent  # noqa: E402
 from mcts_agents.rl.sb3 import SB3Evaluator  # noqa: E402
 
 torch.set_num_threads(1)
@@ -106,7 +108,7 @@ def test_the_wrappers_observations_are_the_rules_cores() -> None:
             break
 
 
-def test_a_search_with_the_policy_plays_legal_moves(model: Any) -> None:
+def test_a_search_with_the_policy_plays_legal_moves(model: Any, tmp_path: Path) -> None:
     evaluator = SB3Evaluator(model)
     agent = PUCTAgent(evaluator, simulations=32, batch_size=4, seed=0)
     env = tic_tac_toe_v0.env()
@@ -118,6 +120,13 @@ def test_a_search_with_the_policy_plays_legal_moves(model: Any) -> None:
         players = {"player_0": RandomAgent(seed), "player_1": agent}
         play_game(env, players, check_legal=True)
         assert not env.agents
+    model.save(tmp_path / "ppo.zip")
+    searcher = make_agent(f"az:model={tmp_path / 'ppo.zip'},simulations=16,device=cpu", seed=1)
+    policy = make_agent(f"policy:model={tmp_path / 'ppo.zip'}")
+    assert isinstance(searcher, PUCTAgent) and isinstance(policy, PriorAgent)
+    env.reset(seed=3)
+    play_game(env, {"player_0": searcher, "player_1": policy}, check_legal=True)
+    assert not env.agents
 
 
 def test_a_policy_without_masks_is_masked_here() -> None:
