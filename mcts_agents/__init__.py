@@ -46,13 +46,14 @@ from mcts_agents.game import Game
 from mcts_agents.gate import GateResult, gate
 from mcts_agents.ismcts import ISMCTS
 from mcts_agents.mcts import MCTS
+from mcts_agents.model_agents import ModelInfo, PriorAgent, PUCTAgent, open_model
 from mcts_agents.parallel import RootParallelSearch
 from mcts_agents.pimc import PIMC
 from mcts_agents.play import Move, play_game
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
 from mcts_agents.replay import ReplayBuffer
 from mcts_agents.result import ChildStats, SearchResult
-from mcts_agents.rl import PolicyAgent, SingleAgentVsOpponent
+from mcts_agents.rl import PolicyAgent, SB3Evaluator, SingleAgentVsOpponent
 from mcts_agents.searcher import Searcher
 from mcts_agents.seeding import derive_seed
 from mcts_agents.selfplay import (
@@ -98,13 +99,16 @@ __all__ = [
     "InvalidStateError",
     "MCTSAgent",
     "MatchResult",
+    "ModelInfo",
     "Move",
     "NoLegalActionError",
     "NotResetError",
     "OpenSpielGame",
+    "PUCTAgent",
     "PlayoutCap",
     "PolicyAgent",
     "PositionEvaluator",
+    "PriorAgent",
     "RandomAgent",
     "RayNotInstalledError",
     "ReplayBuffer",
@@ -112,6 +116,7 @@ __all__ = [
     "ResultsFileBusyError",
     "ResultsFileError",
     "RootParallelSearch",
+    "SB3Evaluator",
     "SearchConfig",
     "SearchResult",
     "Searcher",
@@ -132,6 +137,7 @@ __all__ = [
     "make_agent",
     "make_env",
     "make_searcher",
+    "open_model",
     "parse_agent_spec",
     "play_game",
     "play_match",

@@ -1,10 +1,11 @@
-"""Command line: ``mcts-agents list | play | arena | demo``.
+"""Command line: ``mcts-agents list | play | arena | train | demo``.
 
 - ``list``: envs with their options, agent kinds with theirs.
 - ``play ENV --p0 human --p1 mcts:time=1``: play in the terminal against agents.
 - ``arena ENV --agents SPEC SPEC ... --games N``: a match (two agents) or a round robin, with
   results, Wilson intervals and Elo ratings; ``--out results.jsonl`` records and resumes.
 - ``demo [ENV]``: the MCTS agent against a random agent, printed move by move.
+- ``train ENV --minutes M --out DIR``: AlphaZero by self-play, resumable (``cli_train``; torch).
 
 ENV is any env spec of ``specs.parse_env_spec``: ours (``connect_four:width=8``), a PettingZoo
 registry id, a module with ``env()``, or ``module:factory`` (imported from the installed
@@ -31,6 +32,7 @@ from mcts_agents import __version__
 from mcts_agents.agent import HumanAgent, MCTSAgent, RandomAgent
 from mcts_agents.arena import play_match, runner, tournament
 from mcts_agents.arena.plots import check_plot_path
+from mcts_agents.cli_train import add_train_parser, train
 from mcts_agents.errors import SpecError
 from mcts_agents.play import Move, play_game
 from mcts_agents.specs import EnvSpec, listing, make_agent, parse_agent_spec, parse_env_spec
@@ -295,6 +297,8 @@ examples:
   mcts-agents play connect_four --p0 human --p1 mcts:time=1
   mcts-agents arena connect_four --agents mcts:iterations=1000 random --games 20
   mcts-agents demo tic_tac_toe
+  mcts-agents train tic_tac_toe --minutes 5 --out runs/ttt
+  mcts-agents arena tic_tac_toe --agents az:model=runs/ttt,simulations=200 mcts:iterations=1000
 
 A bad spec, env, option or value exits with code 2 and a one-line message.
 """
@@ -385,6 +389,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="progress on stderr (default: when stderr is a terminal)",
     )
+    add_train_parser(commands, _int_type)
     return parser
 
 
@@ -443,6 +448,8 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.command == "play":
         return play(args.env, [args.p0, args.p1, args.p2, args.p3], args.seed)
+    if args.command == "train":
+        return train(args)
     return arena(args)
 
 

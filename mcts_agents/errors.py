@@ -31,7 +31,8 @@ exception                  base             raised for
 ``ResultsFileBusyError``   ``ValueError``   a results file another run is writing (it is locked)
 ``WorkerError``            ``RuntimeError`` a search or arena worker that died, hung or failed
 ``RayNotInstalledError``   ``ImportError``  ``backend="ray"`` without Ray installed
-``TorchNotInstalledError`` ``ImportError``  ``mcts_agents.az`` without torch (the ``az`` extra)
+``TorchNotInstalledError`` ``ImportError``  ``mcts_agents.az`` without torch (the ``az`` extra), or
+                                            a Stable-Baselines3 model without sb3-contrib
 =========================  ===============  ==================================================
 """
 
@@ -107,7 +108,9 @@ class RayNotInstalledError(ImportError):
 
 
 class TorchNotInstalledError(ImportError):
-    """``mcts_agents.az`` (the reference network and its trainer) without torch installed."""
+    """``mcts_agents.az`` (the reference network and its trainer), or a model that needs it,
+    without torch installed; or a Stable-Baselines3 model without sb3-contrib (the ``rl``
+    extra). The message names what to install."""
 
 
 def describe_unknown(names: Iterable[str], valid: Iterable[str]) -> str:

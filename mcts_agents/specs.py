@@ -11,6 +11,13 @@ Agent kinds:
   ``MCTSAgent(...)`` as a keyword, which validates it (so options added later work as is).
 - ``random``: ``RandomAgent`` (option ``seed``).
 - ``human``: ``HumanAgent``, moves typed on a text stream.
+- ``az``: ``PUCTAgent``, a trained model searched with PUCT (``az:model=DIR,simulations=200``);
+  ``model`` is a training run's folder, a network or checkpoint file of ``mcts_agents.az`` or a
+  Stable-Baselines3 ``.zip`` (``model_agents.open_model``), taken as text (no ``,`` or ``=`` in
+  it); ``device`` where the network runs; ``time`` and ``iterations`` are aliases of
+  ``time_limit`` and ``simulations``.
+- ``policy``: ``PriorAgent``, the model's raw policy without search
+  (``policy:model=DIR[,temperature=0.5]``).
 
 Every agent kind also takes ``name=...``, the display name (default: the spec string).
 
@@ -31,7 +38,8 @@ from typing import Any, TextIO
 from mcts_agents import env_sources, envs
 from mcts_agents.agent import HumanAgent, MCTSAgent, RandomAgent
 from mcts_agents.config import SearchConfig
-from mcts_agents.errors import SpecError, describe_unknown
+from mcts_agents.errors import InvalidOptionError, SpecError, describe_unknown
+from mcts_agents.model_agents import DEFAULT_SIMULATIONS, PriorAgent, PUCTAgent, open_model
 
 __all__ = [
     "AGENT_KINDS",
@@ -114,13 +122,59 @@ def _build_human(options: Mapping[str, Any], seed: int | None) -> HumanAgent:
     return HumanAgent(**options)
 
 
+def _open(kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """The model of ``model=`` (popped with ``device=``), opened."""
+    path = kwargs.pop("model", None)
+    if path is None:
+        raise InvalidOptionError("model= is needed: the path of a trained model")
+    return open_model(path, kwargs.pop("device", None))
+
+
+def _build_az(options: Mapping[str, Any], seed: int | None) -> PUCTAgent:
+    kwargs = dict(options)
+    if seed is not None and "seed" not in kwargs:
+        kwargs["seed"] = seed
+    evaluator, model = _open(kwargs)
+    return PUCTAgent(evaluator, model=model, **kwargs)
+
+
+def _build_policy(options: Mapping[str, Any], seed: int | None) -> PriorAgent:
+    kwargs = dict(options)
+    if seed is not None and "seed" not in kwargs:
+        kwargs["seed"] = seed
+    evaluator, model = _open(kwargs)
+    return PriorAgent(evaluator, model=model, **kwargs)
+
+
 #: agent kind -> builder ``(options, seed) -> agent``.
 AGENT_KINDS: dict[str, Callable[[Mapping[str, Any], int | None], Any]] = {
     "mcts": _build_mcts,
     "random": _build_random,
     "human": _build_human,
+    "az": _build_az,
+    "policy": _build_policy,
 }
-_ALIASES = {"mcts": {"time": "time_limit"}}
+_ALIASES = {
+    "mcts": {"time": "time_limit"},
+    "az": {"time": "time_limit", "iterations": "simulations"},
+}
+#: options kept as the text given (paths), not read as numbers or bools.
+_TEXT_OPTIONS = ("model", "device")
+#: options of the model kinds, as ``agent_options`` lists them.
+_MODEL_OPTIONS = ("model=PATH", "device=None")
+_AZ_OPTIONS = (
+    f"simulations={DEFAULT_SIMULATIONS}",
+    "time_limit=None",
+    "batch_size=8",
+    "c=1.5",
+    "fpu=None",
+    "virtual_loss=1.0",
+    "solver=True",
+    "final_move=visits",
+    "reuse=True",
+    "max_nodes=None",
+    "seed=None",
+)
 
 
 @dataclass(frozen=True)
@@ -167,7 +221,7 @@ def parse_agent_spec(text: str | AgentSpec) -> AgentSpec:
         key = aliases.get(key, key)
         if key in options:
             raise SpecError(f"agent spec {text!r}: option {key!r} is given twice (via an alias)")
-        options[key] = parse_value(value)
+        options[key] = value if key in _TEXT_OPTIONS else parse_value(value)
     spec = AgentSpec(kind=kind, options=options, name=name, text=text.strip())
     make_agent(spec)  # validates every option now, not in the middle of a tournament
     return spec
@@ -214,7 +268,7 @@ def make_agent(
 
 #: agent kinds whose every option ``agent_options`` lists (a kind added later is checked by
 #: its own constructor).
-_LISTED_KINDS = ("mcts", "random", "human")
+_LISTED_KINDS = ("mcts", "random", "human", "az", "policy")
 
 
 def _check_option_names(spec: AgentSpec) -> None:
@@ -249,6 +303,10 @@ def agent_options(kind: str) -> list[str]:
         return items
     if kind == "random":
         return ["seed=None"]
+    if kind == "az":
+        return [*_MODEL_OPTIONS, *_AZ_OPTIONS]
+    if kind == "policy":
+        return [*_MODEL_OPTIONS, "temperature=0.0", "seed=None"]
     return []
 
 
@@ -390,6 +448,11 @@ def listing() -> str:
         described = ", ".join(agent_options(kind))
         lines.append(f"  {kind:<8} {described or '(no options)'}")
     lines.append("  (mcts: time= is an alias of time_limit=; give at least one budget)")
+    lines.append(
+        "  (az, policy: model= is a training run's folder (mcts-agents train) or a .pt file of\n"
+        '  mcts_agents.az (needs torch: pip install "mcts-agents[az]"), or a MaskablePPO .zip\n'
+        '  (pip install "mcts-agents[rl]"); az: time=, iterations= alias time_limit=, simulations=)'
+    )
     lines.append("")
     lines.append("values: ints, floats, on/off/true/false/yes/no, none, else text")
     return "\n".join(lines)

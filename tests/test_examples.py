@@ -87,3 +87,13 @@ def test_train_maskable_ppo_without_the_rl_extra_says_so() -> None:
     rc, out = run("", code=code)
     assert rc == 2
     assert "needs the 'rl' extra" in out and 'pip install ".[rl]"' in out
+
+
+def test_alphazero_connect_four() -> None:
+    pytest.importorskip("torch")
+    rc, out = run("alphazero_connect_four.py", "--quick")
+    assert rc == 0, out
+    assert re.search(r"^iteration +2 +step +8 +loss \d\.\d{3}", out, re.MULTILINE), out
+    assert "-- 8 training steps in all (2 iterations in" in out
+    score = re.search(r"score of the network: ([\d.]+) / 2 \(\d wins, \d draws, \d losses\)", out)
+    assert score is not None and 0 <= float(score.group(1)) <= 2, out

@@ -5,12 +5,17 @@ Files are written with ``torch.save`` to a temporary file renamed over the targe
 leaves the old file or the new one, never half of one) and read with ``weights_only=True``
 (no code runs at load: configs and generator states are stored as JSON text).
 
-- ``save_checkpoint(path, trainer, extra)`` / ``load_checkpoint(path)``: the trainer as
+- ``save_checkpoint(path, trainer, extra, game)`` / ``load_checkpoint(path)``: the trainer as
   ``Trainer.state_dict`` has it, the network's shape, torch's CPU generator state and the
   caller's ``extra`` (tensors, strings, numbers, ``None``, dicts and lists of them);
-- ``save_net(path, net)`` / ``load_net(path)``: a network's shape and weights; ``load_net``
+- ``save_net(path, net, game)`` / ``load_net(path)``: a network's shape and weights; ``load_net``
   also reads the network of a checkpoint and the best network of a training run's folder
-  (``BEST_NET`` inside it).
+  (``BEST_NET`` inside it);
+- ``load_model(path)``: what ``load_net`` reads, with the game the network was trained for.
+
+Both kinds of file record that game as ``repr(game)`` (``MNK(m=3, n=3, k=3)``: the rules core's
+name and parameters) when the writer gives it (``None`` otherwise); a run's folder also names it
+in ``run.json``, read for a ``best.pt`` written without one.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import json
 import os
 import pickle
 import tempfile
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +38,9 @@ from mcts_agents.errors import CheckpointError, InvalidOptionError
 __all__ = [
     "BEST_NET",
     "Checkpoint",
+    "Model",
     "load_checkpoint",
+    "load_model",
     "load_net",
     "save_checkpoint",
     "save_net",
@@ -42,6 +50,8 @@ FORMAT = "mcts-agents-az"
 VERSION = 1
 #: The best network's file in a training run's folder (``mcts_agents.az.loop.train``).
 BEST_NET = "best.pt"
+#: The run's description in a training run's folder (``mcts_agents.az.loop.RUN_FILE``).
+RUN_FILE = "run.json"
 
 
 @dataclass(slots=True)
@@ -109,9 +119,15 @@ def _net_of(spec_text: str, weights: dict[str, torch.Tensor], path: Any) -> Poli
     return net
 
 
-def save_checkpoint(path: str | os.PathLike[str], trainer: Trainer, extra: Any = None) -> None:
-    """Write ``trainer`` (see ``Trainer.state_dict``), torch's CPU generator state and ``extra``
-    to ``path``, atomically."""
+def _game_text(game: Any) -> str | None:
+    return None if game is None else repr(game)
+
+
+def save_checkpoint(
+    path: str | os.PathLike[str], trainer: Trainer, extra: Any = None, game: Any = None
+) -> None:
+    """Write ``trainer`` (see ``Trainer.state_dict``), torch's CPU generator state, ``extra``
+    and ``repr(game)`` (the game trained for; ``None``: not recorded) to ``path``, atomically."""
     if not isinstance(trainer, Trainer):
         raise InvalidOptionError(f"save_checkpoint needs a Trainer, got {trainer!r}")
     content = {
@@ -122,6 +138,7 @@ def save_checkpoint(path: str | os.PathLike[str], trainer: Trainer, extra: Any =
         "trainer": trainer.state_dict(),
         "torch_rng": torch.get_rng_state(),
         "extra": extra,
+        "game": _game_text(game),
     }
     _atomic_save(content, path)
 
@@ -145,8 +162,9 @@ def load_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
     return Checkpoint(trainer, content["torch_rng"], content["extra"])
 
 
-def save_net(path: str | os.PathLike[str], net: PolicyValueNet) -> None:
-    """Write ``net``'s shape and weights to ``path``, atomically."""
+def save_net(path: str | os.PathLike[str], net: PolicyValueNet, game: Any = None) -> None:
+    """Write ``net``'s shape and weights and ``repr(game)`` (the game it plays; ``None``: not
+    recorded) to ``path``, atomically."""
     if not isinstance(net, PolicyValueNet):
         raise InvalidOptionError(f"save_net needs a PolicyValueNet, got {net!r}")
     weights = {name: tensor.detach().cpu() for name, tensor in net.state_dict().items()}
@@ -156,8 +174,48 @@ def save_net(path: str | os.PathLike[str], net: PolicyValueNet) -> None:
         "kind": "net",
         "net": json.dumps(net.spec()),
         "weights": weights,
+        "game": _game_text(game),
     }
     _atomic_save(content, path)
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """What ``load_model`` read.
+
+    Attributes:
+        net: the network, on the CPU, in eval mode.
+        game: ``repr`` of the game it was trained for (``MNK(m=3, n=3, k=3)``), or ``None``
+            when the file does not record one.
+        path: the file read.
+    """
+
+    net: PolicyValueNet
+    game: str | None
+    path: Path
+
+
+def load_model(path: str | os.PathLike[str]) -> Model:
+    """The network in ``path`` (a file of ``save_net``, a checkpoint's network, or the best
+    network of a training run's folder) and the game it was trained for.
+
+    Raises:
+        CheckpointError: nothing of the kind at ``path``.
+    """
+    target = Path(path)
+    folder = target if target.is_dir() else None
+    if folder is not None:
+        target = target / BEST_NET
+    content = _read(target, "network")
+    if content.get("kind") == "checkpoint":
+        net = _net_of(content["net"], content["trainer"]["net"], target)
+    else:
+        net = _net_of(content["net"], content["weights"], target)
+    game = content.get("game")
+    if game is None and folder is not None:  # a best.pt written without its game
+        with suppress(OSError, ValueError, AttributeError):
+            game = json.loads((folder / RUN_FILE).read_text()).get("game")
+    return Model(net.eval(), game if isinstance(game, str) else None, target)
 
 
 def load_net(path: str | os.PathLike[str]) -> PolicyValueNet:
@@ -167,12 +225,4 @@ def load_net(path: str | os.PathLike[str]) -> PolicyValueNet:
     Raises:
         CheckpointError: nothing of the kind at ``path``.
     """
-    target = Path(path)
-    if target.is_dir():
-        target = target / BEST_NET
-    content = _read(target, "network")
-    if content.get("kind") == "checkpoint":
-        net = _net_of(content["net"], content["trainer"]["net"], target)
-    else:
-        net = _net_of(content["net"], content["weights"], target)
-    return net.eval()
+    return load_model(path).net

@@ -37,6 +37,7 @@ import math
 import multiprocessing
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from mcts_agents.az.checkpoint import BEST_NET, load_checkpoint, save_checkpoint, save_net
+from mcts_agents.az.checkpoint import BEST_NET, RUN_FILE, load_checkpoint, save_checkpoint, save_net
 from mcts_agents.az.evaluator import TorchEvaluator, default_device
 from mcts_agents.az.net import NetConfig, build_net
 from mcts_agents.az.trainer import TrainConfig, Trainer
@@ -60,7 +61,6 @@ __all__ = ["CHECKPOINT", "METRICS", "RUN_FILE", "RunConfig", "RunSummary", "trai
 
 logger = logging.getLogger(__name__)
 
-RUN_FILE = "run.json"
 METRICS = "metrics.jsonl"
 CHECKPOINT = "checkpoint.pt"
 
@@ -240,7 +240,7 @@ class _Run:
             "best": {k: v.detach().cpu() for k, v in self.best.state_dict().items()},
             "buffer": _tensors(self.buffer.state_dict()),
         }
-        save_checkpoint(self.out / CHECKPOINT, self.trainer, extra)
+        save_checkpoint(self.out / CHECKPOINT, self.trainer, extra, game=self.game)
 
     def resume(self) -> None:
         checkpoint = load_checkpoint(self.out / CHECKPOINT)
@@ -307,7 +307,7 @@ class _Run:
             gated = self.gate()
         elif not config.gate_every:
             self.best.load_state_dict(self.trainer.net.state_dict())
-            save_net(self.out / BEST_NET, self.best)
+            save_net(self.out / BEST_NET, self.best, self.game)
         self.seconds += time.perf_counter() - started
         lengths = [len(r) for r in records]
         line: dict[str, Any] = {
@@ -358,7 +358,7 @@ class _Run:
         if result.promoted:
             self.best.load_state_dict(self.trainer.net.state_dict())
             self.promotions += 1
-            save_net(self.out / BEST_NET, self.best)
+            save_net(self.out / BEST_NET, self.best, self.game)
         return result.to_dict()
 
 
@@ -408,6 +408,7 @@ def train(
     steps: int | None = None,
     minutes: float | None = None,
     device: str | torch.device | None = None,
+    on_iteration: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunSummary:
     """Train a network for ``game`` by self-play, or resume the run in ``out_dir`` (see the
     module).
@@ -420,6 +421,7 @@ def train(
         steps: stop when the trainer has taken this many steps in all.
         minutes: stop when this call has run this long (checked between iterations).
         device: where the networks live (``None``: CUDA when available, else the CPU).
+        on_iteration: called with each iteration's metrics line once it is saved (progress).
 
     Raises:
         InvalidOptionError: neither ``steps`` nor ``minutes``, or a bad value.
@@ -445,7 +447,7 @@ def train(
         run.resume()
     else:  # a first iteration cut short before its checkpoint may have left a metrics line
         run.drop_metrics_after(0)
-        save_net(out / BEST_NET, run.best)
+        save_net(out / BEST_NET, run.best, game)
     deadline = None if minutes is None else time.monotonic() + 60.0 * minutes
     lines: list[dict[str, Any]] = []
     pool = None
@@ -456,6 +458,8 @@ def train(
             deadline is None or time.monotonic() < deadline
         ):
             lines.append(run.step(pool, steps))
+            if on_iteration is not None:
+                on_iteration(lines[-1])
     finally:
         if pool is not None:
             pool.terminate()

@@ -3,15 +3,18 @@
 ``SingleAgentVsOpponent`` (``single_agent``) turns one seat of a PettingZoo AEC game into a
 single-agent ``gymnasium.Env`` whose opponents, e.g. an ``MCTSAgent``, move inside ``reset`` and
 ``step``. ``PolicyAgent`` (``policy``) goes the other way: a policy callable or a trained
-Stable-Baselines3 model as an agent for the arena and the standard AEC loop. Importing this
-package registers ``gymnasium.make`` ids for every env (``registration``). Nothing here imports
-Stable-Baselines3 or torch.
+Stable-Baselines3 model as an agent for the arena and the standard AEC loop. ``SB3Evaluator``
+(``sb3``) makes a trained Stable-Baselines3 policy the search's batch evaluator (PUCT over its
+priors). Importing this package registers ``gymnasium.make`` ids for every env
+(``registration``). Nothing here imports Stable-Baselines3 or torch until a model is loaded or
+evaluated.
 """
 
 from __future__ import annotations
 
 from mcts_agents.rl.policy import Policy, PolicyAgent
 from mcts_agents.rl.registration import gym_id, make_vs_agent, register_envs
+from mcts_agents.rl.sb3 import SB3Evaluator
 from mcts_agents.rl.single_agent import IllegalActionMode, SingleAgentVsOpponent
 
 register_envs()  # gymnasium.make("mcts_agents/<variant>-vs-agent-v0", opponent=...)
@@ -20,6 +23,7 @@ __all__ = [
     "IllegalActionMode",
     "Policy",
     "PolicyAgent",
+    "SB3Evaluator",
     "SingleAgentVsOpponent",
     "gym_id",
     "make_vs_agent",

@@ -107,6 +107,10 @@ def test_specs_pickle_and_build_fresh_agents() -> None:
         ("random:depth=3", "'random:depth=3'.*depth.*seed"),
         ("random:seed=abc", "seed must be an int"),
         ("human:level=3", "'human:level=3'.*level"),
+        ("az", "'az': model= is needed"),
+        ("az:model=/no/such/run", "'az:model=/no/such/run': model '/no/such/run' does not exist"),
+        ("policy:model=/no/such/run", "does not exist; expected a training run's folder"),
+        ("az:model=/no/such/run,workers=2", "unknown option 'workers'"),
         ("", "no kind"),
     ],
 )
@@ -124,6 +128,8 @@ def test_bad_agent_specs_name_the_spec(text: str, message: str) -> None:
         ("mcts:time_limt=1", "time_limt", "time_limit"),
         ("mcts:iterations=10,worker=2", "worker", "workers"),
         ("random:sed=3", "sed", "seed"),
+        ("az:model=/no/run,simulation=30", "simulation", "simulations"),
+        ("policy:model=/no/run,temprature=1", "temprature", "temperature"),
     ],
 )
 def test_fault12_a_typo_in_an_option_is_named_with_the_close_one(
@@ -278,6 +284,8 @@ def test_listing_reads_the_options_from_the_code() -> None:
     assert "gomoku" in text and "preset='gomoku'" in text
     assert "iterations=None" in text and "c=1.4" in text and "solver=True" in text
     assert "random" in text and "human" in text
+    assert "az       model=PATH, device=None, simulations=200" in text
+    assert "policy   model=PATH, device=None, temperature=0.0" in text
 
 
 # ------------------------------------------------------------------------------- human

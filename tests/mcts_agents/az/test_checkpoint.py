@@ -18,6 +18,7 @@ from mcts_agents.az import (  # noqa: E402
     Trainer,
     build_net,
     load_checkpoint,
+    load_model,
     load_net,
     save_checkpoint,
     save_net,
@@ -101,6 +102,26 @@ def test_load_net_reads_nets_checkpoints_and_run_folders(tmp_path: Path) -> None
         assert not loaded.training
         assert loaded.spec() == net.spec()
         assert same(loaded.state_dict(), net.state_dict())
+
+
+def test_load_model_reads_the_game_each_file_records(tmp_path: Path) -> None:
+    net = build_net(GAME, SMALL, seed=2)
+    save_net(tmp_path / "net.pt", net, game=GAME)
+    save_checkpoint(tmp_path / "checkpoint.pt", Trainer(net), game=GAME)
+    save_net(tmp_path / "bare.pt", net)
+    for name in ("net.pt", "checkpoint.pt"):
+        model = load_model(tmp_path / name)
+        assert model.game == "ConnectFour(width=5, height=4, k=4)" == repr(GAME)
+        assert model.path == tmp_path / name
+        assert same(model.net.state_dict(), net.state_dict()) and not model.net.training
+    assert load_model(tmp_path / "bare.pt").game is None
+    # a run folder whose best.pt does not name its game: run.json does
+    (tmp_path / "run").mkdir()
+    save_net(tmp_path / "run" / "best.pt", net)
+    assert load_model(tmp_path / "run").game is None
+    (tmp_path / "run" / "run.json").write_text('{"game": "ConnectFour(width=5, height=4, k=4)"}')
+    model = load_model(tmp_path / "run")
+    assert model.game == repr(GAME) and model.path == tmp_path / "run" / "best.pt"
 
 
 def test_files_that_are_not_checkpoints_are_refused(tmp_path: Path) -> None:

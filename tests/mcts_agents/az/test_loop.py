@@ -17,6 +17,7 @@ from mcts_agents.az import (  # noqa: E402
     RunConfig,
     TrainConfig,
     load_checkpoint,
+    load_model,
     load_net,
     train,
 )
@@ -113,6 +114,16 @@ def test_without_a_gate_the_best_net_is_the_latest(tmp_path: Path) -> None:
     train(TTT, tmp_path, config=config, steps=3)
     assert metrics(tmp_path)[0]["gate"] is None
     assert same_weights(load_net(tmp_path), load_checkpoint(tmp_path / "checkpoint.pt").net)
+
+
+def test_each_iteration_is_reported_and_the_nets_name_their_game(tmp_path: Path) -> None:
+    seen: list[dict[str, Any]] = []
+    config = RunConfig(**{**vars_of(TINY), "gate_every": 0})
+    summary = train(TTT, tmp_path, config=config, steps=8, on_iteration=seen.append)
+    assert seen == list(summary.metrics) == metrics(tmp_path)
+    assert [line["step"] for line in seen] == [4, 8]
+    for path in (tmp_path, tmp_path / "best.pt", tmp_path / "checkpoint.pt"):
+        assert load_model(path).game == repr(TTT)
 
 
 def test_selfplay_workers_play_the_same_games(straight: Path, tmp_path: Path) -> None:

@@ -1,0 +1,97 @@
+"""``mcts-agents train``: a run folder made, resumed by a second call (the step count goes on),
+settings and games that do not fit the run refused with exit code 2 and one line; the trained
+net plays through ``az:model=DIR``."""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from mcts_agents.az import load_model  # noqa: E402
+from mcts_agents.cli import main  # noqa: E402
+
+TINY = [
+    "--simulations", "4", "--search-batch", "2", "--games", "1", "--train-steps", "2",
+    "--gate-every", "0", "--channels", "4", "--blocks", "0", "--batch-size", "8",
+]  # fmt: skip
+
+
+def cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:  # argparse's usage errors
+            code = exit_.code if isinstance(exit_.code, int) else 0
+    return code, out.getvalue(), err.getvalue()
+
+
+def steps(folder: Path) -> list[int]:
+    lines = (folder / "metrics.jsonl").read_text().splitlines()
+    return [json.loads(line)["step"] for line in lines]
+
+
+def test_train_makes_a_run_and_a_second_call_resumes_it(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    code, out, err = cli("train", "tic_tac_toe", "--out", str(run), "--steps", "4", *TINY)
+    assert code == 0, err
+    assert out.startswith("training tic_tac_toe (MNK(m=3, n=3, k=3")
+    assert "iteration 1, step 2: loss " in out and "iteration 2, step 4: loss " in out
+    assert "done: 2 iterations and 4 training steps in all" in out
+    assert f"az:model={run},simulations=200" in out
+    assert {"run.json", "metrics.jsonl", "checkpoint.pt", "best.pt"} <= {
+        p.name for p in run.iterdir()
+    }
+    config = json.loads((run / "run.json").read_text())["config"]
+    assert config["simulations"] == 4 and config["net"]["channels"] == 4
+    assert steps(run) == [2, 4]
+
+    code, out, err = cli("train", "tic_tac_toe", "--out", str(run), "--steps", "8")
+    assert code == 0, err
+    assert out.startswith("resuming tic_tac_toe") and "iteration 3, step 6" in out
+    assert "done: 4 iterations and 8 training steps in all (2 iterations in this call)" in out
+    assert steps(run) == [2, 4, 6, 8]
+    assert load_model(run).game == "MNK(m=3, n=3, k=3, stones_per_turn=1, num_players=2, " \
+        "name='tic_tac_toe')"  # fmt: skip
+    # the same settings again are fine; the trained net plays
+    code, _, err = cli("train", "tic_tac_toe", "--out", str(run), "--steps", "8", *TINY)
+    assert code == 0, err
+    code, out, err = cli("arena", "tic_tac_toe", "--agents", f"az:model={run},simulations=8",
+                         "random", "--games", "2", "--no-progress")  # fmt: skip
+    assert code == 0, err
+
+
+def test_runs_that_do_not_fit_are_refused_in_one_line(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    assert cli("train", "tic_tac_toe", "--out", str(run), "--steps", "2", *TINY)[0] == 0
+    refusals = [
+        (["--steps", "4", "--simulations", "5", "--lr", "0.5"],
+         "was started with --simulations 4 (given 5), --lr 0.001 (given 0.5)"),
+        (["--steps", "4"], None),  # the env below differs
+        ([], "train needs --minutes (for this call) or --steps (in all)"),
+        (["--steps", "4", "--gate-every", "1", "--gate-games", "4"], "--gate-every 0 (given 1)"),
+        (["--steps", "4", "--device", "nowhere"], "--device 'nowhere'"),
+    ]  # fmt: skip
+    for extra, message in refusals:
+        env = "connect_four" if message is None else "tic_tac_toe"
+        code, out, err = cli("train", env, "--out", str(run), *extra)
+        assert code == 2 and out == "", (extra, out, err)
+        assert len(err.strip().splitlines()) == 1, err
+        expected = "trains MNK(m=3, n=3, k=3" if message is None else message
+        assert expected in err, err
+    code, _, err = cli("train", "tic_tac_toe", "--out", str(run / "best.pt"), "--steps", "2")
+    assert code == 2 and "is a file; give a folder" in err
+    code, _, err = cli("train", "tic_tac_toe", "--out", str(tmp_path / "new"), "--steps", "2",
+                       "--gate-every", "1", "--gate-games", "3")  # fmt: skip
+    assert code == 2 and "gate_games must be even" in err
+    code, _, err = cli("train", "tic_tac_toe", "--out", str(run), "--minutes", "0")
+    assert code == 2 and "--minutes" in err
+    code, _, err = cli("train", "no_such_game", "--out", str(run), "--steps", "2")
+    assert code == 2 and "no_such_game" in err
+    assert steps(run) == [2]  # nothing was trained by the refused commands
