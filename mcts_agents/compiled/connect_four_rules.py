@@ -6,7 +6,8 @@ stones, bit ``col * stride + row`` as in the rules core (``stride = height + 1``
 top of every column). The core's state ``(stones_0, stones_1, ply, status)`` follows from them
 (``ply`` is the number of stones, ``status`` from the lines), so the two words are a
 transposition key. The line tests are the core's ``won4`` (k = 4) and ``won`` (any k), compiled;
-the decisive playout (k = 4) uses the core's ``threats4``. Parameter words ``p``:
+for k = 4 the playouts are the Connect Four kernel's (uniform, or decisive through the core's
+``threats4``). Parameter words ``p``:
 ``(width, height, stride, k, full, bottom, cells)``.
 """
 
@@ -17,16 +18,15 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from mcts_agents.compiled import connect_four_kernel
 from mcts_agents.compiled.common import UNKNOWN, pick_bit, popcount, same_words
-from mcts_agents.envs.games.connect_four import ConnectFour, threats4, won, won4
+from mcts_agents.envs.games.connect_four import ConnectFour, won
 
 WORDS = 2
 #: The most bits a board may span (``width * (height + 1)``), spare bits included.
 MAX_BITS = 62
 
-_won4 = njit(cache=True)(won4)
 _won = njit(cache=True)(won)
-_threats4 = njit(cache=True)(threats4)
 
 
 def fits(game: ConnectFour) -> bool:
@@ -50,7 +50,7 @@ def decode(game: ConnectFour, words: Any) -> Any:
 @njit(cache=True)
 def _wins(p: np.ndarray, board: int) -> bool:
     if p[3] == 4:
-        return _won4(board, p[2])
+        return connect_four_kernel._won(board, p[2])  # the core's won4, compiled there
     return _won(board, p[2], p[3])
 
 
@@ -99,51 +99,25 @@ def to_play(p: np.ndarray, s: np.ndarray) -> int:
 def playout(
     p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
 ) -> float:
-    """A playout to the end; the value for the player to move at ``s`` (not terminal).
-
-    Uniform: a uniformly random playable column each ply (the core's ``rollout``). Decisive
-    (k = 4, the core's ``decisive_rollout``): win at once when possible, block the opponent's
-    single immediate win (two lose at once), else a random column that does not play under
-    an opponent's winning cell while any other is left.
-    """
+    """A playout to the end; the value for the player to move at ``s`` (not terminal). For
+    k = 4 the Connect Four kernel's own (``connect_four_kernel._rollout``: uniform, or
+    decisive as the core's ``decisive_rollout``); for other k a uniformly random playable
+    column each ply (the core's ``rollout``)."""
     cur, mask = s[0], s[1]
     stride, full, bottom = p[2], p[4], p[5]
+    if p[3] == 4:
+        return connect_four_kernel._rollout(cur, mask, stride, full, bottom, decisive, rng)
     sign = 1.0  # the mover's value, relative to the player to move at ``s``
-    if not decisive or p[3] != 4:
-        while True:
-            possible = (mask + bottom) & full
-            if not possible:
-                return 0.0
-            move = pick_bit(possible, rng)
-            cur |= move
-            mask |= move
-            if _wins(p, cur):
-                return sign
-            cur ^= mask
-            sign = -sign
-    empty = full & ~mask
-    mine = _threats4(cur, empty, stride)
-    theirs = _threats4(cur ^ mask, empty, stride)
     while True:
         possible = (mask + bottom) & full
         if not possible:
             return 0.0
-        if mine & possible:
-            return sign
-        forced = theirs & possible
-        if forced:
-            if forced & (forced - 1):
-                return -sign
-            move = forced
-        else:
-            safe = possible & ~(theirs >> 1)
-            move = pick_bit(safe if safe else possible, rng)
+        move = pick_bit(possible, rng)
         cur |= move
         mask |= move
-        mine = _threats4(cur, full & ~mask, stride)
-        theirs &= ~move
+        if _won(cur, stride, p[3]):
+            return sign
         cur ^= mask
-        mine, theirs = theirs, mine
         sign = -sign
 
 

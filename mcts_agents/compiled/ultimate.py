@@ -186,73 +186,6 @@ def to_play(p: np.ndarray, s: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def playout(
-    p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
-) -> float:
-    """Uniformly random moves from ``s`` (not terminal) to the end, as the core's ``rollout``
-    plays them (on 9-bit masks per small board), or with ``decisive`` as its
-    ``decisive_rollout`` (``_decisive_playout``): +1, 0 or -1 for the player to move at ``s``.
-    """
-    if decisive:
-        return _decisive_playout(p, s, buf, rng)
-    mine = buf[0:9]  # the mover's stones per small board, then the other's
-    theirs = buf[9:18]
-    for board in range(9):
-        mine[board] = _board(s, 0, board)
-        theirs[board] = _board(s, 1, board)
-    player = _ply(s) & 1
-    start = player
-    won_mine, won_theirs = _won(s, 0), _won(s, 1)
-    if player:
-        mine, theirs = theirs, mine
-        won_mine, won_theirs = won_theirs, won_mine
-    closed = _closed(s)
-    forced = _forced(s)
-    free = 0  # empty cells of open boards: the moves under a free choice
-    for board in range(9):
-        if not (closed >> board) & 1:
-            free += 9 - popcount(mine[board] | theirs[board])
-    while True:
-        if forced >= 0:
-            board = forced
-            empty = ALL9 ^ (mine[board] | theirs[board])
-            k = int(random01(rng) * popcount(empty))
-        else:
-            k = int(random01(rng) * free)
-            for board in range(9):
-                if (closed >> board) & 1:
-                    continue
-                empty = ALL9 ^ (mine[board] | theirs[board])
-                n = popcount(empty)
-                if k < n:
-                    break
-                k -= n
-        while k:
-            empty &= empty - 1
-            k -= 1
-        bit = empty & -empty
-        cell = popcount(bit - 1)
-        stones = mine[board] | bit
-        mine[board] = stones
-        occupied = stones | theirs[board]
-        free -= 1
-        if p[stones]:
-            won_mine |= 1 << board
-            if p[won_mine]:
-                return 1.0 if player == start else -1.0
-            closed |= 1 << board
-            free -= 9 - popcount(occupied)
-        elif occupied == ALL9:
-            closed |= 1 << board
-        if closed == ALL9:
-            return 0.0
-        forced = -1 if (closed >> cell) & 1 else cell
-        mine, theirs = theirs, mine
-        won_mine, won_theirs = won_theirs, won_mine
-        player ^= 1
-
-
-@njit(cache=True)
 def _danger(p: np.ndarray, theirs: np.ndarray, mine: np.ndarray, won: int, closed: int) -> int:
     """The open small boards where the player with stones ``theirs`` and won boards ``won``
     has an empty cell that wins the game (the core's ``_danger``)."""
@@ -295,38 +228,43 @@ def _safe_cells(p: np.ndarray, board: int, mine: int, theirs: int, closed: int, 
 
 
 @njit(cache=True)
-def _decisive_playout(p: np.ndarray, s: np.ndarray, buf: np.ndarray, rng: np.ndarray) -> float:
-    """The core's ``decisive_rollout`` from ``s`` (not terminal): win the game at once when a
-    move does; else a uniformly random safe move (after which the opponent cannot win at
-    once); with none, a loss. +1, 0 or -1 for the player to move at ``s``."""
-    mine = buf[0:9]
+def playout(
+    p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
+) -> float:
+    """Random moves from ``s`` (not terminal) to the end on 9-bit masks per small board: +1, 0
+    or -1 for the player to move at ``s``. Uniform, as the core's ``rollout`` plays them; with
+    ``decisive`` as its ``decisive_rollout``: win the game at once when a move does, else a
+    uniformly random safe move (after which the opponent cannot win at once), with none a loss.
+    """
+    mine = buf[0:9]  # the mover's stones per small board, then the other's
     theirs = buf[9:18]
-    safe = buf[18:27]  # safe cells per board, under a free choice
+    safe = buf[18:27]  # decisive: safe cells per board
     for board in range(9):
         mine[board] = _board(s, 0, board)
         theirs[board] = _board(s, 1, board)
-    start = _ply(s) & 1
     won_mine, won_theirs = _won(s, 0), _won(s, 1)
-    if start:
+    if _ply(s) & 1:
         mine, theirs = theirs, mine
         won_mine, won_theirs = won_theirs, won_mine
     closed = _closed(s)
     forced = _forced(s)
-    free = 0
+    free = 0  # empty cells of open boards: the moves under a free choice
     for board in range(9):
         if not (closed >> board) & 1:
             free += 9 - popcount(mine[board] | theirs[board])
     sign = 1.0  # the mover's value for the player to move at ``s``
     while True:
-        boards = (1 << forced) if forced >= 0 else ALL9 ^ closed
-        winning = p[WIN + won_mine] & boards
-        while winning:
-            bit = winning & -winning
-            winning ^= bit
-            board = popcount(bit - 1)
-            if p[WIN + mine[board]] & ~theirs[board]:
-                return sign
-        danger = _danger(p, theirs, mine, won_theirs, closed)
+        danger = boards = 0
+        if decisive:
+            boards = (1 << forced) if forced >= 0 else ALL9 ^ closed
+            winning = p[WIN + won_mine] & boards
+            while winning:
+                bit = winning & -winning
+                winning ^= bit
+                board = popcount(bit - 1)
+                if p[WIN + mine[board]] & ~theirs[board]:
+                    return sign
+            danger = _danger(p, theirs, mine, won_theirs, closed)
         if danger:
             total = 0
             for board in range(9):
@@ -367,8 +305,10 @@ def _decisive_playout(p: np.ndarray, s: np.ndarray, buf: np.ndarray, rng: np.nda
         mine[board] = stones
         occupied = stones | theirs[board]
         free -= 1
-        if p[stones]:  # a small board, not the game (no move won it above)
+        if p[stones]:
             won_mine |= 1 << board
+            if p[won_mine]:  # (never with ``decisive``: such a move was taken above)
+                return sign
             closed |= 1 << board
             free -= 9 - popcount(occupied)
         elif occupied == ALL9:
