@@ -30,7 +30,6 @@ threads spin on tiny tensors, and on a busy machine they slow every step many ti
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import logging
 import math
@@ -38,7 +37,7 @@ import multiprocessing
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,119 +46,25 @@ import torch
 
 from mcts_agents.az.checkpoint import BEST_NET, RUN_FILE, load_checkpoint, save_checkpoint, save_net
 from mcts_agents.az.evaluator import TorchEvaluator, default_device
-from mcts_agents.az.net import NetConfig, build_net
-from mcts_agents.az.trainer import TrainConfig, Trainer
+from mcts_agents.az.net import build_net
+from mcts_agents.az.run_config import RunConfig
+from mcts_agents.az.trainer import Trainer
 from mcts_agents.config import SearchConfig
 from mcts_agents.errors import CheckpointError, InvalidOptionError
 from mcts_agents.gate import gate
 from mcts_agents.replay import ReplayBuffer
 from mcts_agents.seeding import derive_seed
-from mcts_agents.selfplay import GameRecord, TemperatureSchedule, play_selfplay_game
+from mcts_agents.selfplay import GameRecord, play_selfplay_game
 from mcts_agents.symmetries import symmetries
 
-__all__ = ["CHECKPOINT", "METRICS", "RUN_FILE", "RunConfig", "RunSummary", "train"]
+__all__ = ["CHECKPOINT", "METRICS", "NETS", "RUN_FILE", "RunConfig", "RunSummary", "train"]
 
 logger = logging.getLogger(__name__)
 
 METRICS = "metrics.jsonl"
 CHECKPOINT = "checkpoint.pt"
-
-
-def _int(name: str, value: Any, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InvalidOptionError(f"RunConfig's {name} must be an int >= {low}, got {value!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class RunConfig:
-    """One training run's settings (stored in ``run.json``; a resumed run must match them).
-
-    Attributes:
-        net: the network's size.
-        training: the trainer's options (batch, learning rate, weight decay, optimizer).
-        simulations: simulations per self-play move (and per gate move unless
-            ``gate_simulations``).
-        search_batch: leaves per network call in the searches (``SearchConfig.batch_size``).
-        c: PUCT's exploration constant.
-        root_noise: self-play's Dirichlet noise ``(alpha, epsilon)`` at the root, or ``None``.
-        temperature: self-play's ``(moves, t_early, t_late)``.
-        games_per_iteration: self-play games per iteration.
-        steps_per_iteration: training steps per iteration.
-        buffer_capacity: positions the replay buffer keeps.
-        augment: sample the buffer through the game's symmetries.
-        gate_every: gate every this many iterations; 0: no gate, self-play with the latest net.
-        gate_games: games per gate (even; the issue's real runs: >= 200).
-        gate_simulations: simulations per gate move (``None``: ``simulations``).
-        gate_threshold: the candidate's score needed to replace the best network.
-        seed: seeds the network's initial weights, the trainer, self-play and the gates.
-        workers: self-play processes (1: here).
-    """
-
-    net: NetConfig = field(default_factory=NetConfig)
-    training: TrainConfig = field(default_factory=TrainConfig)
-    simulations: int = 50
-    search_batch: int = 8
-    c: float = 1.5
-    root_noise: tuple[float, float] | None = (0.3, 0.25)
-    temperature: tuple[int, float, float] = (8, 1.0, 0.0)
-    games_per_iteration: int = 16
-    steps_per_iteration: int = 50
-    buffer_capacity: int = 50_000
-    augment: bool = True
-    gate_every: int = 5
-    gate_games: int = 20
-    gate_simulations: int | None = None
-    gate_threshold: float = 0.55
-    seed: int = 0
-    workers: int = 1
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.net, NetConfig) or not isinstance(self.training, TrainConfig):
-            raise InvalidOptionError(
-                f"RunConfig's net must be a NetConfig and training a TrainConfig, got "
-                f"{self.net!r} and {self.training!r}"
-            )
-        for name in (
-            "simulations",
-            "search_batch",
-            "games_per_iteration",
-            "steps_per_iteration",
-            "buffer_capacity",
-        ):
-            _int(name, getattr(self, name), 1)
-        for name in ("gate_every", "seed"):
-            _int(name, getattr(self, name), 0)
-        _int("workers", self.workers, 1)
-        if self.gate_every:
-            _int("gate_games", self.gate_games, 2)
-            if self.gate_games % 2:
-                raise InvalidOptionError(
-                    f"RunConfig's gate_games must be even (each opening from both seats), got "
-                    f"{self.gate_games!r}"
-                )
-        if self.gate_simulations is not None:
-            _int("gate_simulations", self.gate_simulations, 1)
-        TemperatureSchedule.of(self.temperature)  # checks it
-        # the search options are checked where they are used: SearchConfig checks them here
-        SearchConfig(selection="puct", c=self.c, root_noise=self.root_noise)
-        t = self.gate_threshold
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0.0 <= t <= 1.0:
-            raise InvalidOptionError(f"RunConfig's gate_threshold must be in [0, 1], got {t!r}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields (``RunConfig.from_dict`` rebuilds an equal config)."""
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
-        """The config ``to_dict`` (or its JSON round trip) describes."""
-        data = dict(data)
-        data["net"] = NetConfig(**data["net"])
-        data["training"] = TrainConfig(**data["training"])
-        data["temperature"] = tuple(data["temperature"])
-        if data.get("root_noise") is not None:
-            data["root_noise"] = tuple(data["root_noise"])
-        return cls(**data)
+#: The folder of every best network of the run, ``iteration-NNNNNN.pt`` (0: the initial one).
+NETS = "nets"
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +98,17 @@ def _selfplay_game(game: Any, evaluator: Any, config: RunConfig, seed: int) -> G
         evaluator=evaluator,
         batch_size=config.search_batch,
     )
-    return play_selfplay_game(game, evaluator, search, config.simulations, config.temperature, seed)
+    cap, resign = config.selfplay_options()
+    return play_selfplay_game(
+        game,
+        evaluator,
+        search,
+        config.simulations,
+        config.temperature,
+        seed,
+        playout_cap=cap,
+        resign=resign,
+    )
 
 
 def _selfplay_task(task: tuple[Any, Any, RunConfig, int]) -> GameRecord:
@@ -295,7 +210,7 @@ class _Run:
         self.iteration += 1
         records = self.selfplay(pool)
         for record in records:
-            self.buffer.add(record)
+            self.buffer.add(record, config.value_mix)
         played = time.perf_counter()
         count = config.steps_per_iteration
         if steps is not None:
@@ -304,10 +219,10 @@ class _Run:
         trained = time.perf_counter()
         gated = None
         if config.gate_every and self.iteration % config.gate_every == 0:
-            gated = self.gate()
+            gated = self.gate(pool)
         elif not config.gate_every:
             self.best.load_state_dict(self.trainer.net.state_dict())
-            save_net(self.out / BEST_NET, self.best, self.game)
+            self.save_best(snapshot=False)  # every iteration's network: too many to keep
         self.seconds += time.perf_counter() - started
         lengths = [len(r) for r in records]
         line: dict[str, Any] = {
@@ -318,6 +233,10 @@ class _Run:
                 "games": len(records),
                 "mean_length": float(np.mean(lengths)),
                 "draws": sum(1 for r in records if len(set(r.returns)) == 1),
+                "resigned": sum(1 for r in records if r.resigned is not None),
+                # games without resignation where the rule fired, and where it was wrong
+                "resign_checks": sum(1 for r in records if r.false_positive is not None),
+                "false_positives": sum(1 for r in records if r.false_positive),
                 "positions": int(sum(int(r.full_search.sum()) for r in records)),
                 "seconds": round(played - started, 3),
             },
@@ -342,7 +261,16 @@ class _Run:
         )
         return line
 
-    def gate(self) -> dict[str, Any]:
+    def save_best(self, snapshot: bool = True) -> None:
+        """``best.pt``, and with ``snapshot`` the same network under ``nets/`` by iteration
+        (every gated network of the run: the Elo curve's)."""
+        save_net(self.out / BEST_NET, self.best, self.game)
+        if not snapshot:
+            return
+        (self.out / NETS).mkdir(exist_ok=True)
+        save_net(self.out / NETS / f"iteration-{self.iteration:06d}.pt", self.best, self.game)
+
+    def gate(self, pool: Any) -> dict[str, Any]:
         config = self.config
         result = gate(
             self.game,
@@ -354,11 +282,12 @@ class _Run:
             threshold=config.gate_threshold,
             config=SearchConfig(selection="puct", c=config.c),
             batch_size=config.search_batch,
+            pool=pool,
         )
         if result.promoted:
             self.best.load_state_dict(self.trainer.net.state_dict())
             self.promotions += 1
-            save_net(self.out / BEST_NET, self.best, self.game)
+            self.save_best()
         return result.to_dict()
 
 
@@ -447,7 +376,7 @@ def train(
         run.resume()
     else:  # a first iteration cut short before its checkpoint may have left a metrics line
         run.drop_metrics_after(0)
-        save_net(out / BEST_NET, run.best, game)
+        run.save_best()
     deadline = None if minutes is None else time.monotonic() + 60.0 * minutes
     lines: list[dict[str, Any]] = []
     pool = None
