@@ -34,7 +34,7 @@ from mcts_agents.seeding import derive_seed
 from mcts_agents.selfplay import TemperatureSchedule
 from mcts_agents.targets import select_move
 
-__all__ = ["DEFAULT_GATE_CONFIG", "DEFAULT_OPENING", "GateResult", "gate"]
+__all__ = ["DEFAULT_GATE_CONFIG", "DEFAULT_OPENING", "GateResult", "against_mcts", "gate"]
 
 #: Both sides' search when none is given: PUCT without root noise.
 DEFAULT_GATE_CONFIG = SearchConfig(selection="puct")
@@ -182,7 +182,55 @@ def gate(
     schedule = TemperatureSchedule.of(opening)
     budget = Budget(iterations=simulations)
     sides = [_side_config(config, evaluator, batch_size) for evaluator in (candidate, best)]
-    tasks = [(game, sides, budget, schedule, derive_seed(seed, pair)) for pair in range(games // 2)]
+    return _result(game, sides, (budget, budget), schedule, games, seed, threshold, pool)
+
+
+def against_mcts(
+    game: Any,
+    evaluator: Any,
+    simulations: int,
+    iterations: int,
+    games: int,
+    seed: int,
+    *,
+    config: SearchConfig | None = None,
+    batch_size: int = 1,
+    pool: Any = None,
+) -> GateResult:
+    """A network against a fixed opponent: ``MCTS`` with ``iterations`` of uniformly random
+    playouts (UCB1, no evaluator). Played as the gate plays (pairs of games from one opening,
+    seats swapped, same seeds by pair); the result is the network's, with threshold 0.5.
+    AlphaZero's curve of strength over training rates each best network this way.
+
+    Raises:
+        InvalidOptionError: a bad option, named with its value and what was expected.
+    """
+    _check_options(game, evaluator, evaluator, games, simulations, seed, 0.5)
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+        raise InvalidOptionError(f"iterations must be an int >= 1, got {iterations!r}")
+    config = DEFAULT_GATE_CONFIG if config is None else config
+    sides = [
+        _side_config(config, evaluator, batch_size),
+        SearchConfig(playout="random", backend="python"),
+    ]
+    budgets = (Budget(iterations=simulations), Budget(iterations=iterations))
+    return _result(game, sides, budgets, DEFAULT_OPENING, games, seed, 0.5, pool)
+
+
+def _result(
+    game: Any,
+    sides: list[SearchConfig],
+    budgets: tuple[Budget, Budget],
+    schedule: TemperatureSchedule,
+    games: int,
+    seed: int,
+    threshold: float,
+    pool: Any,
+) -> GateResult:
+    """Play the pairs (here or with ``pool.map``) and score them for ``sides[0]``."""
+    tasks = [
+        (game, sides, budgets, schedule, derive_seed(seed, pair)) for pair in range(games // 2)
+    ]
     pairs = list(map(_play_pair, tasks)) if pool is None else list(pool.map(_play_pair, tasks))
     outcomes = [outcome for pair in pairs for outcome, _ in pair]
     lengths = [plies for pair in pairs for _, plies in pair]
@@ -205,16 +253,19 @@ def gate(
 
 
 def _play_pair(
-    task: tuple[Any, list[SearchConfig], Budget, TemperatureSchedule, int],
+    task: tuple[Any, list[SearchConfig], tuple[Budget, Budget], TemperatureSchedule, int],
 ) -> list[tuple[float, int]]:
-    """Pair ``k``'s two games from its seed: the candidate first, then second; per game the
-    candidate's points and the plies played."""
-    game, sides, budget, schedule, pair_seed = task
+    """Pair ``k``'s two games from its seed: ``sides[0]`` (the candidate) first, then second;
+    per game the candidate's points and the plies played."""
+    game, sides, budgets, schedule, pair_seed = task
     games = []
     for candidate_seat in (0, 1):
-        seated = sides if candidate_seat == 0 else sides[::-1]
+        seated = list(zip(sides, budgets, strict=True))
+        if candidate_seat:
+            seated.reverse()
         searchers = [
-            MCTS(budget, side, derive_seed(pair_seed, 1 + seat)) for seat, side in enumerate(seated)
+            MCTS(budget, side, derive_seed(pair_seed, 1 + seat))
+            for seat, (side, budget) in enumerate(seated)
         ]
         returns, plies = _play(game, searchers, schedule, np.random.default_rng(pair_seed))
         mine, theirs = returns[candidate_seat], returns[1 - candidate_seat]

@@ -90,7 +90,7 @@ class ReplayBuffer:
         if (
             isinstance(value_mix, bool)
             or not isinstance(value_mix, (int, float))
-            or not 0.0 <= value_mix <= 1.0
+            or not 0.0 <= value_mix <= 1.0  # NaN fails this too
         ):
             raise InvalidOptionError(f"value_mix must be a number in [0, 1], got {value_mix!r}")
         observations = self._allocate(record)

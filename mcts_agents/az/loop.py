@@ -51,7 +51,8 @@ from mcts_agents.az.run_config import RunConfig
 from mcts_agents.az.trainer import Trainer
 from mcts_agents.config import SearchConfig
 from mcts_agents.errors import CheckpointError, InvalidOptionError
-from mcts_agents.gate import gate
+from mcts_agents.gate import against_mcts, gate
+from mcts_agents.ratings import elo_from_rate
 from mcts_agents.replay import ReplayBuffer
 from mcts_agents.seeding import derive_seed
 from mcts_agents.selfplay import GameRecord, play_selfplay_game
@@ -247,6 +248,7 @@ class _Run:
             },
             "train_seconds": round(trained - played, 3),
             "gate": gated,
+            "elo": None if gated is None else gated.pop("elo", None),
             "promotions": self.promotions,
         }
         self.write_metrics(line)
@@ -284,11 +286,44 @@ class _Run:
             batch_size=config.search_batch,
             pool=pool,
         )
+        line = result.to_dict()
         if result.promoted:
             self.best.load_state_dict(self.trainer.net.state_dict())
             self.promotions += 1
             self.save_best()
-        return result.to_dict()
+            if config.elo_games:
+                line["elo"] = self.elo(pool)
+        return line
+
+    def elo(self, pool: Any) -> list[dict[str, Any]]:
+        """The best network against each fixed MCTS opponent: score, interval and Elo (from
+        the score with one virtual draw, so that a clean sweep stays finite)."""
+        config = self.config
+        rows = []
+        for index, iterations in enumerate(config.elo_opponents):
+            result = against_mcts(
+                self.game,
+                TorchEvaluator(self.best, self.device),
+                config.gate_simulations or config.simulations,
+                iterations,
+                config.elo_games,
+                derive_seed(config.seed, 4, self.iteration, index),
+                config=SearchConfig(selection="puct", c=config.c),
+                batch_size=config.search_batch,
+                pool=pool,
+            )
+            points = result.wins + result.draws / 2
+            rows.append(
+                {
+                    "opponent": f"mcts:iterations={iterations},playout=random",
+                    "games": result.games,
+                    "score": result.score,
+                    "low": result.interval[0],
+                    "high": result.interval[1],
+                    "elo": elo_from_rate((points + 0.5) / (result.games + 1)),
+                }
+            )
+        return rows
 
 
 def _iteration(line: str) -> float:

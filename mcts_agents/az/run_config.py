@@ -50,6 +50,10 @@ class RunConfig:
             ``None``: self-play games are played out.
         value_mix: the value target's share of the search's root value (``ReplayBuffer.add``);
             0: the game's result alone.
+        elo_games: after each promotion, the new best network plays this many games (even)
+            against each fixed opponent of ``elo_opponents`` (``gate.against_mcts``) and the
+            metrics line records its scores and Elo against them; 0: not measured.
+        elo_opponents: the fixed opponents, MCTS iterations of uniform random playouts each.
     """
 
     net: NetConfig = field(default_factory=NetConfig)
@@ -72,6 +76,8 @@ class RunConfig:
     playout_cap: tuple[float, int] | None = None
     resign: tuple[float, float] | None = None
     value_mix: float = 0.0
+    elo_games: int = 0
+    elo_opponents: tuple[int, ...] = (100, 1000)
 
     def __post_init__(self) -> None:
         if not isinstance(self.net, NetConfig) or not isinstance(self.training, TrainConfig):
@@ -87,7 +93,7 @@ class RunConfig:
             "buffer_capacity",
         ):
             _int(name, getattr(self, name), 1)
-        for name in ("gate_every", "seed"):
+        for name in ("gate_every", "seed", "elo_games"):
             _int(name, getattr(self, name), 0)
         _int("workers", self.workers, 1)
         if self.gate_every:
@@ -97,6 +103,19 @@ class RunConfig:
                     f"RunConfig's gate_games must be even (each opening from both seats), got "
                     f"{self.gate_games!r}"
                 )
+        if self.elo_games % 2:
+            raise InvalidOptionError(
+                f"RunConfig's elo_games must be even (each opening from both seats), got "
+                f"{self.elo_games!r}"
+            )
+        opponents = self.elo_opponents
+        if not isinstance(opponents, (tuple, list)) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in opponents
+        ):
+            raise InvalidOptionError(
+                f"RunConfig's elo_opponents must be MCTS iteration counts (ints >= 1), got "
+                f"{opponents!r}"
+            )
         if self.gate_simulations is not None:
             _int("gate_simulations", self.gate_simulations, 1)
         TemperatureSchedule.of(self.temperature)  # checks it
@@ -112,7 +131,10 @@ class RunConfig:
 
     def selfplay_options(self) -> tuple[PlayoutCap | None, Resign | None]:
         """The self-play game's ``playout_cap`` and ``resign`` options (checked)."""
+        pairs = (self.playout_cap, self.resign)
         try:
+            if any(p is not None and not isinstance(p, (tuple, list)) for p in pairs):
+                raise TypeError
             cap = None if self.playout_cap is None else PlayoutCap(*self.playout_cap)
             resign = None if self.resign is None else Resign(*self.resign)
         except TypeError:
@@ -139,7 +161,7 @@ class RunConfig:
         data["net"] = NetConfig(**data["net"])
         data["training"] = TrainConfig(**data["training"])
         data["temperature"] = tuple(data["temperature"])
-        for name in ("root_noise", "playout_cap", "resign"):
+        for name in ("root_noise", "playout_cap", "resign", "elo_opponents"):
             if data.get(name) is not None:
                 data[name] = tuple(data[name])
         return cls(**data)
