@@ -6,9 +6,9 @@ iterations):
 
 1. ``games_per_iteration`` self-play games (``selfplay.play_selfplay_game``, PUCT with root
    noise, ``simulations`` per move, ``search_batch`` leaves per network call) with the best
-   network, seeded ``derive_seed(seed, 0, iteration, game)``, in ``workers`` processes or
-   here; their full-search positions go to the replay buffer (sampled with the game's
-   symmetries when ``augment``);
+   network, seeded ``derive_seed(seed, 0, iteration, game)``, in ``workers`` processes, as
+   Ray tasks (``backend="ray"``), or here; their full-search positions go to the replay
+   buffer (sampled with the game's symmetries when ``augment``);
 2. ``steps_per_iteration`` training steps of the candidate network (``Trainer``);
 3. every ``gate_every`` iterations, the gate (``mcts_agents.gate``): the candidate plays
    ``gate_games`` games against the best network and replaces it at a score of
@@ -29,6 +29,7 @@ threads spin on tiny tensors, and on a busy machine they slow every step many ti
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import logging
@@ -53,6 +54,7 @@ from mcts_agents.config import SearchConfig
 from mcts_agents.errors import CheckpointError, InvalidOptionError
 from mcts_agents.gate import against_mcts, gate
 from mcts_agents.ratings import elo_from_rate
+from mcts_agents.ray_cluster import ray_session
 from mcts_agents.replay import ReplayBuffer
 from mcts_agents.seeding import derive_seed
 from mcts_agents.selfplay import GameRecord, play_selfplay_game
@@ -118,6 +120,30 @@ def _selfplay_task(task: tuple[Any, Any, RunConfig, int]) -> GameRecord:
 
 def _init_worker() -> None:
     torch.set_num_threads(1)  # one process per core; torch's own threads would fight them
+
+
+def _on_one_thread(task: tuple[Callable[[Any], Any], Any]) -> Any:
+    """A Ray task: ``function(argument)`` with torch on one thread (a task per CPU)."""
+    function, argument = task
+    _init_worker()
+    return function(argument)
+
+
+class _RayPool:
+    """``map`` over Ray tasks (one CPU each), in order: the worker pool of ``backend="ray"``."""
+
+    def __init__(self, ray: Any) -> None:
+        self.ray = ray
+        self.remote = ray.remote(num_cpus=1)(_on_one_thread)
+
+    def map(self, function: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
+        refs = [self.remote.remote((function, task)) for task in tasks]
+        try:
+            return list(self.ray.get(refs))
+        except BaseException:
+            for ref in refs:
+                self.ray.cancel(ref, force=True)
+            raise
 
 
 def _tensors(state: dict[str, Any]) -> dict[str, Any]:
@@ -373,6 +399,8 @@ def train(
     minutes: float | None = None,
     device: str | torch.device | None = None,
     on_iteration: Callable[[dict[str, Any]], None] | None = None,
+    backend: str = "process",
+    address: str | None = None,
 ) -> RunSummary:
     """Train a network for ``game`` by self-play, or resume the run in ``out_dir`` (see the
     module).
@@ -386,11 +414,19 @@ def train(
         minutes: stop when this call has run this long (checked between iterations).
         device: where the networks live (``None``: CUDA when available, else the CPU).
         on_iteration: called with each iteration's metrics line once it is saved (progress).
+        backend: where self-play and gate games run: ``"process"`` (``config.workers``
+            processes, or here with one) or ``"ray"`` (Ray tasks, one CPU each, through
+            ``ray_cluster.ray_session`` as in the arena: a local instance, or the cluster at
+            ``address``). The games and the run are the same on every backend.
+        address: the Ray cluster for ``backend="ray"`` (``None``: a new local instance).
 
     Raises:
         InvalidOptionError: neither ``steps`` nor ``minutes``, or a bad value.
         CheckpointError: a folder that is not a run, or a run of another game or config.
+        RayNotInstalledError: ``backend="ray"`` without Ray.
     """
+    if backend not in ("process", "ray"):
+        raise InvalidOptionError(f"backend must be 'process' or 'ray', got {backend!r}")
     if steps is None and minutes is None:
         raise InvalidOptionError("train needs steps (in all) or minutes (for this call), or both")
     if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 0):
@@ -414,20 +450,20 @@ def train(
         run.save_best()
     deadline = None if minutes is None else time.monotonic() + 60.0 * minutes
     lines: list[dict[str, Any]] = []
-    pool = None
-    if config.workers > 1:
-        pool = multiprocessing.get_context("spawn").Pool(config.workers, _init_worker)
-    try:
+    with contextlib.ExitStack() as stack:
+        pool: Any = None
+        if backend == "ray":
+            pool = _RayPool(stack.enter_context(ray_session(address)))
+        elif config.workers > 1:
+            pool = multiprocessing.get_context("spawn").Pool(config.workers, _init_worker)
+            stack.callback(pool.join)
+            stack.callback(pool.terminate)
         while (steps is None or run.trainer.step < steps) and (
             deadline is None or time.monotonic() < deadline
         ):
             lines.append(run.step(pool, steps))
             if on_iteration is not None:
                 on_iteration(lines[-1])
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
     return RunSummary(
         out_dir=out,
         resumed=resumed,

@@ -225,3 +225,14 @@ def test_each_promotion_measures_elo_against_the_fixed_opponents(tmp_path: Path)
             assert row["opponent"] == f"mcts:iterations={iterations},playout=random"
             assert row["games"] == 2 and row["low"] <= row["score"] <= row["high"]
     assert any(line["elo"] for line in lines)
+
+
+def test_ray_tasks_play_the_same_games(straight: Path, tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    train(TTT, tmp_path, config=TINY, steps=8, backend="ray")
+    assert timeless(metrics(tmp_path)) == timeless(metrics(straight))[:2]
+
+
+def test_an_unknown_backend_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InvalidOptionError, match="backend must be 'process' or 'ray', got 'mpi'"):
+        train(TTT, tmp_path, config=TINY, steps=2, backend="mpi")
