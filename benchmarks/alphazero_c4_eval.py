@@ -97,9 +97,10 @@ def play_game(task: tuple[str, str, int, int, int]) -> dict[str, Any]:
     """One game: ``spec_a`` against ``spec_b`` after a random opening of ``plies``; ``seat`` is
     ``spec_a``'s. Returns ``spec_a``'s points, the plies and the seconds each side spent."""
     spec_a, spec_b, pair_seed, seat, plies = task
-    import torch
+    if any(spec.startswith(("az:", "policy:")) for spec in (spec_a, spec_b)):
+        import torch
 
-    torch.set_num_threads(1)
+        torch.set_num_threads(1)  # one process per core
     rng = random.Random(pair_seed)
     env = connect_four_v0.env()
     env.reset(seed=pair_seed)
