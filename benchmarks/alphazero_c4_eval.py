@@ -5,7 +5,7 @@ Run from the repository root (needs the ``az`` extra, torch)::
     python -m benchmarks.alphazero_c4_eval match --model runs/c4 [--games 400] [--workers 2]
     python -m benchmarks.alphazero_c4_eval policy --model runs/c4 [--games 400]
     python -m benchmarks.alphazero_c4_eval positions --model runs/c4 [--simulations 200]
-    python -m benchmarks.alphazero_c4_eval curve --run runs/c4 [--games 40] [--plot PNG]
+    python -m benchmarks.alphazero_c4_eval curve --run runs/c4 [--games 20] [--plot PNG]
 
 The issue's targets, one command each:
 
@@ -23,9 +23,9 @@ The issue's targets, one command each:
   keeps the game-theoretic result, and the share for our MCTS (the default agent: the compiled
   search) given the same time the network took on each position.
 - ``curve``: every gated network of a run (``nets/iteration-*.pt``) plays ``--games`` games
-  against each fixed MCTS opponent (Python search, uniform playouts, 100 / 1,000 / 10,000
-  iterations) and a Bradley-Terry fit puts them all on one Elo scale (MCTS 1,000 = 0), each
-  network at the training time it was promoted.
+  against each fixed MCTS opponent (Python search, uniform playouts, 100 / 300 / 1,000 /
+  3,000 iterations; the opponents also play each other) and a Bradley-Terry fit puts them all
+  on one Elo scale (MCTS 1,000 = 0), each network at the training time it was promoted.
 
 Seats, openings and searches are seeded (``--seed``): the same command plays the same games.
 """
@@ -243,8 +243,9 @@ def positions(model: str, simulations: int, seed: int) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- curve
 CURVE_OPPONENTS = (
     "mcts:iterations=100,playout=random,backend=python",
+    "mcts:iterations=300,playout=random,backend=python",
     MCTS_1000,
-    "mcts:iterations=10000,playout=random,backend=python",
+    "mcts:iterations=3000,playout=random,backend=python",
 )
 
 
@@ -266,7 +267,8 @@ def curve(run: Path, games: int, simulations: int, seed: int, workers: int) -> d
             r = match(spec, opponent, games, derive_seed(seed, 8, j), workers)
             results.append((spec, opponent, r["score"] * games, games))
             rows.append(r)
-        print(f"# {net.name}: {[round(x['score'], 3) for x in rows[-3:]]}", flush=True)
+        scores = [round(x["score"], 3) for x in rows[-len(CURVE_OPPONENTS) :]]
+        print(f"# {net.name}: {scores}", flush=True)
     names = [MCTS_1000, *(n for n in CURVE_OPPONENTS if n != MCTS_1000)]
     names += [f"az:model={net},simulations={simulations}" for net in nets]
     elo = bradley_terry_elo(names, results, anchor=MCTS_1000)
@@ -285,7 +287,7 @@ def curve(run: Path, games: int, simulations: int, seed: int, workers: int) -> d
             }
         )
     anchors = {name: elo[name] for name in CURVE_OPPONENTS}
-    return {"points": points, "anchors": anchors, "matches": rows}
+    return {"simulations": simulations, "points": points, "anchors": anchors, "matches": rows}
 
 
 def _promotion_seconds(run: Path) -> dict[int, float]:
@@ -311,7 +313,8 @@ def plot_curve(data: dict[str, Any], path: str) -> None:
     y = [p["elo"] for p in points]
     err = [[p["elo"] - p["low"] for p in points], [p["high"] - p["elo"] for p in points]]
     figure, axes = plt.subplots(figsize=(7, 4))
-    axes.errorbar(x, y, yerr=err, marker="o", capsize=3, label="gated network, 200 simulations")
+    label = f"gated network, {data['simulations']} simulations"
+    axes.errorbar(x, y, yerr=err, marker="o", capsize=3, label=label)
     for name, (elo, _, _) in data["anchors"].items():
         iterations = name.split("iterations=")[1].split(",")[0]
         axes.axhline(elo, linestyle="--", linewidth=0.8, color="grey")
@@ -333,7 +336,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         sub.add_argument("--model", required=True, help="a run's folder or a network file")
     commands.add_parser("curve").add_argument("--run", required=True)
     for sub in commands.choices.values():
-        sub.add_argument("--games", type=int, default=400)
+        sub.add_argument("--games", type=int, default=20 if sub.prog.endswith("curve") else 400)
         sub.add_argument("--simulations", type=int, default=200)
         sub.add_argument("--workers", type=int, default=2)
         sub.add_argument("--seed", type=int, default=0)
