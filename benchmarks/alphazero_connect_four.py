@@ -2,11 +2,11 @@
 
 Run from the repository root (needs the ``az`` extra, torch)::
 
-    python -m benchmarks.alphazero_connect_four train --out runs/c4 [--minutes 45]
-    python -m benchmarks.alphazero_connect_four evaluate --out runs/c4 [--games 400]
+    python -m benchmarks.alphazero_connect_four train --out runs/c4 [--minutes 45] [--teacher]
 
-``train`` runs ``mcts_agents.az.train`` with the settings below (resumes the folder's run).
-``evaluate`` is in ``benchmarks.alphazero_c4_eval``.
+``train`` runs ``mcts_agents.az.train`` with the settings below (resumes the folder's run):
+AlphaZero from zero, or with ``--teacher`` a warm start by Expert Iteration (``TEACHER``).
+``benchmarks.alphazero_c4_eval`` measures the result.
 """
 
 from __future__ import annotations
@@ -44,10 +44,22 @@ SETTINGS: dict[str, Any] = {
 }
 
 
-def run_config(seed: int, workers: int) -> Any:
+#: ``--teacher``: the same run with a warm start by Expert Iteration: the first 100 iterations'
+#: games are the compiled MCTS's (5,000 simulations a move) against itself; more steps per
+#: iteration (its positions are plentiful) and a buffer that holds them.
+TEACHER: dict[str, Any] = {
+    "teacher_iterations": 100,
+    "teacher_simulations": 5000,
+    "steps_per_iteration": 64,
+    "buffer_capacity": 200_000,
+}
+
+
+def run_config(seed: int, workers: int, teacher: bool = False) -> Any:
     from mcts_agents.az import RunConfig
 
-    return RunConfig.from_dict({**SETTINGS, "seed": seed, "workers": workers})
+    settings = {**SETTINGS, **(TEACHER if teacher else {}), "seed": seed, "workers": workers}
+    return RunConfig.from_dict(settings)
 
 
 def train_main(args: argparse.Namespace) -> None:
@@ -66,7 +78,7 @@ def train_main(args: argparse.Namespace) -> None:
     summary = train(
         ConnectFour(),
         args.out,
-        config=run_config(args.seed, args.workers),
+        config=run_config(args.seed, args.workers, args.teacher),
         minutes=args.minutes,
         on_iteration=progress,
     )
@@ -87,6 +99,7 @@ def main(argv: list[str] | None = None) -> None:
     train.add_argument("--workers", type=int, default=2)
     train.add_argument("--threads", type=int, default=2, help="torch threads for training")
     train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--teacher", action="store_true", help="warm start (see TEACHER)")
     args = parser.parse_args(argv)
     if args.command == "train":
         train_main(args)

@@ -44,6 +44,7 @@ __all__ = [
     "Resign",
     "TemperatureSchedule",
     "play_selfplay_game",
+    "play_teacher_game",
     "wants_to_resign",
 ]
 
@@ -264,6 +265,44 @@ def play_selfplay_game(
     return _SelfPlay(game, config, simulations, schedule, seed, playout_cap, resign).play()
 
 
+def play_teacher_game(
+    game: Any,
+    iterations: int,
+    temperature_schedule: TemperatureSchedule | tuple[int, float, float],
+    seed: int,
+    config: SearchConfig | None = None,
+) -> GameRecord:
+    """One game of plain MCTS (no network) against itself, recorded as ``play_selfplay_game``
+    records one: Expert Iteration's data (Anthony, Tian and Barber, 2017), the expert's visit
+    distributions as policy targets and its results (and root values) as value targets.
+
+    Args:
+        game: as for ``play_selfplay_game``.
+        iterations: simulations of each search.
+        temperature_schedule: ``(moves, t_early, t_late)``: moves drawn from the visits.
+        seed: seeds the searches and the moves.
+        config: the expert's search (``None``: ``SearchConfig()``: UCB1 with the game's
+            playouts, on its compiled kernel where one exists, ``factory.make_searcher``); no
+            evaluator.
+
+    Raises:
+        InvalidOptionError: a bad option, named with its value and what was expected.
+    """
+    from mcts_agents.factory import make_searcher  # below this layer; imported when used
+
+    config = SearchConfig() if config is None else config
+    if not isinstance(config, SearchConfig) or config.evaluator is not None:
+        raise InvalidOptionError(
+            f"the teacher's config must be a SearchConfig without an evaluator, got {config!r}"
+        )
+    iterations = _positive_int("iterations", iterations)
+    schedule = TemperatureSchedule.of(temperature_schedule)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InvalidOptionError(f"seed must be an int, got {seed!r}")
+    searcher = make_searcher(game, Budget(iterations=iterations), config, derive_seed(seed, 1))
+    return _SelfPlay(game, config, iterations, schedule, seed, None, None, searcher).play()
+
+
 class _SelfPlay:
     """One game in progress: the searchers, the generator and the rows recorded so far."""
 
@@ -276,6 +315,7 @@ class _SelfPlay:
         seed: int,
         cap: PlayoutCap | None,
         resign: Resign | None,
+        searcher: Any = None,
     ) -> None:
         self.game = game
         self.schedule = schedule
@@ -283,7 +323,11 @@ class _SelfPlay:
         self.cap = cap
         self.resign = resign
         self.rng = np.random.default_rng(derive_seed(seed, 0))
-        self.full = MCTS(Budget(iterations=simulations), config, derive_seed(seed, 1))
+        self.full = (
+            MCTS(Budget(iterations=simulations), config, derive_seed(seed, 1))
+            if searcher is None
+            else searcher
+        )
         self.fast = None
         if cap is not None:  # KataGo's fast searches: no noise (their visits are no target)
             fast_config = dataclasses.replace(config, root_noise=None)

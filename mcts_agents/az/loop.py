@@ -57,7 +57,7 @@ from mcts_agents.ratings import elo_from_rate
 from mcts_agents.ray_cluster import ray_session
 from mcts_agents.replay import ReplayBuffer
 from mcts_agents.seeding import derive_seed
-from mcts_agents.selfplay import GameRecord, play_selfplay_game
+from mcts_agents.selfplay import GameRecord, play_selfplay_game, play_teacher_game
 from mcts_agents.symmetries import symmetries
 
 __all__ = ["CHECKPOINT", "METRICS", "NETS", "RUN_FILE", "RunConfig", "RunSummary", "train"]
@@ -116,6 +116,11 @@ def _selfplay_game(game: Any, evaluator: Any, config: RunConfig, seed: int) -> G
 
 def _selfplay_task(task: tuple[Any, Any, RunConfig, int]) -> GameRecord:
     return _selfplay_game(*task)
+
+
+def _teacher_task(task: tuple[Any, Any, RunConfig, int]) -> GameRecord:
+    game, _, config, seed = task
+    return play_teacher_game(game, config.teacher_simulations, config.temperature, seed)
 
 
 def _init_worker() -> None:
@@ -226,10 +231,16 @@ class _Run:
             derive_seed(config.seed, 0, self.iteration, g)
             for g in range(config.games_per_iteration)
         ]
-        if pool is None:
-            return [_selfplay_game(self.game, evaluator, config, seed) for seed in seeds]
+        play = _teacher_task if self.teaching else _selfplay_task
         tasks = [(self.game, evaluator, config, seed) for seed in seeds]
-        return list(pool.map(_selfplay_task, tasks))
+        if pool is None:
+            return [play(task) for task in tasks]
+        return list(pool.map(play, tasks))
+
+    @property
+    def teaching(self) -> bool:
+        """Whether this iteration's games are the teacher's (``RunConfig.teacher_iterations``)."""
+        return self.iteration <= self.config.teacher_iterations
 
     def step(self, pool: Any, steps: int | None) -> dict[str, Any]:
         config = self.config
@@ -257,6 +268,7 @@ class _Run:
             "step": self.trainer.step,
             "seconds": round(self.seconds, 3),
             "selfplay": {
+                "teacher": self.teaching,
                 "games": len(records),
                 "mean_length": float(np.mean(lengths)),
                 "draws": sum(1 for r in records if len(set(r.returns)) == 1),

@@ -54,6 +54,11 @@ class RunConfig:
             against each fixed opponent of ``elo_opponents`` (``gate.against_mcts``) and the
             metrics line records its scores and Elo against them; 0: not measured.
         elo_opponents: the fixed opponents, MCTS iterations of uniform random playouts each.
+        teacher_iterations: a warm start by Expert Iteration: the first this many iterations'
+            games are played by plain MCTS against itself (``selfplay.play_teacher_game``, the
+            compiled search where the game has one), whose visits and results the network
+            learns; AlphaZero's self-play with the network after. 0: self-play from the start.
+        teacher_simulations: the teacher's simulations per move.
     """
 
     net: NetConfig = field(default_factory=NetConfig)
@@ -78,6 +83,8 @@ class RunConfig:
     value_mix: float = 0.0
     elo_games: int = 0
     elo_opponents: tuple[int, ...] = (100, 1000)
+    teacher_iterations: int = 0
+    teacher_simulations: int = 5000
 
     def __post_init__(self) -> None:
         if not isinstance(self.net, NetConfig) or not isinstance(self.training, TrainConfig):
@@ -91,9 +98,10 @@ class RunConfig:
             "games_per_iteration",
             "steps_per_iteration",
             "buffer_capacity",
+            "teacher_simulations",
         ):
             _int(name, getattr(self, name), 1)
-        for name in ("gate_every", "seed", "elo_games"):
+        for name in ("gate_every", "seed", "elo_games", "teacher_iterations"):
             _int(name, getattr(self, name), 0)
         _int("workers", self.workers, 1)
         if self.gate_every:

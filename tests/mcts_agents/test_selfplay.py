@@ -24,6 +24,7 @@ from mcts_agents import (
 )
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.selfplay import play_teacher_game
 
 TTT = MNK(3, 3, 3)
 
@@ -241,3 +242,25 @@ def test_bad_option_objects_are_refused(build: Any, words: str) -> None:
 def test_a_position_evaluator_is_refused() -> None:
     with pytest.raises(InvalidOptionError, match="batch evaluator"):
         play_selfplay_game(TTT, lambda game, state: ((0.0, 0.0), None), None, 10, (0, 1, 0), 0)
+
+
+def test_the_teachers_games_are_recorded_as_self_play_is() -> None:
+    record = play_teacher_game(TTT, 2000, (0, 1.0, 0.0), seed=4)
+    assert record.returns == (0.0, 0.0)  # strong play from the start: tic-tac-toe is a draw
+    assert len(record) == 9 and record.full_search.all()
+    assert np.allclose(record.policies.sum(axis=1), 1.0)
+    assert not (record.policies * ~record.legal_masks).any()  # no mass on illegal moves
+    assert (record.values == 0.0).all()
+    assert record.iterations[0] == 2000 and (record.iterations <= 2000).all()  # proofs stop early
+    again = play_teacher_game(TTT, 2000, (0, 1.0, 0.0), seed=4)
+    assert (again.actions == record.actions).all()
+    drawn = play_teacher_game(TTT, 50, (9, 1.0, 0.0), seed=5)  # moves drawn from weak searches
+    lost = [m for m in (0, 1) if drawn.returns[m] < 0]
+    assert all(drawn.values[drawn.movers == m][0] == -1.0 for m in lost)
+
+
+def test_a_teacher_with_an_evaluator_or_no_iterations_is_refused() -> None:
+    with pytest.raises(InvalidOptionError, match="without an evaluator"):
+        play_teacher_game(TTT, 10, (0, 1.0, 0.0), 0, SearchConfig(evaluator=lambda g, s: None))
+    with pytest.raises(InvalidOptionError, match="iterations"):
+        play_teacher_game(TTT, 0, (0, 1.0, 0.0), 0)

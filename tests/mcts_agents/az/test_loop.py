@@ -236,3 +236,14 @@ def test_ray_tasks_play_the_same_games(straight: Path, tmp_path: Path) -> None:
 def test_an_unknown_backend_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InvalidOptionError, match="backend must be 'process' or 'ray', got 'mpi'"):
         train(TTT, tmp_path, config=TINY, steps=2, backend="mpi")
+
+
+def test_the_teachers_iterations_come_first(tmp_path: Path) -> None:
+    config = RunConfig(
+        **{**vars_of(TINY), "teacher_iterations": 1, "teacher_simulations": 200, "gate_every": 0}
+    )
+    train(TTT, tmp_path, config=config, steps=8)
+    lines = metrics(tmp_path)
+    assert [line["selfplay"]["teacher"] for line in lines] == [True, False]
+    # every teacher position is a full search, trained on
+    assert lines[0]["selfplay"]["positions"] == 2 * lines[0]["selfplay"]["mean_length"]
