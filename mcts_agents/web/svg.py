@@ -244,8 +244,8 @@ def value_chart(
         f'<line x1="{left}" x2="{left + inner_w}" y1="{top + inner_h / 2}" '
         f'y2="{top + inner_h / 2}" stroke="#bbb" stroke-dasharray="4 3"/>',
     ]
-    for value, label in ((1, "+1"), (0, "0"), (-1, "-1")):
-        y = top + inner_h * (1 - value) / 2
+    for level, label in ((1, "+1"), (0, "0"), (-1, "-1")):
+        y = top + inner_h * (1 - level) / 2
         out.append(text(left - 6, y, label, 10, fill="#555", text_anchor="end"))
     out.append(text(left + inner_w / 2, height - 7, "ply", 10, fill="#555"))
     colours = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
@@ -258,8 +258,8 @@ def value_chart(
                 f'stroke="{colour}" stroke-width="2" points="{coords}"/>'
             )
             for ply, value in points:
-                x, y = point(ply, value).split(",")
-                out.append(circle(float(x), float(y), 2.5, fill=colour))
+                cx, cy = point(ply, value).split(",")
+                out.append(circle(float(cx), float(cy), 2.5, fill=colour))
         out.append(text(left + 6 + 150 * i, top + 10, name, 10, fill=colour, text_anchor="start"))
     out.append("</svg>")
     return "".join(out)
