@@ -97,7 +97,9 @@ def status_text(session: Session, snap: Snapshot) -> str:
         return f"{_who(session, mover)} to move: click a move"
     if snap.paused:
         return f"Paused: {_who(session, mover)} to move"
-    return f"{_who(session, mover)} is thinking…"
+    if snap.thinking:
+        return f"{_who(session, mover)} is thinking…"
+    return f"{_who(session, mover)} to move"  # watch mode's pause between moves
 
 
 def game_json(session: Session) -> dict[str, Any]:

@@ -13,6 +13,12 @@
     return (x >= 0 ? "+" : "") + x.toFixed(digits);
   }
 
+  function pv(labels) {
+    if (!labels.length) return "-";
+    const shown = labels.slice(0, 10).join(" → ");
+    return labels.length > 10 ? shown + " → … (" + labels.length + " moves)" : shown;
+  }
+
   function text(tag, content, cls) {
     const el = document.createElement(tag);
     el.textContent = content;
@@ -34,7 +40,7 @@
       ["root value", fmt(search.root_value, 3) + " (its own side)"],
       ["proven", search.proven || "-"],
       ["best move", search.best_label],
-      ["principal variation", search.pv_labels.join(" → ") || "-"],
+      ["principal variation", pv(search.pv_labels)],
       ["iterations", String(search.iterations)],
       ["simulations/s", Math.round(search.rate).toLocaleString()],
       ["seconds", search.elapsed.toFixed(3)],
