@@ -168,9 +168,9 @@ class Session:
 
     @property
     def running(self) -> bool:
-        """Whether the agents' worker thread is alive (an agent is thinking or moving)."""
-        worker = self._worker
-        return worker is not None and worker.is_alive()
+        """Whether the agents' worker is at work (an agent is to move, thinking or moving)."""
+        with self._lock:
+            return self._worker is not None
 
     @property
     def closed(self) -> bool:
@@ -249,7 +249,7 @@ class Session:
         self._closed.set()
         self._wake.set()
         with self._lock:
-            if self._worker is None or not self._worker.is_alive():
+            if self._worker is None:  # else the worker closes them as it ends
                 self._close_agents()
 
     def _close_agents(self) -> None:
@@ -310,7 +310,7 @@ class Session:
     def _kick(self) -> None:
         """Start the worker if an agent is to move and none is running."""
         with self._lock:
-            if self.closed or self.error or (self._worker and self._worker.is_alive()):
+            if self.closed or self.error or self._worker is not None:
                 return
             if self._agent_to_move() is None:
                 return
@@ -325,20 +325,37 @@ class Session:
             return None
         return mover
 
+    def _next_seat(self) -> int | None:
+        """Under the lock: the agent's seat to think for, else the worker ends (its slot
+        freed in the same breath, so that a ``_kick`` right after starts a new one)."""
+        seat = None if self.closed or self.error else self._agent_to_move()
+        if seat is None:
+            self._worker = None
+            self.thinking = False
+            if self.closed:
+                self._close_agents()
+            return None
+        self.thinking = True
+        self.version += 1
+        return seat
+
     def _run(self) -> None:
         try:
-            while not self.closed:
+            while True:
                 with self._lock:
-                    seat = self._agent_to_move()
-                    if seat is None or self.error:
-                        return
-                    self.thinking = True
-                    self.version += 1
+                    seat = self._next_seat()
+                if seat is None:
+                    return
                 action, seconds = self._think(seat)
                 with self._lock:
                     self.thinking = False
                     if action is None or self.closed:
-                        return
+                        continue  # closed: the next round ends the worker
+                    if action not in self.position.legal:
+                        raise ValueError(
+                            f"{self.seats[seat].name} played {action}, which is not legal here; "
+                            f"legal: {list(self.position.legal)}"
+                        )
                     self._step(action, seat, seconds)
                 if self.mode == "watch" and self.delay > 0 and not self.position.over:
                     self._wake.clear()
@@ -347,13 +364,8 @@ class Session:
             logger.exception("game %s: the agent failed", self.id)
             with self._lock:
                 self.error = f"{type(error).__name__}: {error}"
-                self.thinking = False
                 self.version += 1
-        finally:
-            with self._lock:
-                self.thinking = False
-                if self.closed:
-                    self._close_agents()
+                self._next_seat()  # ends the worker
 
     def _think(self, seat: int) -> tuple[int | None, float]:
         """The agent's move (searched in slices when it searches); ``None`` if closed."""

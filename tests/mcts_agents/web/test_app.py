@@ -226,3 +226,18 @@ def test_anothers_env_is_drawn_from_its_picture(client: TestClient) -> None:
     assert sorted(int(a) for a in re.findall(r'data-action="(\d+)"', state["board"])) == list(
         range(9)
     )
+
+
+def test_the_index_forms_lead_to_the_game_pages(client: TestClient) -> None:
+    reply = client.get(
+        "/play", params={"env": "connect_four:width=5", "opponent": "random", "seat": 1},
+        follow_redirects=False,
+    )  # fmt: skip
+    assert reply.status_code == 303
+    assert reply.headers["location"] == "/play/connect_four:width=5?opponent=random&seat=1"
+    page = client.get(reply.headers["location"])
+    state = client.get(f"/api/games/{game_id(page.text)}").json()
+    assert state["env"] == "connect_four:width=5" and state["seats"][1]["person"]
+    watch = client.get("/watch", params={"env": "nim", "p0": "random", "p1": "random"})
+    assert watch.status_code == 200 and "watch" in watch.url.path
+    assert client.get("/play", params={"env": ""}).status_code == 400

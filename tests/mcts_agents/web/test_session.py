@@ -13,8 +13,9 @@ from mcts_agents.envs import connect_four_v0
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.result import SearchResult
+from mcts_agents.specs import parse_env_spec
 from mcts_agents.web.live import search_view, sliced_search
-from mcts_agents.web.session import Session
+from mcts_agents.web.session import Seat, Session
 from mcts_agents.web.store import Sessions, new_play, new_watch
 from mcts_agents.web.views import game_json
 
@@ -213,3 +214,25 @@ def test_the_store_frees_closed_and_idle_games_and_has_a_limit() -> None:
     assert not sessions.close(a.id) and sessions.get(a.id) is None
     assert sessions.sweep(time.monotonic() + 30) == []
     assert sessions.sweep(time.monotonic() + 61) == [b.id] and b.closed and len(sessions) == 0
+
+
+class Cheater:
+    """An agent that plays an occupied square (the centre, again and again)."""
+
+    def act(self, env: Any) -> int:
+        return 4
+
+
+def test_an_agent_that_fails_stops_the_game_with_its_reason_on_the_page() -> None:
+    env = parse_env_spec("tic_tac_toe")()
+    seats = [Seat(0, "player_0", "you", True), Seat(1, "player_1", "cheater", False)]
+    session = Session("x", env, seats, {1: Cheater()}, seed=0)
+    try:
+        assert session.play(4) is None
+        settled(session)
+        state = game_json(session)
+        assert state["error"] and "cheater played 4, which is not legal" in state["status"]
+        assert state["clickable"] == [] and len(state["moves"]) == 1  # nothing else happened
+        assert session.play(0) is not None
+    finally:
+        session.close()
