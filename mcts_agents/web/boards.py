@@ -81,20 +81,16 @@ def _grid_board(
     cell = cell_size(rows, cols)
     drawing = Drawing(cols * cell + 2 * PAD, rows * cell + 2 * PAD, round_regions=not marks)
     drawing.add(rect(0, 0, drawing.width, drawing.height, fill=background, rx=8))
-    for i in range(rows + 1):
-        heavy = block and i % block == 0
-        y = PAD + i * cell
-        drawing.add(
-            f'<line x1="{PAD}" x2="{PAD + cols * cell:g}" y1="{y:g}" y2="{y:g}" '
-            f'stroke="{line}" stroke-width="{3 if heavy else 1}"/>'
-        )
-    for j in range(cols + 1):
-        heavy = block and j % block == 0
-        x = PAD + j * cell
-        drawing.add(
-            f'<line y1="{PAD}" y2="{PAD + rows * cell:g}" x1="{x:g}" x2="{x:g}" '
-            f'stroke="{line}" stroke-width="{3 if heavy else 1}"/>'
-        )
+    right, bottom = PAD + cols * cell, PAD + rows * cell
+    for horizontal, count in ((True, rows), (False, cols)):
+        for i in range(count + 1):
+            at = PAD + i * cell
+            x1, y1, x2, y2 = (PAD, at, right, at) if horizontal else (at, PAD, at, bottom)
+            width = 3 if block and i % block == 0 else 1
+            drawing.add(
+                f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" '
+                f'stroke="{line}" stroke-width="{width}"/>'
+            )
     for (r, c), value in np.ndenumerate(grid):
         drawing.regions[r * cols + c] = (PAD + c * cell, PAD + r * cell, cell, cell)
         if value > 0:

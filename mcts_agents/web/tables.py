@@ -75,7 +75,7 @@ def draw_pig(game: Pig, state: Any, view: int | None) -> Drawing:
             )
         )
     y = PAD + len(scores) * 30 + 10
-    words = "game over" if node == 2 else f"player_{player} rolls: turn total {total}"
+    words = "game over" if node == 2 else f"player_{player} to move, turn total {total}"
     drawing.add(text(PAD, y + 12, words, 14, fill="#222", text_anchor="start"))
     return drawing
 
