@@ -24,6 +24,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
 
+from mcts_agents import play_match  # noqa: E402
 from mcts_agents.envs.games.connect_four import ConnectFour  # noqa: E402
 from mcts_agents.envs.games.mnk import MNK  # noqa: E402
 from mcts_agents.web.server import BackgroundServer  # noqa: E402
@@ -40,7 +41,7 @@ if CHROMIUM is None:
     )
 
 AGENT = "mcts:iterations=50,backend=python"
-IDLE = 4.0  # seconds after which the server frees a silent page's game
+IDLE = 8.0  # seconds after which the server frees a silent page's game
 
 
 @pytest.fixture(scope="module")
@@ -288,3 +289,23 @@ def test_the_search_is_shown_while_the_agent_thinks(page: Any, server: Backgroun
     while id in api(server, "/api/sessions")["ids"]:
         assert time.monotonic() < deadline
         time.sleep(0.1)
+
+
+def test_a_replay_steps_forward_and_back(
+    page: Any, server: BackgroundServer, tmp_path: Path
+) -> None:
+    out = tmp_path / "games.jsonl"
+    play_match("tic_tac_toe", [AGENT, "random"], games=1, seed=0, out=str(out))
+    moves = json.loads(out.read_text().splitlines()[1])["moves"]
+    page.goto(f"{server.url}replay?file={out}&game=0&step=0")
+    assert page.text_content("#step") == f"move 0 of {len(moves)}"
+    page.click("a.forward")
+    page.wait_for_selector("#step:text('move 1 of')")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector("#step:text('move 2 of')")
+    assert page.locator("svg.board .piece").count() == 2
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_selector("#step:text('move 1 of')")
+    page.keyboard.press("End")
+    page.wait_for_selector(f"#step:text('move {len(moves)} of')")
+    assert "Game over" in page.text_content("#status")
