@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 import urllib.request
@@ -298,14 +299,20 @@ def test_a_replay_steps_forward_and_back(
     play_match("tic_tac_toe", [AGENT, "random"], games=1, seed=0, out=str(out))
     moves = json.loads(out.read_text().splitlines()[1])["moves"]
     page.goto(f"{server.url}replay?file={out}&game=0&step=0")
-    assert page.text_content("#step") == f"move 0 of {len(moves)}"
+
+    def at(step: int) -> None:  # the page of ``step``, its key handler loaded
+        page.wait_for_url(re.compile(rf"step={step}$"))
+        page.wait_for_load_state("load")
+        assert page.text_content("#step") == f"move {step} of {len(moves)}"
+
+    at(0)
     page.click("a.forward")
-    page.wait_for_selector("#step:text('move 1 of')")
+    at(1)
     page.keyboard.press("ArrowRight")
-    page.wait_for_selector("#step:text('move 2 of')")
+    at(2)
     assert page.locator("svg.board .piece").count() == 2
     page.keyboard.press("ArrowLeft")
-    page.wait_for_selector("#step:text('move 1 of')")
+    at(1)
     page.keyboard.press("End")
-    page.wait_for_selector(f"#step:text('move {len(moves)} of')")
+    at(len(moves))
     assert "Game over" in page.text_content("#status")
