@@ -3,6 +3,7 @@
 Run from the repository root::
 
     python -m benchmarks.batched [--quick] [--repeats N] [--overhead-ms MS] [--json PATH]
+    python -m benchmarks.batched --model runs/c4 [--threads 1]   # the reference net (torch)
 
 The question: with an evaluator that costs a fixed amount per call (a framework's dispatch, a
 transfer to an accelerator and back) plus a little per position, how much does evaluating
@@ -12,6 +13,10 @@ The evaluator is numpy only (``DummyNetwork``): each call first spins for ``--ov
 (the per-call cost; a spin, not a sleep, so that it is exact), then runs a two-layer perceptron
 over the flattened observation planes (``--hidden`` units; the per-position cost), a softmax
 over the actions and a tanh value. Its numbers mean nothing; its costs are the point.
+
+With ``--model`` (a Connect Four run's folder or network file) the evaluator is the reference
+network itself (``TorchEvaluator`` on the CPU, ``--threads`` torch threads), counted the same
+way.
 
 ``main()`` searches the initial position with PUCT for K in 1, 8, 32, 128 (interleaved in
 each repeat, medians of ``--repeats``) and prints simulations/s, evaluator calls per search,
@@ -69,11 +74,30 @@ class DummyNetwork:
         return priors, values
 
 
-def run(k: int, iterations: int, seed: int, hidden: int, overhead: float) -> dict[str, float]:
+class Counted:
+    """A batch evaluator with the counters of ``DummyNetwork``."""
+
+    def __init__(self, evaluator: Any) -> None:
+        self.evaluator = evaluator
+        self.calls = self.positions = 0
+        self.seconds = 0.0
+
+    def evaluate_batch(self, observations: np.ndarray, legal_masks: np.ndarray) -> Any:
+        start = perf_counter()
+        out = self.evaluator.evaluate_batch(observations, legal_masks)
+        self.calls += 1
+        self.positions += len(observations)
+        self.seconds += perf_counter() - start
+        return out
+
+
+def run(
+    k: int, iterations: int, seed: int, hidden: int, overhead: float, model: Any = None
+) -> dict[str, float]:
     """One search of the initial position at batch size ``k``: its rate and the evaluator's
     share."""
     game = ConnectFour()
-    network = DummyNetwork(game, hidden, overhead)
+    network: Any = DummyNetwork(game, hidden, overhead) if model is None else Counted(model)
     config = SearchConfig(evaluator=network, selection="puct", batch_size=k)
     search = MCTS(Budget(iterations=iterations), config, seed)
     start = perf_counter()
@@ -94,20 +118,35 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--overhead-ms", type=float, default=0.5, help="cost of every call")
     parser.add_argument("--hidden", type=int, default=128, help="hidden units per position")
+    parser.add_argument("--model", default=None, help="the reference network instead (torch)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads with --model")
     parser.add_argument("--json", default=None, help="save the results here")
     args = parser.parse_args(argv)
+    model = None
+    if args.model is not None:
+        import torch
+
+        from mcts_agents.az import TorchEvaluator, load_net
+
+        torch.set_num_threads(args.threads)
+        model = TorchEvaluator(load_net(args.model), "cpu")
     iterations = 500 if args.quick else args.iterations
     overhead = args.overhead_ms / 1000.0
     info = machine_info()
     print_machine(info)
+    evaluator = (
+        f"{args.overhead_ms} ms per call + a {args.hidden}-unit perceptron per position"
+        if model is None
+        else f"the reference network {args.model} on the CPU, {args.threads} torch thread(s)"
+    )
     print(
         f"# Connect Four, initial position, PUCT, {iterations} simulations per search; "
-        f"evaluator: {args.overhead_ms} ms per call + a {args.hidden}-unit perceptron per position"
+        f"evaluator: {evaluator}"
     )
     runs: dict[int, list[dict[str, float]]] = {k: [] for k in KS}
     for rep in range(args.repeats):
         for k in KS:
-            runs[k].append(run(k, iterations, rep, args.hidden, overhead))
+            runs[k].append(run(k, iterations, rep, args.hidden, overhead, model))
     rows, out = [], []
     base = median([r["simulations_per_s"] for r in runs[1]])
     for k in KS:
@@ -132,6 +171,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "iterations": iterations,
         "overhead_ms": args.overhead_ms,
         "hidden": args.hidden,
+        "model": args.model,
         "results": out,
     }
     if args.json:

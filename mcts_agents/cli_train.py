@@ -16,6 +16,8 @@ import dataclasses
 import json
 import logging
 import math
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,11 @@ RUN_OPTIONS = {
     "blocks": "net.blocks",
     "batch_size": "training.batch_size",
     "lr": "training.learning_rate",
+    "gate_simulations": "gate_simulations",
+    "playout_cap": "playout_cap",
+    "resign": "resign",
+    "value_mix": "value_mix",
+    "elo_games": "elo_games",
 }
 
 
@@ -53,6 +60,22 @@ def _positive_float(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
     return value
+
+
+def _pair(text: str) -> tuple[float, float]:
+    parts = text.split(",")
+    try:
+        first, second = (float(part) for part in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected two numbers A,B, got {text!r}") from None
+    return first, second
+
+
+def _cap(text: str) -> tuple[float, int]:
+    probability, fast = _pair(text)
+    if not fast.is_integer():
+        raise argparse.ArgumentTypeError(f"the fast simulations must be an int, got {text!r}")
+    return probability, int(fast)
 
 
 def add_train_parser(commands: Any, int_type: Any) -> None:
@@ -86,6 +109,38 @@ def add_train_parser(commands: Any, int_type: Any) -> None:
     run.add_argument("--blocks", type=int_type(0), help="the network's residual blocks")
     run.add_argument("--batch-size", type=int_type(1), help="positions per training step")
     run.add_argument("--lr", type=_positive_float, help="learning rate")
+    run.add_argument("--gate-simulations", type=int_type(1), help="simulations per gate move")
+    run.add_argument(
+        "--playout-cap",
+        type=_cap,
+        metavar="P,N",
+        help="full searches with probability P, else N simulations (not trained on)",
+    )
+    run.add_argument(
+        "--resign",
+        type=_pair,
+        metavar="T,F",
+        help="resign below value T; a fraction F of games never resign (to check the rule); "
+        "write --resign=-0.9,0.1",
+    )
+    run.add_argument(
+        "--value-mix", type=float, metavar="M", help="value target: (1-M) result + M root value"
+    )
+    run.add_argument(
+        "--elo-games",
+        type=int_type(0),
+        help="games against fixed MCTS opponents after each promotion (even; 0: none)",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=("process", "ray"),
+        default="process",
+        help="self-play and gate games in --workers processes (default) or as Ray tasks",
+    )
+    parser.add_argument("--address", help="the Ray cluster (--backend ray; default: local)")
+    parser.add_argument(
+        "--plot", metavar="PNG", help="draw the run's metrics here at the end (matplotlib)"
+    )
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -166,6 +221,44 @@ def _line(metrics: dict[str, Any]) -> str:
     )
 
 
+class _Progress:
+    """A line per iteration on stdout and, with tqdm installed, a bar on stderr: towards
+    ``--steps`` when given, else towards ``--minutes``."""
+
+    def __init__(self, steps: int | None, minutes: float | None) -> None:
+        self.steps = steps
+        self.started = time.monotonic()
+        self.bar: Any = None
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            return
+        if steps is not None:
+            self.bar = tqdm(total=steps, desc="training", unit="step", file=sys.stderr)
+        else:
+            total = round(60.0 * (minutes or 0.0))
+            self.bar = tqdm(total=total, desc="training", unit="s", file=sys.stderr)
+
+    def __call__(self, metrics: dict[str, Any]) -> None:
+        line = _line(metrics)
+        if self.bar is None:
+            print(line, flush=True)
+            return
+        self.bar.write(line, file=sys.stdout)
+        done = metrics["step"] if self.steps is not None else time.monotonic() - self.started
+        self.bar.n = min(self.bar.total, round(done))
+        loss = metrics["loss"]["total"]
+        self.bar.set_postfix(
+            iteration=metrics["iteration"],
+            loss="-" if loss is None else f"{loss:.3f}",
+            promotions=metrics["promotions"],
+        )
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 @contextlib.contextmanager
 def _quiet_loop() -> Iterator[None]:
     """The loop's own log line per iteration is left out (``_line`` prints it)."""
@@ -206,6 +299,11 @@ def train(args: argparse.Namespace) -> int:
     config = _config(az, out, game, _settings(args))
     resuming = (out / az.loop.CHECKPOINT).exists()
     print(f"{'resuming' if resuming else 'training'} {spec} ({game!r}) in {out}", flush=True)
+    if args.plot is not None:
+        from mcts_agents.arena.plots import check_plot_path
+
+        check_plot_path(args.plot)  # before the training, not after it
+    progress = _Progress(args.steps, args.minutes)
     try:
         with _quiet_loop():
             summary = az.train(
@@ -215,11 +313,19 @@ def train(args: argparse.Namespace) -> int:
                 steps=args.steps,
                 minutes=args.minutes,
                 device=args.device,
-                on_iteration=lambda metrics: print(_line(metrics), flush=True),
+                on_iteration=progress,
+                backend=args.backend,
+                address=args.address,
             )
     except KeyboardInterrupt:
         print(f"mcts-agents: interrupted; rerun the command to resume the run in {out}")
         return 130
+    finally:
+        progress.close()
+    if args.plot is not None:
+        from mcts_agents.az.plots import plot_run
+
+        print(f"metrics plot: {plot_run(out, args.plot)}")
     done = len(summary.metrics)
     print(
         f"done: {summary.iteration} iterations and {summary.step} training steps in all "

@@ -34,7 +34,7 @@ from mcts_agents.seeding import derive_seed
 from mcts_agents.selfplay import TemperatureSchedule
 from mcts_agents.targets import select_move
 
-__all__ = ["DEFAULT_GATE_CONFIG", "DEFAULT_OPENING", "GateResult", "gate"]
+__all__ = ["DEFAULT_GATE_CONFIG", "DEFAULT_OPENING", "GateResult", "against_mcts", "gate"]
 
 #: Both sides' search when none is given: PUCT without root noise.
 DEFAULT_GATE_CONFIG = SearchConfig(selection="puct")
@@ -149,6 +149,7 @@ def gate(
     config: SearchConfig | None = None,
     batch_size: int = 1,
     opening: TemperatureSchedule | tuple[int, float, float] = DEFAULT_OPENING,
+    pool: Any = None,
 ) -> GateResult:
     """Play ``candidate`` against ``best`` and decide whether it replaces it (see the module).
 
@@ -165,6 +166,9 @@ def gate(
         opening: the move temperatures, ``(moves, t_early, t_late)`` or a
             ``TemperatureSchedule`` (default: the first two plies drawn in proportion to
             visits, then the most visited move).
+        pool: plays the pairs of games with ``pool.map`` (e.g. a ``multiprocessing`` pool;
+            the evaluators, game and config must pickle), or ``None``: here, one by one. The
+            games are the same either way (each pair has its own seeds).
 
     Raises:
         InvalidOptionError: a bad option, named with its value and what was expected.
@@ -178,19 +182,58 @@ def gate(
     schedule = TemperatureSchedule.of(opening)
     budget = Budget(iterations=simulations)
     sides = [_side_config(config, evaluator, batch_size) for evaluator in (candidate, best)]
-    outcomes: list[float] = []
-    lengths: list[int] = []
-    for index in range(games):
-        pair, candidate_seat = divmod(index, 2)
-        pair_seed = derive_seed(seed, pair)
-        seated = sides if candidate_seat == 0 else sides[::-1]
-        searchers = [
-            MCTS(budget, side, derive_seed(pair_seed, 1 + seat)) for seat, side in enumerate(seated)
-        ]
-        returns, plies = _play(game, searchers, schedule, np.random.default_rng(pair_seed))
-        mine, theirs = returns[candidate_seat], returns[1 - candidate_seat]
-        outcomes.append(1.0 if mine > theirs else 0.5 if mine == theirs else 0.0)
-        lengths.append(plies)
+    return _result(game, sides, (budget, budget), schedule, games, seed, threshold, pool)
+
+
+def against_mcts(
+    game: Any,
+    evaluator: Any,
+    simulations: int,
+    iterations: int,
+    games: int,
+    seed: int,
+    *,
+    config: SearchConfig | None = None,
+    batch_size: int = 1,
+    pool: Any = None,
+) -> GateResult:
+    """A network against a fixed opponent: ``MCTS`` with ``iterations`` of uniformly random
+    playouts (UCB1, no evaluator). Played as the gate plays (pairs of games from one opening,
+    seats swapped, same seeds by pair); the result is the network's, with threshold 0.5.
+    AlphaZero's curve of strength over training rates each best network this way.
+
+    Raises:
+        InvalidOptionError: a bad option, named with its value and what was expected.
+    """
+    _check_options(game, evaluator, evaluator, games, simulations, seed, 0.5)
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+        raise InvalidOptionError(f"iterations must be an int >= 1, got {iterations!r}")
+    config = DEFAULT_GATE_CONFIG if config is None else config
+    sides = [
+        _side_config(config, evaluator, batch_size),
+        SearchConfig(playout="random", backend="python"),
+    ]
+    budgets = (Budget(iterations=simulations), Budget(iterations=iterations))
+    return _result(game, sides, budgets, DEFAULT_OPENING, games, seed, 0.5, pool)
+
+
+def _result(
+    game: Any,
+    sides: list[SearchConfig],
+    budgets: tuple[Budget, Budget],
+    schedule: TemperatureSchedule,
+    games: int,
+    seed: int,
+    threshold: float,
+    pool: Any,
+) -> GateResult:
+    """Play the pairs (here or with ``pool.map``) and score them for ``sides[0]``."""
+    tasks = [
+        (game, sides, budgets, schedule, derive_seed(seed, pair)) for pair in range(games // 2)
+    ]
+    pairs = list(map(_play_pair, tasks)) if pool is None else list(pool.map(_play_pair, tasks))
+    outcomes = [outcome for pair in pairs for outcome, _ in pair]
+    lengths = [plies for pair in pairs for _, plies in pair]
     wins = sum(1 for o in outcomes if o == 1.0)
     draws = sum(1 for o in outcomes if o == 0.5)
     points = wins + draws / 2
@@ -207,6 +250,27 @@ def gate(
         lengths=tuple(lengths),
         seed=seed,
     )
+
+
+def _play_pair(
+    task: tuple[Any, list[SearchConfig], tuple[Budget, Budget], TemperatureSchedule, int],
+) -> list[tuple[float, int]]:
+    """Pair ``k``'s two games from its seed: ``sides[0]`` (the candidate) first, then second;
+    per game the candidate's points and the plies played."""
+    game, sides, budgets, schedule, pair_seed = task
+    games = []
+    for candidate_seat in (0, 1):
+        seated = list(zip(sides, budgets, strict=True))
+        if candidate_seat:
+            seated.reverse()
+        searchers = [
+            MCTS(budget, side, derive_seed(pair_seed, 1 + seat))
+            for seat, (side, budget) in enumerate(seated)
+        ]
+        returns, plies = _play(game, searchers, schedule, np.random.default_rng(pair_seed))
+        mine, theirs = returns[candidate_seat], returns[1 - candidate_seat]
+        games.append((1.0 if mine > theirs else 0.5 if mine == theirs else 0.0, plies))
+    return games
 
 
 def _play(

@@ -78,10 +78,21 @@ class ReplayBuffer:
             )
         return self._observations
 
-    def add(self, record: GameRecord) -> int:
-        """Append ``record``'s full-search positions; return how many were added."""
+    def add(self, record: GameRecord, value_mix: float = 0.0) -> int:
+        """Append ``record``'s full-search positions; return how many were added.
+
+        The value target is the game's result for the mover, or with ``value_mix = m`` in
+        (0, 1] the blend ``(1 - m) * result + m * root_value`` with the search's own value of
+        the position (a target with less noise from the moves drawn after it).
+        """
         if not isinstance(record, GameRecord):
             raise InvalidOptionError(f"add takes a GameRecord, got {type(record).__name__}")
+        if (
+            isinstance(value_mix, bool)
+            or not isinstance(value_mix, (int, float))
+            or not 0.0 <= value_mix <= 1.0  # NaN fails this too
+        ):
+            raise InvalidOptionError(f"value_mix must be a number in [0, 1], got {value_mix!r}")
         observations = self._allocate(record)
         rows = np.flatnonzero(record.full_search)
         for row in rows:  # a record is short next to the buffer: row by row is simple and cheap
@@ -89,7 +100,10 @@ class ReplayBuffer:
             observations[i] = record.observations[row]
             self._masks[i] = record.legal_masks[row]
             self._policies[i] = record.policies[row]
-            self._values[i] = record.values[row]
+            value = record.values[row]
+            if value_mix:
+                value = (1.0 - value_mix) * value + value_mix * record.root_values[row]
+            self._values[i] = value
             self._next = (i + 1) % self.capacity
         self._size = min(self._size + len(rows), self.capacity)
         self.added += len(rows)

@@ -6,9 +6,9 @@ iterations):
 
 1. ``games_per_iteration`` self-play games (``selfplay.play_selfplay_game``, PUCT with root
    noise, ``simulations`` per move, ``search_batch`` leaves per network call) with the best
-   network, seeded ``derive_seed(seed, 0, iteration, game)``, in ``workers`` processes or
-   here; their full-search positions go to the replay buffer (sampled with the game's
-   symmetries when ``augment``);
+   network, seeded ``derive_seed(seed, 0, iteration, game)``, in ``workers`` processes, as
+   Ray tasks (``backend="ray"``), or here; their full-search positions go to the replay
+   buffer (sampled with the game's symmetries when ``augment``);
 2. ``steps_per_iteration`` training steps of the candidate network (``Trainer``);
 3. every ``gate_every`` iterations, the gate (``mcts_agents.gate``): the candidate plays
    ``gate_games`` games against the best network and replaces it at a score of
@@ -29,8 +29,8 @@ threads spin on tiny tensors, and on a busy machine they slow every step many ti
 
 from __future__ import annotations
 
+import contextlib
 import copy
-import dataclasses
 import json
 import logging
 import math
@@ -38,7 +38,7 @@ import multiprocessing
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,119 +47,27 @@ import torch
 
 from mcts_agents.az.checkpoint import BEST_NET, RUN_FILE, load_checkpoint, save_checkpoint, save_net
 from mcts_agents.az.evaluator import TorchEvaluator, default_device
-from mcts_agents.az.net import NetConfig, build_net
-from mcts_agents.az.trainer import TrainConfig, Trainer
+from mcts_agents.az.net import build_net
+from mcts_agents.az.run_config import RunConfig
+from mcts_agents.az.trainer import Trainer
 from mcts_agents.config import SearchConfig
 from mcts_agents.errors import CheckpointError, InvalidOptionError
-from mcts_agents.gate import gate
+from mcts_agents.gate import against_mcts, gate
+from mcts_agents.ratings import elo_from_rate
+from mcts_agents.ray_cluster import ray_session
 from mcts_agents.replay import ReplayBuffer
 from mcts_agents.seeding import derive_seed
-from mcts_agents.selfplay import GameRecord, TemperatureSchedule, play_selfplay_game
+from mcts_agents.selfplay import GameRecord, play_selfplay_game
 from mcts_agents.symmetries import symmetries
 
-__all__ = ["CHECKPOINT", "METRICS", "RUN_FILE", "RunConfig", "RunSummary", "train"]
+__all__ = ["CHECKPOINT", "METRICS", "NETS", "RUN_FILE", "RunConfig", "RunSummary", "train"]
 
 logger = logging.getLogger(__name__)
 
 METRICS = "metrics.jsonl"
 CHECKPOINT = "checkpoint.pt"
-
-
-def _int(name: str, value: Any, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InvalidOptionError(f"RunConfig's {name} must be an int >= {low}, got {value!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class RunConfig:
-    """One training run's settings (stored in ``run.json``; a resumed run must match them).
-
-    Attributes:
-        net: the network's size.
-        training: the trainer's options (batch, learning rate, weight decay, optimizer).
-        simulations: simulations per self-play move (and per gate move unless
-            ``gate_simulations``).
-        search_batch: leaves per network call in the searches (``SearchConfig.batch_size``).
-        c: PUCT's exploration constant.
-        root_noise: self-play's Dirichlet noise ``(alpha, epsilon)`` at the root, or ``None``.
-        temperature: self-play's ``(moves, t_early, t_late)``.
-        games_per_iteration: self-play games per iteration.
-        steps_per_iteration: training steps per iteration.
-        buffer_capacity: positions the replay buffer keeps.
-        augment: sample the buffer through the game's symmetries.
-        gate_every: gate every this many iterations; 0: no gate, self-play with the latest net.
-        gate_games: games per gate (even; the issue's real runs: >= 200).
-        gate_simulations: simulations per gate move (``None``: ``simulations``).
-        gate_threshold: the candidate's score needed to replace the best network.
-        seed: seeds the network's initial weights, the trainer, self-play and the gates.
-        workers: self-play processes (1: here).
-    """
-
-    net: NetConfig = field(default_factory=NetConfig)
-    training: TrainConfig = field(default_factory=TrainConfig)
-    simulations: int = 50
-    search_batch: int = 8
-    c: float = 1.5
-    root_noise: tuple[float, float] | None = (0.3, 0.25)
-    temperature: tuple[int, float, float] = (8, 1.0, 0.0)
-    games_per_iteration: int = 16
-    steps_per_iteration: int = 50
-    buffer_capacity: int = 50_000
-    augment: bool = True
-    gate_every: int = 5
-    gate_games: int = 20
-    gate_simulations: int | None = None
-    gate_threshold: float = 0.55
-    seed: int = 0
-    workers: int = 1
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.net, NetConfig) or not isinstance(self.training, TrainConfig):
-            raise InvalidOptionError(
-                f"RunConfig's net must be a NetConfig and training a TrainConfig, got "
-                f"{self.net!r} and {self.training!r}"
-            )
-        for name in (
-            "simulations",
-            "search_batch",
-            "games_per_iteration",
-            "steps_per_iteration",
-            "buffer_capacity",
-        ):
-            _int(name, getattr(self, name), 1)
-        for name in ("gate_every", "seed"):
-            _int(name, getattr(self, name), 0)
-        _int("workers", self.workers, 1)
-        if self.gate_every:
-            _int("gate_games", self.gate_games, 2)
-            if self.gate_games % 2:
-                raise InvalidOptionError(
-                    f"RunConfig's gate_games must be even (each opening from both seats), got "
-                    f"{self.gate_games!r}"
-                )
-        if self.gate_simulations is not None:
-            _int("gate_simulations", self.gate_simulations, 1)
-        TemperatureSchedule.of(self.temperature)  # checks it
-        # the search options are checked where they are used: SearchConfig checks them here
-        SearchConfig(selection="puct", c=self.c, root_noise=self.root_noise)
-        t = self.gate_threshold
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0.0 <= t <= 1.0:
-            raise InvalidOptionError(f"RunConfig's gate_threshold must be in [0, 1], got {t!r}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready fields (``RunConfig.from_dict`` rebuilds an equal config)."""
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
-        """The config ``to_dict`` (or its JSON round trip) describes."""
-        data = dict(data)
-        data["net"] = NetConfig(**data["net"])
-        data["training"] = TrainConfig(**data["training"])
-        data["temperature"] = tuple(data["temperature"])
-        if data.get("root_noise") is not None:
-            data["root_noise"] = tuple(data["root_noise"])
-        return cls(**data)
+#: The folder of every best network of the run, ``iteration-NNNNNN.pt`` (0: the initial one).
+NETS = "nets"
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +101,17 @@ def _selfplay_game(game: Any, evaluator: Any, config: RunConfig, seed: int) -> G
         evaluator=evaluator,
         batch_size=config.search_batch,
     )
-    return play_selfplay_game(game, evaluator, search, config.simulations, config.temperature, seed)
+    cap, resign = config.selfplay_options()
+    return play_selfplay_game(
+        game,
+        evaluator,
+        search,
+        config.simulations,
+        config.temperature,
+        seed,
+        playout_cap=cap,
+        resign=resign,
+    )
 
 
 def _selfplay_task(task: tuple[Any, Any, RunConfig, int]) -> GameRecord:
@@ -202,6 +120,30 @@ def _selfplay_task(task: tuple[Any, Any, RunConfig, int]) -> GameRecord:
 
 def _init_worker() -> None:
     torch.set_num_threads(1)  # one process per core; torch's own threads would fight them
+
+
+def _on_one_thread(task: tuple[Callable[[Any], Any], Any]) -> Any:
+    """A Ray task: ``function(argument)`` with torch on one thread (a task per CPU)."""
+    function, argument = task
+    _init_worker()
+    return function(argument)
+
+
+class _RayPool:
+    """``map`` over Ray tasks (one CPU each), in order: the worker pool of ``backend="ray"``."""
+
+    def __init__(self, ray: Any) -> None:
+        self.ray = ray
+        self.remote = ray.remote(num_cpus=1)(_on_one_thread)
+
+    def map(self, function: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
+        refs = [self.remote.remote((function, task)) for task in tasks]
+        try:
+            return list(self.ray.get(refs))
+        except BaseException:
+            for ref in refs:
+                self.ray.cancel(ref, force=True)
+            raise
 
 
 def _tensors(state: dict[str, Any]) -> dict[str, Any]:
@@ -295,7 +237,7 @@ class _Run:
         self.iteration += 1
         records = self.selfplay(pool)
         for record in records:
-            self.buffer.add(record)
+            self.buffer.add(record, config.value_mix)
         played = time.perf_counter()
         count = config.steps_per_iteration
         if steps is not None:
@@ -304,10 +246,10 @@ class _Run:
         trained = time.perf_counter()
         gated = None
         if config.gate_every and self.iteration % config.gate_every == 0:
-            gated = self.gate()
+            gated = self.gate(pool)
         elif not config.gate_every:
             self.best.load_state_dict(self.trainer.net.state_dict())
-            save_net(self.out / BEST_NET, self.best, self.game)
+            self.save_best(snapshot=False)  # every iteration's network: too many to keep
         self.seconds += time.perf_counter() - started
         lengths = [len(r) for r in records]
         line: dict[str, Any] = {
@@ -318,6 +260,10 @@ class _Run:
                 "games": len(records),
                 "mean_length": float(np.mean(lengths)),
                 "draws": sum(1 for r in records if len(set(r.returns)) == 1),
+                "resigned": sum(1 for r in records if r.resigned is not None),
+                # games without resignation where the rule fired, and where it was wrong
+                "resign_checks": sum(1 for r in records if r.false_positive is not None),
+                "false_positives": sum(1 for r in records if r.false_positive),
                 "positions": int(sum(int(r.full_search.sum()) for r in records)),
                 "seconds": round(played - started, 3),
             },
@@ -328,6 +274,7 @@ class _Run:
             },
             "train_seconds": round(trained - played, 3),
             "gate": gated,
+            "elo": None if gated is None else gated.pop("elo", None),
             "promotions": self.promotions,
         }
         self.write_metrics(line)
@@ -342,7 +289,16 @@ class _Run:
         )
         return line
 
-    def gate(self) -> dict[str, Any]:
+    def save_best(self, snapshot: bool = True) -> None:
+        """``best.pt``, and with ``snapshot`` the same network under ``nets/`` by iteration
+        (every gated network of the run: the Elo curve's)."""
+        save_net(self.out / BEST_NET, self.best, self.game)
+        if not snapshot:
+            return
+        (self.out / NETS).mkdir(exist_ok=True)
+        save_net(self.out / NETS / f"iteration-{self.iteration:06d}.pt", self.best, self.game)
+
+    def gate(self, pool: Any) -> dict[str, Any]:
         config = self.config
         result = gate(
             self.game,
@@ -354,12 +310,46 @@ class _Run:
             threshold=config.gate_threshold,
             config=SearchConfig(selection="puct", c=config.c),
             batch_size=config.search_batch,
+            pool=pool,
         )
+        line = result.to_dict()
         if result.promoted:
             self.best.load_state_dict(self.trainer.net.state_dict())
             self.promotions += 1
-            save_net(self.out / BEST_NET, self.best, self.game)
-        return result.to_dict()
+            self.save_best()
+            if config.elo_games:
+                line["elo"] = self.elo(pool)
+        return line
+
+    def elo(self, pool: Any) -> list[dict[str, Any]]:
+        """The best network against each fixed MCTS opponent: score, interval and Elo (from
+        the score with one virtual draw, so that a clean sweep stays finite)."""
+        config = self.config
+        rows = []
+        for index, iterations in enumerate(config.elo_opponents):
+            result = against_mcts(
+                self.game,
+                TorchEvaluator(self.best, self.device),
+                config.gate_simulations or config.simulations,
+                iterations,
+                config.elo_games,
+                derive_seed(config.seed, 4, self.iteration, index),
+                config=SearchConfig(selection="puct", c=config.c),
+                batch_size=config.search_batch,
+                pool=pool,
+            )
+            points = result.wins + result.draws / 2
+            rows.append(
+                {
+                    "opponent": f"mcts:iterations={iterations},playout=random",
+                    "games": result.games,
+                    "score": result.score,
+                    "low": result.interval[0],
+                    "high": result.interval[1],
+                    "elo": elo_from_rate((points + 0.5) / (result.games + 1)),
+                }
+            )
+        return rows
 
 
 def _iteration(line: str) -> float:
@@ -409,6 +399,8 @@ def train(
     minutes: float | None = None,
     device: str | torch.device | None = None,
     on_iteration: Callable[[dict[str, Any]], None] | None = None,
+    backend: str = "process",
+    address: str | None = None,
 ) -> RunSummary:
     """Train a network for ``game`` by self-play, or resume the run in ``out_dir`` (see the
     module).
@@ -422,11 +414,19 @@ def train(
         minutes: stop when this call has run this long (checked between iterations).
         device: where the networks live (``None``: CUDA when available, else the CPU).
         on_iteration: called with each iteration's metrics line once it is saved (progress).
+        backend: where self-play and gate games run: ``"process"`` (``config.workers``
+            processes, or here with one) or ``"ray"`` (Ray tasks, one CPU each, through
+            ``ray_cluster.ray_session`` as in the arena: a local instance, or the cluster at
+            ``address``). The games and the run are the same on every backend.
+        address: the Ray cluster for ``backend="ray"`` (``None``: a new local instance).
 
     Raises:
         InvalidOptionError: neither ``steps`` nor ``minutes``, or a bad value.
         CheckpointError: a folder that is not a run, or a run of another game or config.
+        RayNotInstalledError: ``backend="ray"`` without Ray.
     """
+    if backend not in ("process", "ray"):
+        raise InvalidOptionError(f"backend must be 'process' or 'ray', got {backend!r}")
     if steps is None and minutes is None:
         raise InvalidOptionError("train needs steps (in all) or minutes (for this call), or both")
     if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 0):
@@ -447,23 +447,23 @@ def train(
         run.resume()
     else:  # a first iteration cut short before its checkpoint may have left a metrics line
         run.drop_metrics_after(0)
-        save_net(out / BEST_NET, run.best, game)
+        run.save_best()
     deadline = None if minutes is None else time.monotonic() + 60.0 * minutes
     lines: list[dict[str, Any]] = []
-    pool = None
-    if config.workers > 1:
-        pool = multiprocessing.get_context("spawn").Pool(config.workers, _init_worker)
-    try:
+    with contextlib.ExitStack() as stack:
+        pool: Any = None
+        if backend == "ray":
+            pool = _RayPool(stack.enter_context(ray_session(address)))
+        elif config.workers > 1:
+            pool = multiprocessing.get_context("spawn").Pool(config.workers, _init_worker)
+            stack.callback(pool.join)
+            stack.callback(pool.terminate)
         while (steps is None or run.trainer.step < steps) and (
             deadline is None or time.monotonic() < deadline
         ):
             lines.append(run.step(pool, steps))
             if on_iteration is not None:
                 on_iteration(lines[-1])
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
     return RunSummary(
         out_dir=out,
         resumed=resumed,

@@ -95,3 +95,38 @@ def test_runs_that_do_not_fit_are_refused_in_one_line(tmp_path: Path) -> None:
     code, _, err = cli("train", "no_such_game", "--out", str(run), "--steps", "2")
     assert code == 2 and "no_such_game" in err
     assert steps(run) == [2]  # nothing was trained by the refused commands
+
+
+def test_selfplay_options_elo_and_a_metrics_plot(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    run, png = tmp_path / "run", tmp_path / "metrics.png"
+    code, out, err = cli(
+        "train", "tic_tac_toe", "--out", str(run), "--steps", "4", *TINY[:-6],
+        "--gate-every", "1", "--gate-games", "2", "--channels", "4", "--blocks", "0",
+        "--batch-size", "8", "--playout-cap", "0.5,2", "--resign=-0.9,0.5",
+        "--value-mix", "0.25", "--elo-games", "2", "--gate-simulations", "3",
+        "--plot", str(png),
+    )  # fmt: skip
+    assert code == 0, err
+    config = json.loads((run / "run.json").read_text())["config"]
+    assert config["playout_cap"] == [0.5, 2] and config["resign"] == [-0.9, 0.5]
+    assert config["value_mix"] == 0.25 and config["elo_games"] == 2
+    assert config["gate_simulations"] == 3
+    assert f"metrics plot: {png}" in out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for bad, words in (("--playout-cap", "two numbers"), ("--resign", "two numbers")):
+        code, _, err = cli("train", "tic_tac_toe", "--out", str(tmp_path / "x"), "--steps",
+                           "2", bad, "0.5")  # fmt: skip
+        assert code == 2 and words in err
+    code, _, err = cli("train", "tic_tac_toe", "--out", str(tmp_path / "y"), "--steps", "2",
+                       "--plot", str(tmp_path / "metrics"))  # fmt: skip
+    assert code == 2 and "metrics" in err
+    assert not (tmp_path / "y").exists()  # refused before any training
+
+
+def test_a_progress_bar_goes_to_stderr_when_tqdm_is_there(tmp_path: Path) -> None:
+    pytest.importorskip("tqdm")
+    code, out, err = cli("train", "tic_tac_toe", "--out", str(tmp_path), "--steps", "4", *TINY)
+    assert code == 0, err
+    assert "training: 100%" in err and "4/4" in err
+    assert "iteration 2, step 4: loss " in out  # the lines stay on stdout

@@ -18,6 +18,7 @@ import pytest
 from mcts_agents import GateResult, InvalidOptionError, SearchConfig, gate, wilson_interval
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.gate import against_mcts
 from tests.reference import PerfectEvaluator
 
 TTT = MNK(3, 3, 3)
@@ -139,3 +140,39 @@ def test_bad_options_are_named(options: dict[str, Any], message: str) -> None:
 def test_three_players_are_refused() -> None:
     with pytest.raises(InvalidOptionError, match="batch evaluator"):
         gate(MNK(4, 4, 3, num_players=3), Uniform(), Uniform(), 2, 2, 0)
+
+
+class RecordingPool:
+    """A pool whose ``map`` runs here and remembers how many tasks it was given."""
+
+    def __init__(self) -> None:
+        self.tasks = 0
+
+    def map(self, function: Any, tasks: Any) -> list[Any]:
+        tasks = list(tasks)
+        self.tasks += len(tasks)
+        return [function(task) for task in reversed(tasks)][::-1]  # any order of work
+
+
+def test_a_pool_plays_the_pairs_and_the_same_games() -> None:
+    here = gate(TTT, Center(), Uniform(), games=8, simulations=12, seed=5)
+    pool = RecordingPool()
+    pooled = gate(TTT, Center(), Uniform(), games=8, simulations=12, seed=5, pool=pool)
+    assert pool.tasks == 4  # one task per pair of games
+    assert pooled == here
+
+
+def test_perfect_play_never_loses_to_fixed_mcts(perfect: PerfectEvaluator) -> None:
+    result = against_mcts(TTT, perfect, simulations=1, iterations=30, games=10, seed=2)
+    assert result.games == 10 and result.losses == 0
+    pool = RecordingPool()
+    again = against_mcts(TTT, perfect, simulations=1, iterations=30, games=10, seed=2, pool=pool)
+    assert again == result and pool.tasks == 5
+    weak = against_mcts(TTT, Uniform(), simulations=1, iterations=200, games=10, seed=2)
+    assert weak.score < result.score  # one simulation of uniform priors: near-random play
+
+
+@pytest.mark.parametrize("iterations", [0, 1.5, True])
+def test_bad_opponent_iterations_are_named(iterations: Any) -> None:
+    with pytest.raises(InvalidOptionError, match="iterations"):
+        against_mcts(TTT, Uniform(), 4, iterations, games=2, seed=0)

@@ -231,3 +231,25 @@ def test_states_that_do_not_fit_are_refused() -> None:
         ReplayBuffer(4).load_state_dict({**state, "values": state["values"][:3]})
     with pytest.raises(InvalidOptionError, match="maps 7 actions"):
         ReplayBuffer(4, symmetries(ConnectFour())).load_state_dict(state)
+
+
+def test_value_mix_blends_the_result_with_the_root_value() -> None:
+    record = numbered(10, 4)
+    roots = np.array([1.0, -1.0, 0.5, 0.0], dtype=np.float32)
+    record = GameRecord(
+        **{**{f: getattr(record, f) for f in record.__dataclass_fields__}, "root_values": roots}
+    )
+    plain, mixed, rooted = ReplayBuffer(8), ReplayBuffer(8), ReplayBuffer(8)
+    plain.add(record)
+    mixed.add(record, value_mix=0.25)
+    rooted.add(record, value_mix=1.0)
+    results = record.values.astype(np.float64)
+    assert plain.arrays()["values"] == pytest.approx(results)
+    assert mixed.arrays()["values"] == pytest.approx(0.75 * results + 0.25 * roots)
+    assert rooted.arrays()["values"] == pytest.approx(roots)
+
+
+@pytest.mark.parametrize("mix", [-0.1, 1.5, "0.5", True, float("nan")])
+def test_bad_value_mixes_are_refused(mix: Any) -> None:
+    with pytest.raises(InvalidOptionError, match="value_mix"):
+        ReplayBuffer(8).add(numbered(0, 2), value_mix=mix)

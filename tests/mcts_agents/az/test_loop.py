@@ -161,3 +161,78 @@ def test_runs_of_another_game_or_config_and_stray_folders_are_refused(
         with pytest.raises(InvalidOptionError, match=message):
             RunConfig(**{**vars_of(TINY), **options})
     assert not (tmp_path / "new").exists()
+
+
+def test_every_gated_best_net_is_kept_by_iteration(straight: Path) -> None:
+    lines = metrics(straight)
+    promoted = [line["iteration"] for line in lines if line["gate"] and line["gate"]["promoted"]]
+    kept = sorted(path.name for path in (straight / "nets").iterdir())
+    assert kept == [f"iteration-{i:06d}.pt" for i in [0, *promoted]]
+    last = straight / "nets" / kept[-1]
+    assert same_weights(load_net(last), load_net(straight))
+
+
+def test_playout_cap_resignation_and_value_mix_reach_self_play(tmp_path: Path) -> None:
+    config = RunConfig(
+        **{
+            **vars_of(TINY),
+            "games_per_iteration": 6,
+            "gate_every": 0,
+            "playout_cap": (0.5, 2),
+            "resign": (-0.5, 0.5),
+            "value_mix": 0.5,
+        }
+    )
+    train(TTT, tmp_path, config=config, steps=8)
+    lines = metrics(tmp_path)
+    plies = sum(line["selfplay"]["mean_length"] * line["selfplay"]["games"] for line in lines)
+    positions = sum(line["selfplay"]["positions"] for line in lines)
+    assert 0 < positions < plies  # the fast searches' positions are not trained on
+    for line in lines:
+        play = line["selfplay"]
+        assert 0 <= play["false_positives"] <= play["resign_checks"] <= play["games"]
+        assert play["resigned"] + play["resign_checks"] <= play["games"]
+    stored = json.loads((tmp_path / "run.json").read_text())["config"]
+    assert RunConfig.from_dict(stored) == config
+
+
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        ({"playout_cap": (1.5, 4)}, "full_probability"),
+        ({"playout_cap": (0.5, 99)}, "must not exceed simulations"),
+        ({"playout_cap": (0.5,)}, "playout_cap must be"),
+        ({"resign": (-2.0, 0.1)}, "threshold"),
+        ({"resign": "no"}, r"resign \(threshold, disabled_fraction\)"),
+        ({"value_mix": 2.0}, "value_mix"),
+    ],
+)
+def test_bad_selfplay_options_are_named(changes: dict[str, Any], words: str) -> None:
+    with pytest.raises(InvalidOptionError, match=words):
+        RunConfig(**{**vars_of(TINY), **changes})
+
+
+def test_each_promotion_measures_elo_against_the_fixed_opponents(tmp_path: Path) -> None:
+    config = RunConfig(**{**vars_of(TINY), "elo_games": 2, "elo_opponents": (5, 20)})
+    train(TTT, tmp_path, config=config, steps=16)
+    lines = metrics(tmp_path)
+    for line in lines:
+        promoted = line["gate"] is not None and line["gate"]["promoted"]
+        assert (line["elo"] is not None) == promoted
+        if not promoted:
+            continue
+        for row, iterations in zip(line["elo"], (5, 20), strict=True):
+            assert row["opponent"] == f"mcts:iterations={iterations},playout=random"
+            assert row["games"] == 2 and row["low"] <= row["score"] <= row["high"]
+    assert any(line["elo"] for line in lines)
+
+
+def test_ray_tasks_play_the_same_games(straight: Path, tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    train(TTT, tmp_path, config=TINY, steps=8, backend="ray")
+    assert timeless(metrics(tmp_path)) == timeless(metrics(straight))[:2]
+
+
+def test_an_unknown_backend_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InvalidOptionError, match="backend must be 'process' or 'ray', got 'mpi'"):
+        train(TTT, tmp_path, config=TINY, steps=2, backend="mpi")
