@@ -36,8 +36,10 @@ from mcts_agents.errors import (
     ResultsFileBusyError,
     ResultsFileError,
     SpecError,
+    TooManyGamesError,
     TorchNotInstalledError,
     UnpicklableGameError,
+    WebNotInstalledError,
     WorkerError,
 )
 from mcts_agents.evaluators import BatchEvaluator, PositionEvaluator
@@ -124,9 +126,11 @@ __all__ = [
     "SpecError",
     "Symmetry",
     "TemperatureSchedule",
+    "TooManyGamesError",
     "TorchNotInstalledError",
     "TournamentResult",
     "UnpicklableGameError",
+    "WebNotInstalledError",
     "WorkerError",
     "bradley_terry_elo",
     "clone_env",

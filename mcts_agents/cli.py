@@ -1,4 +1,4 @@
-"""Command line: ``mcts-agents list | play | arena | train | demo``.
+"""Command line: ``mcts-agents list | play | arena | train | serve | demo``.
 
 - ``list``: envs with their options, agent kinds with theirs.
 - ``play ENV --p0 human --p1 mcts:time=1``: play in the terminal against agents.
@@ -6,6 +6,7 @@
   results, Wilson intervals and Elo ratings; ``--out results.jsonl`` records and resumes.
 - ``demo [ENV]``: the MCTS agent against a random agent, printed move by move.
 - ``train ENV --minutes M --out DIR``: AlphaZero by self-play, resumable (``cli_train``; torch).
+- ``serve [--host 127.0.0.1] [--port 8000]``: play in the browser (``cli_serve``; the web extra).
 
 ENV is any env spec of ``specs.parse_env_spec``: ours (``connect_four:width=8``), a PettingZoo
 registry id, a module with ``env()``, or ``module:factory`` (imported from the installed
@@ -32,6 +33,7 @@ from mcts_agents import __version__
 from mcts_agents.agent import HumanAgent, MCTSAgent, RandomAgent
 from mcts_agents.arena import play_match, runner, tournament
 from mcts_agents.arena.plots import check_plot_path
+from mcts_agents.cli_serve import add_serve_parser, serve
 from mcts_agents.cli_train import add_train_parser, train
 from mcts_agents.errors import SpecError
 from mcts_agents.play import Move, play_game
@@ -298,6 +300,7 @@ examples:
   mcts-agents arena connect_four --agents mcts:iterations=1000 random --games 20
   mcts-agents demo tic_tac_toe
   mcts-agents train tic_tac_toe --minutes 5 --out runs/ttt
+  mcts-agents serve                      # play in the browser at http://127.0.0.1:8000/
   mcts-agents arena tic_tac_toe --agents az:model=runs/ttt,simulations=200 mcts:iterations=1000
 
 A bad spec, env, option or value exits with code 2 and a one-line message.
@@ -390,6 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="progress on stderr (default: when stderr is a terminal)",
     )
     add_train_parser(commands, _int_type)
+    add_serve_parser(commands, _int_type)
     return parser
 
 
@@ -450,6 +454,8 @@ def _run(args: argparse.Namespace) -> int:
         return play(args.env, [args.p0, args.p1, args.p2, args.p3], args.seed)
     if args.command == "train":
         return train(args)
+    if args.command == "serve":
+        return serve(args)
     return arena(args)
 
 

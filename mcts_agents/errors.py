@@ -33,6 +33,10 @@ exception                  base             raised for
 ``RayNotInstalledError``   ``ImportError``  ``backend="ray"`` without Ray installed
 ``TorchNotInstalledError`` ``ImportError``  ``mcts_agents.az`` without torch (the ``az`` extra), or
                                             a Stable-Baselines3 model without sb3-contrib
+``WebNotInstalledError``   ``ImportError``  ``mcts_agents.web`` (``mcts-agents serve``) without
+                                            Starlette and Uvicorn (the ``web`` extra)
+``TooManyGamesError``      ``RuntimeError`` a new game in the web server while it holds its
+                                            most games at once
 =========================  ===============  ==================================================
 """
 
@@ -113,6 +117,15 @@ class TorchNotInstalledError(ImportError):
     extra). The message names what to install."""
 
 
+class WebNotInstalledError(ImportError):
+    """The web server (``mcts_agents.web``, ``mcts-agents serve``) without Starlette and
+    Uvicorn installed; the message names the ``web`` extra."""
+
+
+class TooManyGamesError(RuntimeError):
+    """The web server already holds its most games at once (closed pages free theirs)."""
+
+
 def describe_unknown(names: Iterable[str], valid: Iterable[str]) -> str:
     """Unknown names for an error message, each with the closest valid one if there is one:
     ``'iteration' (did you mean 'iterations'?), 'colour'``."""
@@ -142,7 +155,9 @@ __all__ = [
     "ResultsFileBusyError",
     "ResultsFileError",
     "SpecError",
+    "TooManyGamesError",
     "TorchNotInstalledError",
     "UnpicklableGameError",
+    "WebNotInstalledError",
     "WorkerError",
 ]

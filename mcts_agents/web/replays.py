@@ -1,0 +1,156 @@
+"""Replaying an arena game from its results file: the recorded moves played again in the env.
+
+A results file (``arena --out``, ``play_match(out=...)``) holds the env spec, every game's seed
+and its moves; the env reset with the game's seed and stepped through the moves is the game
+again, dice and deals included (the env draws chance from its seed). The file is only read,
+never locked or repaired (an arena may be writing it): its header and the wanted game's line are
+checked as the arena checks them, and a cut last line is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from mcts_agents.aec import legal_actions
+from mcts_agents.arena.checks import check_header, check_record
+from mcts_agents.envs.core.aec import BoardGameEnv
+from mcts_agents.errors import ResultsFileError
+from mcts_agents.specs import parse_env_spec
+from mcts_agents.web.session import picture
+from mcts_agents.web.store import make_env
+
+__all__ = ["Frame", "GameNotFound", "RecordedGame", "load_game", "replay"]
+
+#: Most bytes of a results file read for a replay.
+MAX_BYTES = 256 << 20
+
+
+class GameNotFound(LookupError):
+    """No such results file, or no such game in it (HTTP 404)."""
+
+
+@dataclass(frozen=True)
+class RecordedGame:
+    """One game of a results file: its header (the run) and its record (the game)."""
+
+    file: str
+    header: dict[str, Any]
+    record: dict[str, Any]
+
+    @property
+    def moves(self) -> list[int]:
+        return list(self.record["moves"])
+
+
+def load_game(file: str, game: int) -> RecordedGame:
+    """Game number ``game`` (its arena index) of the results file ``file``.
+
+    Raises:
+        GameNotFound: no such file, or no game ``game`` in it (the message says which games it
+            holds).
+        ResultsFileError: not a results file, or a damaged header or game line (naming the file
+            and line, as the arena does).
+    """
+    if not os.path.isfile(file):
+        raise GameNotFound(f"results file {file!r} not found (from the server's folder)")
+    try:
+        with open(file, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as error:
+        raise ResultsFileError(f"cannot read {file!r}: {error.strerror or error}") from None
+    if len(data) > MAX_BYTES:
+        raise ResultsFileError(f"{file!r} is over {MAX_BYTES >> 20} MiB; not replayed")
+    lines = data.split(b"\n")
+    try:
+        header = check_header(json.loads(lines[0]), file)
+    except ValueError as error:
+        if isinstance(error, ResultsFileError):
+            raise
+        raise ResultsFileError(
+            f"{file!r} is not an mcts-agents results file (its first line is not JSON)"
+        ) from None
+    found = []
+    for number, line in enumerate(lines[1:], 2):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            if number == len(lines):  # a line being written: not a game yet
+                break
+            raise ResultsFileError(f"{file}, line {number}: not valid JSON") from None
+        index = check_record(record, header, file, number)
+        if index == game:
+            return RecordedGame(file, header, record)
+        found.append(index)
+    held = f"games {min(found)}..{max(found)}" if found else "no game yet"
+    raise GameNotFound(f"game {game} is not in {file!r} (it holds {held})")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A position of a replay, for drawing: our rules core and its state, else the env's
+    picture; the last move played; whether the game is over there."""
+
+    game: Any
+    state: Any
+    pixels: Any
+    last: int | None
+    over: bool
+
+
+def replay(recorded: RecordedGame, step: int) -> tuple[Frame, list[str]]:
+    """The position after the first ``step`` moves of the game, and every move's name (the
+    whole game is played again, so every move is checked).
+
+    Raises:
+        SpecError: the file's env cannot be made here.
+        ResultsFileError: a move that the env does not accept where the file has it.
+    """
+    spec = parse_env_spec(recorded.header["env"])
+    env = make_env(spec)
+    env.reset(seed=recorded.record["seed"])
+    names: list[str] = []
+    movers = recorded.record["movers"]
+    frame = _frame(env, None) if step == 0 else None
+    for ply, action in enumerate(recorded.moves):
+        seat = env.possible_agents.index(env.agent_selection) if env.agents else None
+        if seat != movers[ply] or action not in legal_actions(env):
+            raise ResultsFileError(
+                f"{recorded.file}: move {ply + 1} ({action} by seat {movers[ply]}) does not "
+                f"replay in {recorded.header['env']}: the file was made with other rules"
+            )
+        names.append(_name(env, action))
+        env.step(action)
+        _settle(env)
+        if ply + 1 == step:
+            frame = _frame(env, action)
+    if frame is None:  # not reached: the caller keeps step within the game
+        frame = _frame(env, None)
+    return frame, names
+
+
+def _frame(env: Any, last: int | None) -> Frame:
+    raw = env.unwrapped
+    over = not env.agents
+    if isinstance(raw, BoardGameEnv):
+        return Frame(raw.game, raw.state, None, last, over)
+    return Frame(None, None, picture(env), last, over)
+
+
+def _settle(env: Any) -> None:
+    while env.agents and (
+        env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+    ):
+        env.step(None)
+
+
+def _name(env: Any, action: int) -> str:
+    raw = env.unwrapped
+    game = getattr(raw, "game", None)
+    if game is not None and hasattr(game, "action_to_string"):
+        return str(game.action_to_string(raw.state, action))
+    return str(action)

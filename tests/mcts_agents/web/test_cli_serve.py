@@ -1,0 +1,82 @@
+"""``mcts-agents serve``: prints its URL and serves it, refuses a port in use in one line, and
+names the ``web`` extra when Starlette or Uvicorn is missing."""
+
+from __future__ import annotations
+
+import importlib.util
+import signal
+import subprocess
+import sys
+import urllib.request
+from typing import Any
+
+import pytest
+
+from mcts_agents.cli import main
+from mcts_agents.errors import WebNotInstalledError
+from mcts_agents.web import require_web
+
+
+def test_without_the_web_extra_serve_names_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = importlib.util.find_spec
+
+    def find_spec(name: str, *args: Any) -> Any:
+        return None if name == "uvicorn" else real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    with pytest.raises(WebNotInstalledError, match=r'pip install "mcts-agents\[web\]"'):
+        require_web()
+    assert main(["serve", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert 'pip install "mcts-agents[web]"' in err and "uvicorn" in err and "Traceback" not in err
+
+
+def test_the_core_imports_without_the_web_packages() -> None:
+    code = (
+        "import sys; sys.modules['starlette'] = None; sys.modules['uvicorn'] = None\n"
+        "import mcts_agents, mcts_agents.cli, mcts_agents.web.views\n"
+        "print('ok')"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
+
+
+def test_serve_prints_its_url_and_serves_until_interrupted() -> None:
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("starlette")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcts_agents", "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("mcts-agents: serving on http://127.0.0.1:"), line
+        url = line.split()[3]
+        with urllib.request.urlopen(url, timeout=20) as page:
+            assert page.status == 200 and b"connect_four" in page.read()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_a_port_in_use_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("starlette")
+    from mcts_agents.web.server import bind
+
+    taken = bind("127.0.0.1", 0)
+    try:
+        port = str(taken.getsockname()[1])
+        assert main(["serve", "--port", port]) == 1
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and port in err and "--port" in err
+    finally:
+        taken.close()

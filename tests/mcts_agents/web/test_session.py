@@ -1,0 +1,238 @@
+"""Games of the web server without a server: people's moves, the agents' worker, the search shown
+in slices, results in words, closing, and the store of open games."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from mcts_agents import MCTSAgent, SpecError, TooManyGamesError
+from mcts_agents.envs import connect_four_v0
+from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.result import SearchResult
+from mcts_agents.specs import parse_env_spec
+from mcts_agents.web.live import search_view, sliced_search
+from mcts_agents.web.session import Seat, Session
+from mcts_agents.web.store import Sessions, new_play, new_watch
+from mcts_agents.web.views import game_json
+
+FAST = "mcts:iterations=60,backend=python"
+
+
+def wait(condition: Any, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def settled(session: Session) -> None:
+    """Wait until the agents' worker is idle (a person to move, or the end)."""
+    wait(lambda: not session.running)
+
+
+def play_out(session: Session, pick: Any = lambda legal: legal[0]) -> list[int]:
+    """Play the person's moves with ``pick`` until the game is over; every move's action."""
+    while True:
+        settled(session)
+        if session.position.over:
+            return [m.action for m in session.moves]
+        assert session.play(pick(session.clickable())) is None
+
+
+def test_a_full_tic_tac_toe_game_against_the_agent_ends_in_the_cores_result() -> None:
+    session = new_play("tic_tac_toe", FAST, 0, seed=0)
+    try:
+        actions = play_out(session)
+        game = MNK(3, 3, 3)
+        final = game.apply(game.initial_state(), actions)  # the rules core replays the game
+        assert game.is_terminal(final)
+        returns = game.returns(final)
+        state = game_json(session)
+        assert state["returns"] == list(returns)
+        expected = "win" if returns[0] > returns[1] else "loss" if returns[0] < 0 else "draw"
+        assert state["result"] == expected and expected in state["status"]
+        assert [m["seat"] for m in state["moves"]] == [i % 2 for i in range(len(actions))]
+    finally:
+        session.close()
+
+
+def test_the_person_may_sit_second_and_the_agent_opens() -> None:
+    session = new_play("connect_four", FAST, 1, seed=3)
+    try:
+        settled(session)
+        assert [m.seat for m in session.moves] == [0] and session.clickable()
+        assert game_json(session)["status"].startswith("Your turn (player_1, yellow)")
+    finally:
+        session.close()
+
+
+def test_illegal_moves_change_nothing() -> None:
+    session = new_play("tic_tac_toe", FAST, 0, seed=1)
+    try:
+        assert session.play(4) is None
+        settled(session)
+        before = (session.version, session.position, len(session.moves))
+        occupied = [a for a in range(9) if a not in session.position.legal]
+        for bad in (*occupied, 9, -1, True, "4", 2.5, None):
+            assert session.play(bad) is not None, bad
+        assert (session.version, session.position, len(session.moves)) == before
+    finally:
+        session.close()
+
+
+def test_no_move_while_the_agent_is_to_move() -> None:
+    session = new_play("connect_four", "mcts:iterations=100000,backend=python", 1, seed=0)
+    try:
+        wait(lambda: session.search is not None)  # thinking: the first slice is out
+        refused = session.play(3)
+        assert refused is not None and "player_0's turn" in refused
+    finally:
+        session.close()
+    wait(lambda: not session.running, timeout=10)  # closing stops the search at a slice
+
+
+def test_slices_add_up_to_one_search_and_never_touch_the_env() -> None:
+    env = connect_four_v0.env()
+    env.reset(seed=0)
+    env.step(3)
+    before = env.unwrapped.save_state()
+    whole = MCTSAgent(iterations=1000, seed=5, backend="python").search(env)
+    agent = MCTSAgent(iterations=1000, seed=5, backend="python")
+    reports: list[tuple[int, bool]] = []
+
+    def report(result: SearchResult, iterations: int, elapsed: float, final: bool) -> None:
+        reports.append((iterations, final))
+        assert sum(c.visits for c in result.children) >= iterations - 1
+
+    sliced = sliced_search(agent, env, report, lambda: False)
+    assert sliced is not None
+    assert [(c.action, c.visits, c.value) for c in sliced.children] == [
+        (c.action, c.visits, c.value) for c in whole.children
+    ]
+    assert [i for i, _ in reports] == [100 * k for k in range(1, 11)]
+    assert [f for _, f in reports] == [False] * 9 + [True]
+    assert env.unwrapped.save_state() == before
+    assert agent.searcher is not None and agent.searcher.budget == agent.budget  # put back
+
+
+def test_a_time_budget_is_searched_in_slices_too() -> None:
+    env = connect_four_v0.env()
+    env.reset(seed=0)
+    agent = MCTSAgent(time_limit=0.35, seed=0, backend="python")
+    reports: list[int] = []
+    result = sliced_search(agent, env, lambda r, i, e, f: reports.append(i), lambda: False)
+    assert result is not None and len(reports) >= 3 and reports == sorted(reports)
+
+
+def test_the_search_view_shares_sum_to_one_over_the_legal_moves() -> None:
+    env = connect_four_v0.env()
+    env.reset(seed=0)
+    result = MCTSAgent(iterations=200, seed=0).search(env)
+    view = search_view(result, 200, 0.1, list(range(7)), True, (0, "player_0", "x"), 0)
+    assert set(view.heat) == set(range(7))
+    assert sum(h.share for h in view.heat.values()) == pytest.approx(1.0)
+    assert sum(h.visits for h in view.heat.values()) == sum(c.visits for c in result.children)
+    assert view.best_action == result.best_action
+
+
+def test_watch_mode_plays_a_legal_game_and_charts_every_search() -> None:
+    session = new_watch("connect_four", [FAST, "mcts:iterations=30,backend=python"], 2, 0.0)
+    try:
+        wait(lambda: session.position.over)
+        game = ConnectFour()
+        final = game.apply(game.initial_state(), [m.action for m in session.moves])
+        assert game.is_terminal(final)
+        assert session.position.returns == game.returns(final)
+        state = game_json(session)
+        assert len(state["values"]) == len(state["moves"])  # a search per move
+        assert "Game over" in state["status"] and state["result"] in ("win", "loss", "draw")
+    finally:
+        session.close()
+
+
+def test_watch_mode_pauses_and_resumes() -> None:
+    session = new_watch("tic_tac_toe", [FAST, FAST], 0, 0.2)
+    try:
+        session.set_watch(paused=True)
+        settled(session)
+        moves = len(session.moves)
+        time.sleep(0.4)
+        assert len(session.moves) == moves and "Paused" in game_json(session)["status"]
+        session.set_watch(delay=0.0, paused=False)
+        wait(lambda: session.position.over)
+    finally:
+        session.close()
+
+
+def test_random_opponents_and_multi_seat_games() -> None:
+    session = new_play("multi_mnk", "random", 2, seed=4)
+    try:
+        actions = play_out(session)
+        assert len(actions) == len(session.moves) and session.position.over
+        word = session.outcome(2)
+        assert word in game_json(session)["status"]
+    finally:
+        session.close()
+
+
+def test_same_seed_same_game_and_games_do_not_share_anything() -> None:
+    a = new_play("connect_four", FAST, 0, seed=7)
+    b = new_play("connect_four", FAST, 0, seed=7)
+    c = new_play("connect_four", FAST, 0, seed=8)
+    try:
+        games = [play_out(s, lambda legal: legal[len(legal) // 2]) for s in (a, b, c)]
+        assert games[0] == games[1]  # seeded: the same moves
+        assert a.env is not b.env and a.players[1] is not b.players[1]
+    finally:
+        for s in (a, b, c):
+            s.close()
+
+
+def test_bad_specs_and_seats_are_named() -> None:
+    with pytest.raises(SpecError, match="nope"):
+        new_play("nope", FAST, 0, 0)
+    with pytest.raises(SpecError, match="iteration"):
+        new_play("tic_tac_toe", "mcts:iteration=5", 0, 0)
+    with pytest.raises(SpecError, match="seat 2"):
+        new_play("tic_tac_toe", FAST, 2, 0)
+    with pytest.raises(SpecError, match="p2"):
+        new_watch("tic_tac_toe", [FAST, FAST, FAST], 0, 0.0)
+
+
+def test_the_store_frees_closed_and_idle_games_and_has_a_limit() -> None:
+    sessions = Sessions(max_sessions=2, idle_seconds=60)
+    a = sessions.add(new_play("tic_tac_toe", "random", 0, 0))
+    b = sessions.add(new_play("tic_tac_toe", "random", 0, 0))
+    with pytest.raises(TooManyGamesError, match="2 games"):
+        sessions.add(new_play("tic_tac_toe", "random", 0, 0))
+    assert len(sessions) == 2 and sessions.get(a.id) is a
+    assert sessions.close(a.id) and a.closed and len(sessions) == 1
+    assert not sessions.close(a.id) and sessions.get(a.id) is None
+    assert sessions.sweep(time.monotonic() + 30) == []
+    assert sessions.sweep(time.monotonic() + 61) == [b.id] and b.closed and len(sessions) == 0
+
+
+class Cheater:
+    """An agent that plays an occupied square (the centre, again and again)."""
+
+    def act(self, env: Any) -> int:
+        return 4
+
+
+def test_an_agent_that_fails_stops_the_game_with_its_reason_on_the_page() -> None:
+    env = parse_env_spec("tic_tac_toe")()
+    seats = [Seat(0, "player_0", "you", True), Seat(1, "player_1", "cheater", False)]
+    session = Session("x", env, seats, {1: Cheater()}, seed=0)
+    try:
+        assert session.play(4) is None
+        settled(session)
+        state = game_json(session)
+        assert state["error"] and "cheater played 4, which is not legal" in state["status"]
+        assert state["clickable"] == [] and len(state["moves"]) == 1  # nothing else happened
+        assert session.play(0) is not None
+    finally:
+        session.close()
