@@ -49,6 +49,8 @@ RUN_OPTIONS = {
     "resign": "resign",
     "value_mix": "value_mix",
     "elo_games": "elo_games",
+    "teacher_iterations": "teacher_iterations",
+    "teacher_simulations": "teacher_simulations",
 }
 
 
@@ -130,6 +132,14 @@ def add_train_parser(commands: Any, int_type: Any) -> None:
         "--elo-games",
         type=int_type(0),
         help="games against fixed MCTS opponents after each promotion (even; 0: none)",
+    )
+    run.add_argument(
+        "--teacher-iterations",
+        type=int_type(0),
+        help="warm start: this many first iterations played by plain MCTS (Expert Iteration)",
+    )
+    run.add_argument(
+        "--teacher-simulations", type=int_type(1), help="the teacher's simulations per move"
     )
     parser.add_argument(
         "--backend",

@@ -105,6 +105,7 @@ def test_selfplay_options_elo_and_a_metrics_plot(tmp_path: Path) -> None:
         "--gate-every", "1", "--gate-games", "2", "--channels", "4", "--blocks", "0",
         "--batch-size", "8", "--playout-cap", "0.5,2", "--resign=-0.9,0.5",
         "--value-mix", "0.25", "--elo-games", "2", "--gate-simulations", "3",
+        "--teacher-iterations", "1", "--teacher-simulations", "20",
         "--plot", str(png),
     )  # fmt: skip
     assert code == 0, err
@@ -112,6 +113,7 @@ def test_selfplay_options_elo_and_a_metrics_plot(tmp_path: Path) -> None:
     assert config["playout_cap"] == [0.5, 2] and config["resign"] == [-0.9, 0.5]
     assert config["value_mix"] == 0.25 and config["elo_games"] == 2
     assert config["gate_simulations"] == 3
+    assert (config["teacher_iterations"], config["teacher_simulations"]) == (1, 20)
     assert f"metrics plot: {png}" in out
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for bad, words in (("--playout-cap", "two numbers"), ("--resign", "two numbers")):
