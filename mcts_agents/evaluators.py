@@ -31,6 +31,7 @@ __all__ = [
     "PositionEvaluator",
     "check_batch",
     "check_batch_game",
+    "check_batch_inputs",
     "evaluate",
     "evaluator_name",
     "is_batch_evaluator",
@@ -120,6 +121,34 @@ def check_batch_game(game: Any, evaluator: Any) -> None:
             f"batch evaluator {name} cannot evaluate chance nodes, which {game!r} has (use a "
             "position evaluator)"
         )
+
+
+def check_batch_inputs(
+    observations: Any,
+    legal_masks: Any,
+    observation_shape: tuple[int, ...],
+    num_actions: int,
+    what: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``observations`` and ``legal_masks`` as arrays, checked for a model (``what``: "this
+    network", "this policy") taking ``[B, *observation_shape]`` and ``num_actions`` moves.
+
+    Raises:
+        InvalidOptionError: observations of another shape, or masks not ``[B, num_actions]``.
+    """
+    observations = np.asarray(observations)
+    masks = np.asarray(legal_masks, dtype=bool)
+    if observations.shape[1:] != tuple(observation_shape):
+        raise InvalidOptionError(
+            f"observations of shape {observations.shape}; {what} takes "
+            f"[B, {', '.join(map(str, observation_shape))}]"
+        )
+    if masks.shape != (len(observations), num_actions):
+        raise InvalidOptionError(
+            f"legal_masks of shape {masks.shape}; expected ({len(observations)}, "
+            f"{num_actions}) for {len(observations)} observations"
+        )
+    return observations, masks
 
 
 def check_batch(evaluator: Any, output: Any, legal_masks: np.ndarray) -> tuple[Any, Any]:

@@ -17,6 +17,7 @@ import torch
 
 from mcts_agents.az.net import PolicyValueNet
 from mcts_agents.errors import InvalidOptionError
+from mcts_agents.evaluators import check_batch_inputs
 
 __all__ = ["TorchEvaluator", "default_device"]
 
@@ -54,18 +55,9 @@ class TorchEvaluator:
                 num_actions]``, or a position without a legal move.
         """
         net = self.net
-        observations = np.asarray(observations)
-        masks = np.asarray(legal_masks, dtype=bool)
-        if observations.shape[1:] != net.observation_shape or observations.ndim != 4:
-            raise InvalidOptionError(
-                f"observations of shape {observations.shape}; this network takes "
-                f"[B, {', '.join(map(str, net.observation_shape))}]"
-            )
-        if masks.shape != (len(observations), net.num_actions):
-            raise InvalidOptionError(
-                f"legal_masks of shape {masks.shape}; expected ({len(observations)}, "
-                f"{net.num_actions}) for {len(observations)} observations"
-            )
+        observations, masks = check_batch_inputs(
+            observations, legal_masks, net.observation_shape, net.num_actions, "this network"
+        )
         empty = ~masks.any(axis=1)
         if empty.any():
             raise InvalidOptionError(

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from mcts_agents.errors import InvalidOptionError, TorchNotInstalledError
+from mcts_agents.evaluators import check_batch_inputs
 
 __all__ = ["SB3Evaluator", "load_sb3"]
 
@@ -103,18 +104,9 @@ class SB3Evaluator:
         """
         import torch
 
-        observations = np.asarray(observations)
-        masks = np.asarray(legal_masks, dtype=bool)
-        if observations.shape[1:] != self.observation_shape:
-            raise InvalidOptionError(
-                f"observations of shape {observations.shape}; this policy takes "
-                f"[B, {', '.join(map(str, self.observation_shape))}]"
-            )
-        if masks.shape != (len(observations), self.num_actions):
-            raise InvalidOptionError(
-                f"legal_masks of shape {masks.shape}; expected ({len(observations)}, "
-                f"{self.num_actions}) for {len(observations)} observations"
-            )
+        observations, masks = check_batch_inputs(
+            observations, legal_masks, self.observation_shape, self.num_actions, "this policy"
+        )
         policy = self.policy
         policy.set_training_mode(False)
         with torch.no_grad():
