@@ -77,9 +77,6 @@ class WinOrBlock:
 
 
 # ---------------------------------------------------------------------------- games
-_AGENTS: dict[str, Any] = {}
-
-
 def _player(spec: str, seed: int) -> Any:
     """A fresh player for one game: ``"win-or-block"`` or an agent spec."""
     if spec == "win-or-block":

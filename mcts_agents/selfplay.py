@@ -31,6 +31,7 @@ import numpy as np
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.evaluators import check_batch_game, evaluator_name, is_batch_evaluator
+from mcts_agents.factory import make_searcher
 from mcts_agents.game import return_normalizer
 from mcts_agents.mcts import MCTS
 from mcts_agents.result import SearchResult
@@ -288,8 +289,6 @@ def play_teacher_game(
     Raises:
         InvalidOptionError: a bad option, named with its value and what was expected.
     """
-    from mcts_agents.factory import make_searcher  # below this layer; imported when used
-
     config = SearchConfig() if config is None else config
     if not isinstance(config, SearchConfig) or config.evaluator is not None:
         raise InvalidOptionError(

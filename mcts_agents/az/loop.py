@@ -226,7 +226,8 @@ class _Run:
     def selfplay(self, pool: Any) -> list[GameRecord]:
         config = self.config
         player = self.best if config.gate_every else self.trainer.net
-        evaluator = TorchEvaluator(player, self.device)
+        # the teacher plays without the network: no weights to send with its games
+        evaluator = None if self.teaching else TorchEvaluator(player, self.device)
         seeds = [
             derive_seed(config.seed, 0, self.iteration, g)
             for g in range(config.games_per_iteration)
@@ -255,9 +256,11 @@ class _Run:
             count = min(count, steps - self.trainer.step)
         losses = [self.trainer.train_step(self.buffer) for _ in range(count)]
         trained = time.perf_counter()
-        gated = None
+        gated = elo = None
         if config.gate_every and self.iteration % config.gate_every == 0:
             gated = self.gate(pool)
+            if gated["promoted"] and config.elo_games:
+                elo = self.elo(pool)
         elif not config.gate_every:
             self.best.load_state_dict(self.trainer.net.state_dict())
             self.save_best(snapshot=False)  # every iteration's network: too many to keep
@@ -286,7 +289,7 @@ class _Run:
             },
             "train_seconds": round(trained - played, 3),
             "gate": gated,
-            "elo": None if gated is None else gated.pop("elo", None),
+            "elo": elo,
             "promotions": self.promotions,
         }
         self.write_metrics(line)
@@ -324,14 +327,11 @@ class _Run:
             batch_size=config.search_batch,
             pool=pool,
         )
-        line = result.to_dict()
         if result.promoted:
             self.best.load_state_dict(self.trainer.net.state_dict())
             self.promotions += 1
             self.save_best()
-            if config.elo_games:
-                line["elo"] = self.elo(pool)
-        return line
+        return result.to_dict()
 
     def elo(self, pool: Any) -> list[dict[str, Any]]:
         """The best network against each fixed MCTS opponent: score, interval and Elo (from
