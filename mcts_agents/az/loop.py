@@ -45,13 +45,20 @@ from typing import Any
 import numpy as np
 import torch
 
-from mcts_agents.az.checkpoint import BEST_NET, RUN_FILE, load_checkpoint, save_checkpoint, save_net
+from mcts_agents.az.checkpoint import (
+    BEST_NET,
+    RUN_FILE,
+    check_weights,
+    load_checkpoint,
+    save_checkpoint,
+    save_net,
+)
 from mcts_agents.az.evaluator import TorchEvaluator, default_device
 from mcts_agents.az.net import build_net
 from mcts_agents.az.run_config import RunConfig
 from mcts_agents.az.trainer import Trainer
 from mcts_agents.config import SearchConfig
-from mcts_agents.errors import CheckpointError, InvalidOptionError
+from mcts_agents.errors import CheckpointError, InvalidOptionError, ModelFileError
 from mcts_agents.gate import against_mcts, gate
 from mcts_agents.ratings import elo_from_rate
 from mcts_agents.ray_cluster import ray_session
@@ -194,13 +201,16 @@ class _Run:
         extra = checkpoint.extra
         try:
             self.trainer.load_state_dict(checkpoint.trainer.state_dict())
+            check_weights(extra["best"], self.best, self.out / CHECKPOINT, "best network")
             self.best.load_state_dict(extra["best"])
             self.buffer.load_state_dict(_arrays(extra["buffer"]))
             self.iteration = int(extra["iteration"])
             self.promotions = int(extra["promotions"])
             self.seconds = float(extra["seconds"])
-        except (KeyError, TypeError, RuntimeError, InvalidOptionError) as error:
-            raise CheckpointError(
+        except ModelFileError:
+            raise
+        except (KeyError, TypeError, AttributeError, RuntimeError, ValueError) as error:
+            raise ModelFileError(
                 f"{str(self.out / CHECKPOINT)!r} is not a checkpoint of this run: {error}"
             ) from None
         torch.set_rng_state(checkpoint.torch_rng)
