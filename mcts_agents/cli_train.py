@@ -297,11 +297,7 @@ def train(args: argparse.Namespace) -> int:
         raise TorchNotInstalledError(f"mcts-agents train needs torch: {TORCH_HINT}") from None
     import torch
 
-    if args.device is not None:
-        try:
-            torch.device(args.device)
-        except RuntimeError as error:
-            raise InvalidOptionError(f"--device {args.device!r}: {error}") from None
+    az.resolve_device(args.device, "--device")  # before the run's folder is made
     torch.set_num_threads(args.threads)
     out = Path(args.out)
     if out.exists() and not out.is_dir():

@@ -93,9 +93,10 @@ def open_model(path: str | os.PathLike[str], device: str | None = None) -> tuple
     ``device``: where the network runs (``None``: CUDA when available, else the CPU).
 
     Raises:
-        InvalidOptionError: no such path, or a folder that is not a training run.
+        InvalidOptionError: no such path, a folder that is not a training run, or a device
+            this machine lacks (``cuda`` without CUDA).
         TorchNotInstalledError: torch (or sb3-contrib for a ``.zip``) is not installed.
-        CheckpointError: a file that is not a model of ours.
+        ModelFileError: a file that is not a model or is damaged (a ``CheckpointError``).
     """
     if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
         raise InvalidOptionError(f"model must be a path ({MODEL_FORMS}), got {path!r}")
@@ -116,16 +117,14 @@ def open_model(path: str | os.PathLike[str], device: str | None = None) -> tuple
             f"model folder {str(path)!r} holds no best.pt; expected {MODEL_FORMS}"
         )
     try:
-        from mcts_agents.az import TorchEvaluator, load_model
+        from mcts_agents.az import TorchEvaluator, load_model, resolve_device
     except TorchNotInstalledError:
         raise TorchNotInstalledError(
             f"model {str(path)!r} is a network of mcts_agents.az, which needs torch: {TORCH_HINT}"
         ) from None
+    resolve_device(device)  # before the file is read
     model = load_model(target)
-    try:
-        evaluator = TorchEvaluator(model.net, device)
-    except RuntimeError as error:  # a device torch does not know or cannot use
-        raise InvalidOptionError(f"device {device!r}: {error}") from None
+    evaluator = TorchEvaluator(model.net, device)
     net = model.net
     return evaluator, ModelInfo(str(path), model.game, net.observation_shape, net.num_actions)
 

@@ -53,7 +53,7 @@ from mcts_agents.az.checkpoint import (
     save_checkpoint,
     save_net,
 )
-from mcts_agents.az.evaluator import TorchEvaluator, default_device
+from mcts_agents.az.evaluator import TorchEvaluator, resolve_device
 from mcts_agents.az.net import build_net
 from mcts_agents.az.run_config import RunConfig
 from mcts_agents.az.trainer import Trainer
@@ -443,7 +443,8 @@ def train(
         address: the Ray cluster for ``backend="ray"`` (``None``: a new local instance).
 
     Raises:
-        InvalidOptionError: neither ``steps`` nor ``minutes``, or a bad value.
+        InvalidOptionError: neither ``steps`` nor ``minutes``, a bad value, or a ``device``
+            this machine lacks (``cuda`` without CUDA).
         CheckpointError: a folder that is not a run, or a run of another game or config.
         RayNotInstalledError: ``backend="ray"`` without Ray.
     """
@@ -462,9 +463,10 @@ def train(
         raise InvalidOptionError(f"minutes must be a positive number or None, got {minutes!r}")
     if config is not None and not isinstance(config, RunConfig):
         raise InvalidOptionError(f"config must be a RunConfig or None, got {config!r}")
+    where = resolve_device(device)
     out = Path(out_dir)
     config, resumed = _run_config(out, game, config)
-    run = _Run(game, out, config, default_device() if device is None else torch.device(device))
+    run = _Run(game, out, config, where)
     if resumed:
         run.resume()
     else:  # a first iteration cut short before its checkpoint may have left a metrics line

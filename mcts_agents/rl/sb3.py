@@ -144,6 +144,10 @@ def load_sb3(path: str | os.PathLike[str], device: str | None = None) -> SB3Eval
         raise TorchNotInstalledError(
             f"model {str(path)!r} is a Stable-Baselines3 model, which needs sb3-contrib: {RL_HINT}"
         ) from None
+    if device is not None:
+        from mcts_agents.az.evaluator import resolve_device
+
+        resolve_device(device)  # SB3 itself falls back to the CPU without a word
     try:
         model = MaskablePPO.load(str(path), device="auto" if device is None else device)
     except Exception as error:  # someone else's loader: any failure is a bad file
