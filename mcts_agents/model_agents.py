@@ -98,8 +98,8 @@ def open_model(
     ``threads``: torch's CPU threads, set for the whole process (``torch.set_num_threads``)
     when the model is opened; ``None`` leaves torch's setting. The default, 1, is what the
     ``az:`` and ``policy:`` specs (``play``, ``arena``, ``serve``) use: a search evaluates
-    one small batch at a time, and torch's default (a thread per core, spinning) made a move
-    hundreds of times slower on a busy machine (1.22 s against 0.005 s).
+    one small batch at a time, and torch's default (a thread per core, spinning) can make a
+    move hundreds of times slower on a busy machine.
 
     A model file is code to trust like any other: open only files you trust. Files of
     ``mcts_agents.az`` are checked (the archive's CRCs, the weights' keys, shapes and dtypes)
