@@ -25,6 +25,8 @@ from typing import Any
 from mcts_agents.adapters import game_from_env
 from mcts_agents.errors import InvalidOptionError, TorchNotInstalledError
 from mcts_agents.model_agents import TORCH_HINT
+from mcts_agents.process_pool import MAX_WORKERS
+from mcts_agents.selfplay import require_perfect_information
 from mcts_agents.specs import parse_env_spec
 
 __all__ = ["add_train_parser", "train"]
@@ -81,7 +83,8 @@ def _cap(text: str) -> tuple[float, int]:
 
 
 def add_train_parser(commands: Any, int_type: Any) -> None:
-    """Add the ``train`` subcommand to ``commands`` (``int_type(low)``: an argparse int type)."""
+    """Add the ``train`` subcommand to ``commands`` (``int_type(low, high=None)``: an argparse
+    int type)."""
     parser = commands.add_parser(
         "train",
         help="train an AlphaZero network by self-play (needs torch)",
@@ -99,7 +102,11 @@ def add_train_parser(commands: Any, int_type: Any) -> None:
     )
     run = parser.add_argument_group("run settings (stored with the run)")
     run.add_argument("--seed", type=int_type(0), help="seed of the run (default 0)")
-    run.add_argument("--workers", type=int_type(1), help="self-play processes (default 1)")
+    run.add_argument(
+        "--workers",
+        type=int_type(1, MAX_WORKERS),
+        help=f"self-play processes (default 1, at most {MAX_WORKERS})",
+    )
     run.add_argument("--simulations", type=int_type(1), help="simulations per self-play move")
     run.add_argument("--search-batch", type=int_type(1), help="leaves per network call")
     run.add_argument("--games", type=int_type(1), help="self-play games per iteration")
@@ -291,17 +298,14 @@ def train(args: argparse.Namespace) -> int:
     env = spec()
     env.reset(seed=0)
     game, _ = game_from_env(env)
+    require_perfect_information(game, "mcts-agents train (AlphaZero)")
     try:
         from mcts_agents import az
     except TorchNotInstalledError:
         raise TorchNotInstalledError(f"mcts-agents train needs torch: {TORCH_HINT}") from None
     import torch
 
-    if args.device is not None:
-        try:
-            torch.device(args.device)
-        except RuntimeError as error:
-            raise InvalidOptionError(f"--device {args.device!r}: {error}") from None
+    az.resolve_device(args.device, "--device")  # before the run's folder is made
     torch.set_num_threads(args.threads)
     out = Path(args.out)
     if out.exists() and not out.is_dir():

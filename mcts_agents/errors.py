@@ -23,6 +23,8 @@ exception                  base             raised for
 ``EmptyBufferError``       ``ValueError``   sampling a replay buffer that holds no position
 ``CheckpointError``        ``ValueError``   a checkpoint or training run folder that is not one,
                                             is damaged, or was made for another game or config
+``ModelFileError``         ``ValueError``   a model file that is not one or is damaged (a
+                                            ``CheckpointError``)
 ``CloneError``             ``TypeError``    an env that cannot be cloned faithfully
 ``UnpicklableGameError``   ``TypeError``    a game that cannot be sent to worker processes
 ``SpecError``              ``ValueError``   a bad agent or env spec string
@@ -161,3 +163,13 @@ __all__ = [
     "WebNotInstalledError",
     "WorkerError",
 ]
+
+
+class ModelFileError(CheckpointError):
+    """A model file (``az:``/``policy:`` model, ``load_model``, ``load_checkpoint``, a
+    Stable-Baselines3 ``.zip``) that is not one or is damaged: not an archive, truncated, a
+    member whose CRC is wrong, or contents of the wrong keys, shapes or types, or not finite.
+    The message names the file and what is wrong. (A ``CheckpointError``, so a ``ValueError``.)"""
+
+
+__all__ += ["ModelFileError"]

@@ -31,7 +31,7 @@ from mcts_agents.evaluators import check_batch_game, is_batch_evaluator
 from mcts_agents.mcts import MCTS
 from mcts_agents.ratings import wilson_interval
 from mcts_agents.seeding import derive_seed
-from mcts_agents.selfplay import TemperatureSchedule
+from mcts_agents.selfplay import TemperatureSchedule, require_perfect_information
 from mcts_agents.targets import select_move
 
 __all__ = ["DEFAULT_GATE_CONFIG", "DEFAULT_OPENING", "GateResult", "against_mcts", "gate"]
@@ -108,6 +108,7 @@ def _side_config(config: SearchConfig, evaluator: Any, batch_size: int) -> Searc
 def _check_options(
     game: Any, candidate: Any, best: Any, games: Any, simulations: Any, seed: Any, threshold: Any
 ) -> None:
+    require_perfect_information(game, "the gate")
     for name, evaluator in (("candidate", candidate), ("best", best)):
         if not is_batch_evaluator(evaluator):
             raise InvalidOptionError(

@@ -12,7 +12,9 @@ with a ``CheckpointError`` naming both (instead of playing garbage, or failing o
 in the network).
 
 Nothing here imports torch or Stable-Baselines3; ``open_model`` imports them when it opens a
-file that needs them (``TorchNotInstalledError`` naming the ``az`` extra without torch).
+file that needs them (``TorchNotInstalledError`` naming the ``az`` extra without torch), and
+sets torch to one CPU thread (its ``threads``: a search's small batches gain nothing from
+more, and torch's spinning threads slow every move on a busy machine).
 """
 
 from __future__ import annotations
@@ -84,18 +86,31 @@ class ModelInfo:
             )
 
 
-def open_model(path: str | os.PathLike[str], device: str | None = None) -> tuple[Any, ModelInfo]:
+def open_model(
+    path: str | os.PathLike[str], device: str | None = None, threads: int | None = 1
+) -> tuple[Any, ModelInfo]:
     """The batch evaluator of the model at ``path`` and what game it was made for.
 
     ``path``: a training run's folder (its ``best.pt``) or a file of ``mcts_agents.az``
     (``save_net``'s network or a checkpoint), read into a ``TorchEvaluator``; or a
     Stable-Baselines3 ``.zip`` (sb3-contrib's ``MaskablePPO``), read into an ``SB3Evaluator``.
     ``device``: where the network runs (``None``: CUDA when available, else the CPU).
+    ``threads``: torch's CPU threads, set for the whole process (``torch.set_num_threads``)
+    when the model is opened; ``None`` leaves torch's setting. The default, 1, is what the
+    ``az:`` and ``policy:`` specs (``play``, ``arena``, ``serve``) use: a search evaluates
+    one small batch at a time, and torch's default (a thread per core, spinning) can make a
+    move hundreds of times slower on a busy machine.
+
+    A model file is code to trust like any other: open only files you trust. Files of
+    ``mcts_agents.az`` are checked (the archive's CRCs, the weights' keys, shapes and dtypes)
+    and read with ``torch.load(weights_only=True)``; a Stable-Baselines3 ``.zip`` is read
+    without unpickling the objects SB3 lets a caller give instead (``load_sb3``).
 
     Raises:
-        InvalidOptionError: no such path, or a folder that is not a training run.
+        InvalidOptionError: no such path, a folder that is not a training run, or a device
+            this machine lacks (``cuda`` without CUDA).
         TorchNotInstalledError: torch (or sb3-contrib for a ``.zip``) is not installed.
-        CheckpointError: a file that is not a model of ours.
+        ModelFileError: a file that is not a model or is damaged (a ``CheckpointError``).
     """
     if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
         raise InvalidOptionError(f"model must be a path ({MODEL_FORMS}), got {path!r}")
@@ -106,28 +121,40 @@ def open_model(path: str | os.PathLike[str], device: str | None = None) -> tuple
         raise InvalidOptionError(
             f"device must be a torch device name such as 'cpu', got {device!r}"
         )
+    if threads is not None and (
+        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
+    ):
+        raise InvalidOptionError(f"threads must be an int >= 1 or None, got {threads!r}")
     if target.is_file() and target.suffix == ".zip":
         from mcts_agents.rl.sb3 import load_sb3
 
         sb3 = load_sb3(target, device)
+        _set_threads(threads)
         return sb3, ModelInfo(str(path), None, sb3.observation_shape, sb3.num_actions)
     if target.is_dir() and not (target / "best.pt").is_file():
         raise InvalidOptionError(
             f"model folder {str(path)!r} holds no best.pt; expected {MODEL_FORMS}"
         )
     try:
-        from mcts_agents.az import TorchEvaluator, load_model
+        from mcts_agents.az import TorchEvaluator, load_model, resolve_device
     except TorchNotInstalledError:
         raise TorchNotInstalledError(
             f"model {str(path)!r} is a network of mcts_agents.az, which needs torch: {TORCH_HINT}"
         ) from None
+    resolve_device(device)  # before the file is read
     model = load_model(target)
-    try:
-        evaluator = TorchEvaluator(model.net, device)
-    except RuntimeError as error:  # a device torch does not know or cannot use
-        raise InvalidOptionError(f"device {device!r}: {error}") from None
+    evaluator = TorchEvaluator(model.net, device)
+    _set_threads(threads)
     net = model.net
     return evaluator, ModelInfo(str(path), model.game, net.observation_shape, net.num_actions)
+
+
+def _set_threads(threads: int | None) -> None:
+    """torch's CPU threads for this process (called once torch is known to be there)."""
+    if threads is not None:
+        import torch
+
+        torch.set_num_threads(threads)
 
 
 def _checked(evaluator: Any) -> Any:

@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 from mcts_agents.config import Budget, SearchConfig
-from mcts_agents.errors import InvalidOptionError
+from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.evaluators import check_batch_game, evaluator_name, is_batch_evaluator
 from mcts_agents.factory import make_searcher
-from mcts_agents.game import return_normalizer
+from mcts_agents.game import is_perfect_information, return_normalizer
 from mcts_agents.mcts import MCTS
 from mcts_agents.result import SearchResult
 from mcts_agents.seeding import derive_seed
@@ -46,8 +46,24 @@ __all__ = [
     "TemperatureSchedule",
     "play_selfplay_game",
     "play_teacher_game",
+    "require_perfect_information",
     "wants_to_resign",
 ]
+
+
+def require_perfect_information(game: Any, what: str) -> None:
+    """``InvalidStateError`` for a game with hidden information (``perfect_information`` is
+    False): self-play, the teacher and the gate search the true state with the perfect-
+    information search (``MCTS``), which would read what the player to move cannot see (the
+    opponent's cards or stones) and learn from it."""
+    if not is_perfect_information(game):
+        raise InvalidStateError(
+            f"{what} plays perfect-information games only; {game!r} has hidden information "
+            "(perfect_information is False), and its search would read the true hidden state "
+            "that the player to move cannot see. Play such games with an information-set "
+            "search (ismcts, pimc)"
+        )
+
 
 #: ``play_selfplay_game``'s search when none is given: PUCT with AlphaZero's root noise.
 DEFAULT_SELFPLAY_CONFIG = SearchConfig(selection="puct", root_noise=(0.3, 0.25))
@@ -239,7 +255,9 @@ def play_selfplay_game(
 
     Raises:
         InvalidOptionError: a bad option, named with its value and what was expected.
+        InvalidStateError: a game with hidden information (``require_perfect_information``).
     """
+    require_perfect_information(game, "self-play")
     if not is_batch_evaluator(evaluator):
         raise InvalidOptionError(
             f"self-play needs a batch evaluator (an object with evaluate_batch(observations, "
@@ -288,7 +306,9 @@ def play_teacher_game(
 
     Raises:
         InvalidOptionError: a bad option, named with its value and what was expected.
+        InvalidStateError: a game with hidden information (``require_perfect_information``).
     """
+    require_perfect_information(game, "the teacher's self-play")
     config = SearchConfig() if config is None else config
     if not isinstance(config, SearchConfig) or config.evaluator is not None:
         raise InvalidOptionError(

@@ -13,15 +13,13 @@ import multiprocessing
 import os
 import pickle
 import signal
-import sys
-import threading
-import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from mcts_agents.arena.games import GameTask, Record, run_game
 from mcts_agents.errors import WorkerError
+from mcts_agents.process_pool import exit_with_parent
 from mcts_agents.ray_cluster import RAY_CONNECT_SECONDS, ray_session
 
 __all__ = ["BACKENDS", "RAY_CONNECT_SECONDS", "check_picklable", "game_records", "ray_session"]
@@ -32,48 +30,20 @@ logger = logging.getLogger(__name__)
 BACKENDS = ("process", "ray")
 
 
-#: How often a pool worker checks that its parent process is alive (seconds).
-WATCH_SECONDS = 0.2
 #: In a pool worker: where it reports its pid when it starts, and each game it begins.
 _messages: Any = None
 
 
 def _worker_start(messages: Any, parent: int) -> None:
     """A pool worker's first act: leave Ctrl-C to the parent (which records what finished and
-    stops the workers), watch the parent, and tell it this worker's pid, so that it can stop
-    this worker at once and say which game a dead worker was playing."""
+    stops the workers), end with the parent (``process_pool.exit_with_parent``: a pool worker
+    never outlives the arena), and tell it this worker's pid, so that it can stop this worker
+    at once and say which game a dead worker was playing."""
     global _messages
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _messages = messages
-    _exit_with_parent(parent)
+    exit_with_parent(parent)
     messages.put((os.getpid(), None))
-
-
-def _exit_with_parent(parent: int) -> None:
-    """End this worker at once when its parent process is gone (SIGKILL, SIGTERM, a crash):
-    a daemon thread waits on the parent's sentinel (a pipe that closes, or a process handle on
-    Windows) and checks that ``os.getppid()`` is still ``parent``; on Linux the kernel also
-    sends SIGKILL when the parent dies (``PR_SET_PDEATHSIG``: no wait for a search that holds
-    the GIL). A pool worker never outlives the arena, and with the workers gone
-    multiprocessing's resource tracker ends too."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(Exception):  # the thread below still watches
-            import ctypes
-
-            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
-    sentinel = multiprocessing.parent_process()
-
-    def watch() -> None:
-        while sentinel is None or sentinel.is_alive():
-            if sys.platform != "win32" and os.getppid() != parent:
-                break
-            if sentinel is None:
-                time.sleep(WATCH_SECONDS)
-            else:
-                sentinel.join(WATCH_SECONDS)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="mcts-agents-parent-watch", daemon=True).start()
 
 
 def _play(task: GameTask) -> Record:

@@ -36,7 +36,7 @@ from mcts_agents.az.checkpoint import (
     save_checkpoint,
     save_net,
 )
-from mcts_agents.az.evaluator import TorchEvaluator, default_device
+from mcts_agents.az.evaluator import TorchEvaluator, default_device, resolve_device
 from mcts_agents.az.loop import RunConfig, RunSummary, train
 from mcts_agents.az.net import NetConfig, PolicyValueNet, build_net
 from mcts_agents.az.trainer import Losses, TrainConfig, Trainer, loss_terms
@@ -59,6 +59,7 @@ __all__ = [
     "load_model",
     "load_net",
     "loss_terms",
+    "resolve_device",
     "save_checkpoint",
     "save_net",
     "train",

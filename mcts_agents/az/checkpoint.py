@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import tempfile
+import zipfile
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,12 +33,13 @@ import torch
 
 from mcts_agents.az.net import PolicyValueNet
 from mcts_agents.az.trainer import TrainConfig, Trainer
-from mcts_agents.errors import CheckpointError, InvalidOptionError
+from mcts_agents.errors import CheckpointError, InvalidOptionError, ModelFileError
 
 __all__ = [
     "BEST_NET",
     "Checkpoint",
     "Model",
+    "check_weights",
     "load_checkpoint",
     "load_model",
     "load_net",
@@ -90,33 +91,113 @@ def _atomic_save(content: dict[str, Any], path: str | os.PathLike[str]) -> None:
         raise
 
 
+def _check_archive(target: Path, kind: str) -> None:
+    """``ModelFileError`` unless ``target`` is a whole zip archive (``torch.save``'s format)
+    whose every member matches its CRC: torch itself reads a member with flipped bytes without
+    a word."""
+    try:
+        with zipfile.ZipFile(target) as archive:
+            damaged = archive.testzip()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as error:
+        raise ModelFileError(
+            f"{str(target)!r} is not a readable {kind} of mcts_agents.az: not a whole zip "
+            f"archive as torch.save writes (truncated, or another kind of file: {error})"
+        ) from None
+    if damaged is not None:
+        raise ModelFileError(
+            f"{str(target)!r} is damaged: its member {damaged!r} fails the archive's CRC check "
+            "(the file was changed after it was written)"
+        )
+
+
+def _check_finite(content: Any, target: Path, where: str = "") -> None:
+    """``ModelFileError`` at the first floating-point tensor of ``content`` (nested dicts and
+    lists) that holds a NaN or an infinity."""
+    if isinstance(content, torch.Tensor):
+        if content.is_floating_point() and not bool(torch.isfinite(content).all()):
+            raise ModelFileError(
+                f"{str(target)!r} holds a tensor that is not finite (NaN or infinity) at "
+                f"{where or 'the top'}"
+            )
+    elif isinstance(content, dict):
+        for key, value in content.items():
+            _check_finite(value, target, f"{where}/{key}")
+    elif isinstance(content, (list, tuple)):
+        for index, value in enumerate(content):
+            _check_finite(value, target, f"{where}/{index}")
+
+
 def _read(path: str | os.PathLike[str], kind: str) -> dict[str, Any]:
     target = Path(path)
     if not target.is_file():
         raise CheckpointError(f"no {kind} file at {str(target)!r}")
+    _check_archive(target, kind)
     try:
         content = torch.load(target, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as error:
-        raise CheckpointError(
-            f"{str(target)!r} is not a readable {kind} of mcts_agents.az ({error})"
+    except Exception as error:  # torch's reader: any failure is a bad file
+        raise ModelFileError(
+            f"{str(target)!r} is not a readable {kind} of mcts_agents.az "
+            f"({type(error).__name__}: {error})"
         ) from None
     if not isinstance(content, dict) or content.get("format") != FORMAT:
-        raise CheckpointError(f"{str(target)!r} is not a {kind} of mcts_agents.az")
+        raise ModelFileError(f"{str(target)!r} is not a {kind} of mcts_agents.az")
     if content.get("version") != VERSION:
-        raise CheckpointError(
+        raise ModelFileError(
             f"{str(target)!r} has format version {content.get('version')!r}; this library reads "
             f"version {VERSION}"
         )
+    _check_finite(content, target)
     return content
 
 
-def _net_of(spec_text: str, weights: dict[str, torch.Tensor], path: Any) -> PolicyValueNet:
+def check_weights(weights: Any, net: torch.nn.Module, path: Any, what: str = "network") -> None:
+    """``ModelFileError`` unless ``weights`` is a state dict of ``net``'s exact keys, shapes
+    and dtypes (``load_state_dict`` converts dtypes silently and builds nothing it lacks)."""
+    source = str(path)
+    if not isinstance(weights, dict):
+        raise ModelFileError(f"the {what} in {source!r} has no weights (got {type(weights)})")
+    expected = net.state_dict()
+    missing = sorted(set(expected) - set(weights))
+    unexpected = sorted(str(k) for k in set(weights) - set(expected))
+    if missing or unexpected:
+        raise ModelFileError(
+            f"the {what} in {source!r} does not match its shape: missing weights {missing}, "
+            f"unexpected {unexpected}"
+        )
+    for name, tensor in expected.items():
+        given = weights[name]
+        if not isinstance(given, torch.Tensor):
+            raise ModelFileError(f"the {what}'s weight {name!r} in {source!r} is not a tensor")
+        if given.shape != tensor.shape or given.dtype != tensor.dtype:
+            raise ModelFileError(
+                f"the {what}'s weight {name!r} in {source!r} is {given.dtype} "
+                f"{tuple(given.shape)}; the network needs {tensor.dtype} {tuple(tensor.shape)}"
+            )
+
+
+def _net_of(spec_text: Any, weights: Any, path: Any) -> PolicyValueNet:
     try:
-        net = PolicyValueNet.from_spec(json.loads(spec_text))
+        spec = json.loads(spec_text)
+        with torch.device("meta"):  # the spec's shapes, without allocating what it claims
+            shaped = PolicyValueNet.from_spec(spec)
+        check_weights(weights, shaped, path)
+        net = PolicyValueNet.from_spec(spec)
         net.load_state_dict(weights)
-    except (InvalidOptionError, RuntimeError, json.JSONDecodeError) as error:
-        raise CheckpointError(f"the network in {str(path)!r} cannot be rebuilt: {error}") from None
+    except (InvalidOptionError, RuntimeError, TypeError, ValueError) as error:
+        if isinstance(error, ModelFileError):
+            raise
+        raise ModelFileError(f"the network in {str(path)!r} cannot be rebuilt: {error}") from None
     return net
+
+
+def _field(content: dict[str, Any], key: str, kind: type, path: Any) -> Any:
+    """``content[key]``, which must be a ``kind``; else ``ModelFileError``."""
+    value = content.get(key)
+    if not isinstance(value, kind):
+        raise ModelFileError(
+            f"{str(path)!r} is damaged: its {key!r} is {type(value).__name__}, not {kind.__name__}"
+        )
+    return value
 
 
 def _game_text(game: Any) -> str | None:
@@ -147,19 +228,21 @@ def load_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
     """Read a checkpoint written by ``save_checkpoint``: the trainer restored on the CPU.
 
     Raises:
-        CheckpointError: no such file, not a checkpoint, or one that cannot be rebuilt.
+        CheckpointError: no such file, or a network's file instead of a checkpoint.
+        ModelFileError: not a checkpoint, or a damaged one (see ``load_model``).
     """
     content = _read(path, "checkpoint")
     if content.get("kind") != "checkpoint":
         raise CheckpointError(f"{str(path)!r} holds a network, not a training checkpoint")
-    state = content["trainer"]
-    net = _net_of(content["net"], state["net"], path)
+    state = _field(content, "trainer", dict, path)
+    net = _net_of(content.get("net"), state.get("net"), path)
+    torch_rng = _field(content, "torch_rng", torch.Tensor, path)
     try:
         trainer = Trainer(net, TrainConfig(**json.loads(state["config"])))
         trainer.load_state_dict(state)
-    except (InvalidOptionError, TypeError, KeyError, ValueError) as error:
-        raise CheckpointError(f"the trainer in {str(path)!r} cannot be restored: {error}") from None
-    return Checkpoint(trainer, content["torch_rng"], content["extra"])
+    except (InvalidOptionError, TypeError, KeyError, ValueError, RuntimeError) as error:
+        raise ModelFileError(f"the trainer in {str(path)!r} cannot be restored: {error}") from None
+    return Checkpoint(trainer, torch_rng, content.get("extra"))
 
 
 def save_net(path: str | os.PathLike[str], net: PolicyValueNet, game: Any = None) -> None:
@@ -199,8 +282,15 @@ def load_model(path: str | os.PathLike[str]) -> Model:
     """The network in ``path`` (a file of ``save_net``, a checkpoint's network, or the best
     network of a training run's folder) and the game it was trained for.
 
+    The file must be a whole zip archive whose members match their CRCs, read with
+    ``torch.load(weights_only=True)`` (no code runs), with this library's format and version,
+    weights of exactly the keys, shapes and dtypes its network spec needs, and only finite
+    floating-point tensors. A model file is code all the same: load only files you trust.
+
     Raises:
-        CheckpointError: nothing of the kind at ``path``.
+        CheckpointError: no file at ``path``.
+        ModelFileError: a file that is not a model of ours, or a damaged one (the message
+            names the file and what is wrong).
     """
     target = Path(path)
     folder = target if target.is_dir() else None
@@ -208,9 +298,10 @@ def load_model(path: str | os.PathLike[str]) -> Model:
         target = target / BEST_NET
     content = _read(target, "network")
     if content.get("kind") == "checkpoint":
-        net = _net_of(content["net"], content["trainer"]["net"], target)
+        weights = _field(content, "trainer", dict, target).get("net")
     else:
-        net = _net_of(content["net"], content["weights"], target)
+        weights = content.get("weights")
+    net = _net_of(content.get("net"), weights, target)
     game = content.get("game")
     if game is None and folder is not None:  # a best.pt written without its game
         with suppress(OSError, ValueError, AttributeError):

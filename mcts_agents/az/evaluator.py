@@ -19,7 +19,10 @@ from mcts_agents.az.net import PolicyValueNet
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.evaluators import check_batch_inputs
 
-__all__ = ["TorchEvaluator", "default_device"]
+__all__ = ["TorchEvaluator", "default_device", "resolve_device"]
+
+#: The device types a network may be put on.
+DEVICE_TYPES = ("cpu", "cuda", "mps")
 
 
 def default_device() -> torch.device:
@@ -27,8 +30,53 @@ def default_device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
+def resolve_device(device: Any, option: str = "device") -> torch.device:
+    """``device`` (``None``: ``default_device()``) as a ``torch.device`` that this machine has.
+
+    Raises:
+        InvalidOptionError: a name torch does not know, a type other than ``DEVICE_TYPES``,
+            CUDA (or MPS) where torch cannot use it, or a GPU index past the last GPU; the
+            message names ``option`` and the value.
+    """
+    if device is None:
+        return default_device()
+    if not isinstance(device, (str, torch.device)):
+        raise InvalidOptionError(
+            f"{option} must be a torch device name such as 'cpu' or 'cuda', got {device!r}"
+        )
+    try:
+        resolved = torch.device(device)
+    except (RuntimeError, ValueError) as error:
+        raise InvalidOptionError(f"{option} {str(device)!r}: {error}") from None
+    if resolved.type not in DEVICE_TYPES:
+        raise InvalidOptionError(
+            f"{option} {str(device)!r}: expected one of {', '.join(DEVICE_TYPES)} (with an "
+            "index for a GPU: cuda:1)"
+        )
+    if resolved.type == "cuda":
+        if not torch.cuda.is_available():
+            why = "torch was built without CUDA" if torch.version.cuda is None else "no GPU found"
+            raise InvalidOptionError(
+                f"{option} {str(device)!r}: CUDA is not available on this machine ({why}, "
+                f"torch {torch.__version__}); use {option} cpu"
+            )
+        count = torch.cuda.device_count()
+        if resolved.index is not None and resolved.index >= count:
+            raise InvalidOptionError(
+                f"{option} {str(device)!r}: this machine has {count} CUDA device"
+                f"{'s' if count != 1 else ''} (cuda:0 to cuda:{count - 1})"
+            )
+    if resolved.type == "mps" and not torch.backends.mps.is_available():
+        raise InvalidOptionError(
+            f"{option} {str(device)!r}: MPS (Apple's GPU) is not available on this machine; "
+            f"use {option} cpu"
+        )
+    return resolved
+
+
 class TorchEvaluator:
-    """A batch evaluator over ``net``, which it moves to ``device``.
+    """A batch evaluator over ``net``, which it moves to ``device`` (``None``: CUDA when
+    available, else the CPU; a device this machine lacks raises ``InvalidOptionError``).
 
     Attributes:
         net: the network (evaluated in eval mode; its mode is set at every call, so the same
@@ -41,7 +89,7 @@ class TorchEvaluator:
             raise InvalidOptionError(
                 f"TorchEvaluator needs a PolicyValueNet (mcts_agents.az.build_net), got {net!r}"
             )
-        self.device = default_device() if device is None else torch.device(device)
+        self.device = resolve_device(device)
         self.net = net.to(self.device)
         self.__qualname__ = f"TorchEvaluator({self.device})"
 

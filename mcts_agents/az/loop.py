@@ -6,8 +6,9 @@ iterations):
 
 1. ``games_per_iteration`` self-play games (``selfplay.play_selfplay_game``, PUCT with root
    noise, ``simulations`` per move, ``search_batch`` leaves per network call) with the best
-   network, seeded ``derive_seed(seed, 0, iteration, game)``, in ``workers`` processes, as
-   Ray tasks (``backend="ray"``), or here; their full-search positions go to the replay
+   network, seeded ``derive_seed(seed, 0, iteration, game)``, in ``workers`` processes
+   (``az.pools``: bounded, ending with the process that trains), as Ray tasks
+   (``backend="ray"``), or here; their full-search positions go to the replay
    buffer (sampled with the game's symmetries when ``augment``);
 2. ``steps_per_iteration`` training steps of the candidate network (``Trainer``);
 3. every ``gate_every`` iterations, the gate (``mcts_agents.gate``): the candidate plays
@@ -34,7 +35,6 @@ import copy
 import json
 import logging
 import math
-import multiprocessing
 import os
 import time
 from collections.abc import Callable
@@ -45,19 +45,31 @@ from typing import Any
 import numpy as np
 import torch
 
-from mcts_agents.az.checkpoint import BEST_NET, RUN_FILE, load_checkpoint, save_checkpoint, save_net
-from mcts_agents.az.evaluator import TorchEvaluator, default_device
+from mcts_agents.az.checkpoint import (
+    BEST_NET,
+    RUN_FILE,
+    check_weights,
+    load_checkpoint,
+    save_checkpoint,
+    save_net,
+)
+from mcts_agents.az.evaluator import TorchEvaluator, resolve_device
 from mcts_agents.az.net import build_net
+from mcts_agents.az.pools import open_pool
 from mcts_agents.az.run_config import RunConfig
 from mcts_agents.az.trainer import Trainer
 from mcts_agents.config import SearchConfig
-from mcts_agents.errors import CheckpointError, InvalidOptionError
+from mcts_agents.errors import CheckpointError, InvalidOptionError, ModelFileError
 from mcts_agents.gate import against_mcts, gate
 from mcts_agents.ratings import elo_from_rate
-from mcts_agents.ray_cluster import ray_session
 from mcts_agents.replay import ReplayBuffer
 from mcts_agents.seeding import derive_seed
-from mcts_agents.selfplay import GameRecord, play_selfplay_game, play_teacher_game
+from mcts_agents.selfplay import (
+    GameRecord,
+    play_selfplay_game,
+    play_teacher_game,
+    require_perfect_information,
+)
 from mcts_agents.symmetries import symmetries
 
 __all__ = ["CHECKPOINT", "METRICS", "NETS", "RUN_FILE", "RunConfig", "RunSummary", "train"]
@@ -123,34 +135,6 @@ def _teacher_task(task: tuple[Any, Any, RunConfig, int]) -> GameRecord:
     return play_teacher_game(game, config.teacher_simulations, config.temperature, seed)
 
 
-def _init_worker() -> None:
-    torch.set_num_threads(1)  # one process per core; torch's own threads would fight them
-
-
-def _on_one_thread(task: tuple[Callable[[Any], Any], Any]) -> Any:
-    """A Ray task: ``function(argument)`` with torch on one thread (a task per CPU)."""
-    function, argument = task
-    _init_worker()
-    return function(argument)
-
-
-class _RayPool:
-    """``map`` over Ray tasks (one CPU each), in order: the worker pool of ``backend="ray"``."""
-
-    def __init__(self, ray: Any) -> None:
-        self.ray = ray
-        self.remote = ray.remote(num_cpus=1)(_on_one_thread)
-
-    def map(self, function: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
-        refs = [self.remote.remote((function, task)) for task in tasks]
-        try:
-            return list(self.ray.get(refs))
-        except BaseException:
-            for ref in refs:
-                self.ray.cancel(ref, force=True)
-            raise
-
-
 def _tensors(state: dict[str, Any]) -> dict[str, Any]:
     """Numpy arrays of a buffer state as tensors (what ``weights_only`` loads read)."""
     return {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in state.items()}
@@ -194,13 +178,16 @@ class _Run:
         extra = checkpoint.extra
         try:
             self.trainer.load_state_dict(checkpoint.trainer.state_dict())
+            check_weights(extra["best"], self.best, self.out / CHECKPOINT, "best network")
             self.best.load_state_dict(extra["best"])
             self.buffer.load_state_dict(_arrays(extra["buffer"]))
             self.iteration = int(extra["iteration"])
             self.promotions = int(extra["promotions"])
             self.seconds = float(extra["seconds"])
-        except (KeyError, TypeError, RuntimeError, InvalidOptionError) as error:
-            raise CheckpointError(
+        except ModelFileError:
+            raise
+        except (KeyError, TypeError, AttributeError, RuntimeError, ValueError) as error:
+            raise ModelFileError(
                 f"{str(self.out / CHECKPOINT)!r} is not a checkpoint of this run: {error}"
             ) from None
         torch.set_rng_state(checkpoint.torch_rng)
@@ -418,7 +405,8 @@ def train(
     module).
 
     Args:
-        game: a rules core with ``(H, W, C)`` observations, two players, no chance nodes.
+        game: a rules core with ``(H, W, C)`` observations, two players, no chance nodes,
+            perfect information (self-play and the gate search the true state).
         out_dir: the run's folder: new (or empty), or one a previous call wrote.
         config: the run's settings (``None``: ``RunConfig()`` for a new run, the stored
             settings for a resumed one; given for a resumed run, they must equal the stored).
@@ -433,10 +421,13 @@ def train(
         address: the Ray cluster for ``backend="ray"`` (``None``: a new local instance).
 
     Raises:
-        InvalidOptionError: neither ``steps`` nor ``minutes``, or a bad value.
+        InvalidOptionError: neither ``steps`` nor ``minutes``, a bad value, or a ``device``
+            this machine lacks (``cuda`` without CUDA).
         CheckpointError: a folder that is not a run, or a run of another game or config.
         RayNotInstalledError: ``backend="ray"`` without Ray.
+        InvalidStateError: a game with hidden information (``perfect_information`` False).
     """
+    require_perfect_information(game, "AlphaZero's training loop")
     if backend not in ("process", "ray"):
         raise InvalidOptionError(f"backend must be 'process' or 'ray', got {backend!r}")
     if steps is None and minutes is None:
@@ -452,9 +443,10 @@ def train(
         raise InvalidOptionError(f"minutes must be a positive number or None, got {minutes!r}")
     if config is not None and not isinstance(config, RunConfig):
         raise InvalidOptionError(f"config must be a RunConfig or None, got {config!r}")
+    where = resolve_device(device)
     out = Path(out_dir)
     config, resumed = _run_config(out, game, config)
-    run = _Run(game, out, config, default_device() if device is None else torch.device(device))
+    run = _Run(game, out, config, where)
     if resumed:
         run.resume()
     else:  # a first iteration cut short before its checkpoint may have left a metrics line
@@ -463,13 +455,7 @@ def train(
     deadline = None if minutes is None else time.monotonic() + 60.0 * minutes
     lines: list[dict[str, Any]] = []
     with contextlib.ExitStack() as stack:
-        pool: Any = None
-        if backend == "ray":
-            pool = _RayPool(stack.enter_context(ray_session(address)))
-        elif config.workers > 1:
-            pool = multiprocessing.get_context("spawn").Pool(config.workers, _init_worker)
-            stack.callback(pool.join)
-            stack.callback(pool.terminate)
+        pool = open_pool(stack, backend, address, config)
         while (steps is None or run.trainer.step < steps) and (
             deadline is None or time.monotonic() < deadline
         ):

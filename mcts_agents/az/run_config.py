@@ -10,6 +10,7 @@ from mcts_agents.az.net import NetConfig
 from mcts_agents.az.trainer import TrainConfig
 from mcts_agents.config import SearchConfig
 from mcts_agents.errors import InvalidOptionError
+from mcts_agents.process_pool import check_workers
 from mcts_agents.selfplay import PlayoutCap, Resign, TemperatureSchedule
 
 __all__ = ["RunConfig"]
@@ -42,7 +43,8 @@ class RunConfig:
         gate_simulations: simulations per gate move (``None``: ``simulations``).
         gate_threshold: the candidate's score needed to replace the best network.
         seed: seeds the network's initial weights, the trainer, self-play and the gates.
-        workers: self-play (and gate) processes (1: here).
+        workers: self-play (and gate) processes (1: here; at most
+            ``process_pool.MAX_WORKERS``, 256, and no more than an iteration's games use).
         playout_cap: playout-cap randomisation ``(full_probability, fast_simulations)``
             (``selfplay.PlayoutCap``): only the full searches' positions are trained on; or
             ``None``: every self-play move searches ``simulations``.
@@ -103,7 +105,7 @@ class RunConfig:
             _int(name, getattr(self, name), 1)
         for name in ("gate_every", "seed", "elo_games", "teacher_iterations"):
             _int(name, getattr(self, name), 0)
-        _int("workers", self.workers, 1)
+        check_workers(self.workers, "RunConfig's workers")
         if self.gate_every:
             _int("gate_games", self.gate_games, 2)
             if self.gate_games % 2:

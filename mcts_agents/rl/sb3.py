@@ -23,18 +23,26 @@ clipped to [-1, 1]. Policies trained briefly have poor value heads: the priors t
 search.
 
 Stable-Baselines3 and torch are imported only when a model is loaded or evaluated.
+
+``load_sb3`` reads a model file without unpickling anything in it (SB3 stores spaces, the
+policy class and schedules pickled; they are rebuilt from the file's readable fields and given
+to SB3 as its ``custom_objects``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import json
 import math
 import os
+import re
+import zipfile
 from typing import Any
 
 import numpy as np
 
-from mcts_agents.errors import InvalidOptionError, TorchNotInstalledError
+from mcts_agents.errors import InvalidOptionError, ModelFileError, TorchNotInstalledError
 from mcts_agents.evaluators import check_batch_inputs
 
 __all__ = ["SB3Evaluator", "load_sb3"]
@@ -130,13 +138,149 @@ class SB3Evaluator:
         )
 
 
+#: sb3-contrib's maskable policy classes a model file may name (read from its ``data``).
+POLICY_CLASSES = (
+    "MaskableActorCriticPolicy",
+    "MaskableActorCriticCnnPolicy",
+    "MaskableMultiInputActorCriticPolicy",
+)
+#: Training state SB3 saves (pickled when it is set: arrays, deques); prediction needs none.
+TRAINING_STATE = (
+    "_last_obs",
+    "_last_episode_starts",
+    "_last_original_obs",
+    "ep_info_buffer",
+    "ep_success_buffer",
+    "action_noise",
+)
+#: Training schedules SB3 pickles; prediction never calls them, so they are given as constants.
+SCHEDULES = ("learning_rate", "lr_schedule", "clip_range", "clip_range_vf")
+
+
+def _bad(path: Any, what: str) -> ModelFileError:
+    return ModelFileError(f"{str(path)!r} is not a MaskablePPO model we can read safely: {what}")
+
+
+def _stored(path: Any) -> dict[str, Any]:
+    """The model's ``data`` (JSON, read here), after the archive's CRCs are checked."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            damaged = archive.testzip()
+            if damaged is not None:
+                raise ModelFileError(
+                    f"{str(path)!r} is damaged: its member {damaged!r} fails the archive's CRC "
+                    "check (the file was changed after it was written)"
+                )
+            data = json.loads(archive.read("data"))
+    except (zipfile.BadZipFile, OSError, EOFError, KeyError, ValueError) as error:
+        if isinstance(error, ModelFileError):
+            raise
+        raise _bad(path, f"not a whole model archive of model.save ({error})") from None
+    if not isinstance(data, dict):
+        raise _bad(path, "its data is not a JSON object")
+    return data
+
+
+def _readable(data: dict[str, Any], key: str, path: Any) -> dict[str, Any]:
+    item = data.get(key)
+    if not isinstance(item, dict):
+        raise _bad(path, f"it has no {key}")
+    return item
+
+
+def _space_type(item: dict[str, Any]) -> str:
+    return str(item.get(":type:", "")).rpartition(".")[2].rstrip("'>")
+
+
+def _bounds(text: Any, dtype: Any, shape: tuple[int, ...], low: bool) -> Any:
+    """A Box bound from SB3's text of the array; a summarised one (``...``) is the dtype's
+    whole range (it only matters for images: uint8 in [0, 255])."""
+    if isinstance(text, str) and "..." not in text:
+        with contextlib.suppress(ValueError):
+            values = np.array(text.replace("[", " ").replace("]", " ").split(), dtype=float)
+            if values.size == int(np.prod(shape)):
+                return values.reshape(shape).astype(dtype)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return np.full(shape, info.min if low else info.max, dtype=dtype)
+    return np.full(shape, -np.inf if low else np.inf, dtype=dtype)
+
+
+def _custom_objects(data: dict[str, Any], path: Any) -> dict[str, Any]:
+    """What SB3 would unpickle from ``data`` (cloudpickle: code), rebuilt from its readable
+    fields instead: the policy class (one of sb3-contrib's), a Box observation space, a
+    Discrete action space; schedules as constants, training state as ``None``, small rollout
+    sizes (nothing is trained)."""
+    import gymnasium
+    from sb3_contrib.common.maskable import policies
+
+    objects: dict[str, Any] = {"n_steps": 1, "n_envs": 1, "batch_size": 1}
+    policy = _readable(data, "policy_class", path)
+    match = re.search(r"<function (\w+)\.__init__", str(policy.get("__init__", "")))
+    name = match.group(1) if match else None
+    if name not in POLICY_CLASSES:
+        raise _bad(path, f"its policy class {name!r} is not one of {', '.join(POLICY_CLASSES)}")
+    objects["policy_class"] = getattr(policies, name)
+    observation = _readable(data, "observation_space", path)
+    action = _readable(data, "action_space", path)
+    try:
+        if _space_type(observation) != "Box" or _space_type(action) != "Discrete":
+            raise ValueError(
+                f"observations {_space_type(observation)!r} and actions "
+                f"{_space_type(action)!r}; expected Box and Discrete"
+            )
+        shape = tuple(int(n) for n in observation["_shape"])
+        dtype = np.dtype(observation["dtype"])
+        low = _bounds(observation.get("low"), dtype, shape, True)
+        high = _bounds(observation.get("high"), dtype, shape, False)
+        objects["observation_space"] = gymnasium.spaces.Box(low, high, shape, dtype)
+        objects["action_space"] = gymnasium.spaces.Discrete(
+            int(action["n"]), start=int(action.get("start", 0))
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise _bad(path, f"its spaces cannot be read ({error})") from None
+    for key in SCHEDULES:
+        item = data.get(key)
+        if isinstance(item, dict) and ":serialized:" in item:
+            objects[key] = 0.0  # not used to predict
+    if "lr_schedule" in objects:
+        objects["learning_rate"] = 0.0
+    objects["rollout_buffer_class"] = None  # MaskablePPO's own (nothing is trained)
+    objects.update(dict.fromkeys(TRAINING_STATE))
+    pickled = sorted(
+        key
+        for key, item in data.items()
+        if isinstance(item, dict) and ":serialized:" in item and key not in objects
+    )
+    if pickled:
+        raise _bad(
+            path,
+            f"it stores {', '.join(pickled)} as pickled code; if you trust the file, load it with "
+            "MaskablePPO.load yourself and give SB3Evaluator the model",
+        )
+    return objects
+
+
 def load_sb3(path: str | os.PathLike[str], device: str | None = None) -> SB3Evaluator:
     """An ``SB3Evaluator`` over the sb3-contrib ``MaskablePPO`` model saved at ``path`` (a
     ``.zip`` of ``model.save``), on ``device`` (``None``: SB3's ``"auto"``).
 
+    Nothing in the file is unpickled: the archive's CRCs are checked, and every object that SB3
+    stores pickled (with cloudpickle: code) and lets a caller give instead (its
+    ``custom_objects``) is rebuilt from the file's readable fields: the policy class (one of
+    sb3-contrib's maskable policies), the observation space (a ``Box``) and the action space (a
+    ``Discrete``); training schedules are constants, the training state (last observations,
+    episode buffers) ``None``, the rollout buffer a single step (nothing is trained). SB3 reads
+    the weights with ``torch.load(weights_only=True)``; they must be finite. A file that pickles
+    anything else (a custom policy, ``policy_kwargs`` holding classes) is refused: if you trust
+    it, load it with ``MaskablePPO.load`` yourself and give ``SB3Evaluator`` the model. A model
+    file is code to trust like any other all the same.
+
     Raises:
         TorchNotInstalledError: sb3-contrib (or torch) is not installed.
-        InvalidOptionError: the file is not a MaskablePPO model.
+        ModelFileError: the file is not a MaskablePPO model, is damaged, or pickles objects
+            that cannot be rebuilt safely.
+        InvalidOptionError: a ``device`` this machine lacks.
     """
     try:
         from sb3_contrib import MaskablePPO
@@ -144,10 +288,20 @@ def load_sb3(path: str | os.PathLike[str], device: str | None = None) -> SB3Eval
         raise TorchNotInstalledError(
             f"model {str(path)!r} is a Stable-Baselines3 model, which needs sb3-contrib: {RL_HINT}"
         ) from None
+    if device is not None:
+        from mcts_agents.az.evaluator import resolve_device
+
+        resolve_device(device)  # SB3 itself falls back to the CPU without a word
+    objects = _custom_objects(_stored(path), path)
     try:
-        model = MaskablePPO.load(str(path), device="auto" if device is None else device)
+        model = MaskablePPO.load(
+            str(path), device="auto" if device is None else device, custom_objects=objects
+        )
     except Exception as error:  # someone else's loader: any failure is a bad file
-        raise InvalidOptionError(
-            f"{str(path)!r} is not a MaskablePPO model ({type(error).__name__}: {error})"
-        ) from None
+        raise _bad(path, f"{type(error).__name__}: {error}") from None
+    import torch
+
+    for name, tensor in model.policy.state_dict().items():
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise _bad(path, f"its weight {name!r} is not finite (NaN or infinity)")
     return SB3Evaluator(model)

@@ -264,3 +264,26 @@ def test_a_teacher_with_an_evaluator_or_no_iterations_is_refused() -> None:
         play_teacher_game(TTT, 10, (0, 1.0, 0.0), 0, SearchConfig(evaluator=lambda g, s: None))
     with pytest.raises(InvalidOptionError, match="iterations"):
         play_teacher_game(TTT, 0, (0, 1.0, 0.0), 0)
+
+
+@pytest.mark.parametrize("env", ["phantom_ttt", "kuhn_poker"])
+def test_self_play_teacher_and_gate_refuse_hidden_information_games(env: str) -> None:
+    """Their searches read the true state; a hidden-information game would be learnt from
+    what the player to move cannot see (phantom tic-tac-toe's hidden stones, poker cards)."""
+    from mcts_agents import InvalidStateError
+    from mcts_agents.adapters import game_from_env
+    from mcts_agents.gate import against_mcts, gate
+    from mcts_agents.specs import parse_env_spec
+
+    live = parse_env_spec(env)()
+    live.reset(seed=0)
+    game, _ = game_from_env(live)
+    hidden = r"has hidden information \(perfect_information is False\).*ismcts"
+    with pytest.raises(InvalidStateError, match="self-play plays perfect-information games only"):
+        play(game)
+    with pytest.raises(InvalidStateError, match=hidden):
+        play_teacher_game(game, 10, (4, 1.0, 0.0), seed=0)
+    with pytest.raises(InvalidStateError, match="the gate plays perfect-information games only"):
+        gate(game, Uniform(), Uniform(), games=2, simulations=4, seed=0)
+    with pytest.raises(InvalidStateError, match=hidden):
+        against_mcts(game, Uniform(), 4, 4, games=2, seed=0)

@@ -154,7 +154,7 @@ def test_runs_of_another_game_or_config_and_stray_folders_are_refused(
     for options, message in (
         ({"gate_games": 3}, "gate_games must be even"),
         ({"steps_per_iteration": 0}, "steps_per_iteration must be an int >= 1"),
-        ({"workers": 0}, "workers must be an int >= 1"),
+        ({"workers": 0}, r"workers must be an int in \[1, 256\]"),
         ({"temperature": (1, 2)}, "temperature_schedule must be"),
         ({"root_noise": (0.3, 2.0)}, "root_noise"),
     ):

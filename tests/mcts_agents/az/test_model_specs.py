@@ -15,6 +15,7 @@ torch = pytest.importorskip("torch")
 
 from mcts_agents import (  # noqa: E402
     CheckpointError,
+    InvalidOptionError,
     RandomAgent,
     SpecError,
     make_agent,
@@ -158,3 +159,35 @@ def test_model_paths_are_text_and_bad_files_are_named(
         parse_agent_spec("az:model=007,device=nowhere")
     with pytest.raises(SpecError, match="temperature must be a finite number >= 0"):
         parse_agent_spec("policy:model=007,temperature=-1")
+
+
+@pytest.fixture
+def many_threads() -> object:
+    """torch on 3 threads during the test; the az tests' 1 after it."""
+    torch.set_num_threads(3)
+    yield
+    torch.set_num_threads(1)
+
+
+def test_model_agents_set_torch_to_one_thread(run: Path, many_threads: object) -> None:
+    from mcts_agents import open_model
+
+    assert torch.get_num_threads() == 3
+    make_agent(f"az:model={run},simulations=4")
+    assert torch.get_num_threads() == 1
+    torch.set_num_threads(3)
+    make_agent(f"policy:model={run}")
+    assert torch.get_num_threads() == 1
+    open_model(run, threads=2)
+    assert torch.get_num_threads() == 2
+    open_model(run, threads=None)  # left as it is
+    assert torch.get_num_threads() == 2
+    with pytest.raises(InvalidOptionError, match="threads must be an int >= 1 or None, got 0"):
+        open_model(run, threads=0)
+
+
+def test_the_arena_plays_model_agents_on_one_thread(run: Path, many_threads: object) -> None:
+    code, _, err = cli("arena", "tic_tac_toe", "--agents", f"az:model={run},simulations=4",
+                       "random", "--games", "2", "--no-progress")  # fmt: skip
+    assert code == 0, err
+    assert torch.get_num_threads() == 1

@@ -1,0 +1,93 @@
+"""Worker processes that never outlive their parent, in a bounded number: the one mechanism of
+the library's process pools (the arena's games, ``arena.backends``; AlphaZero's self-play,
+gate and Elo games, ``az.loop``).
+
+- ``MAX_WORKERS``: the most worker processes a pool may be asked for (``check_workers``
+  refuses more, naming the bound): each is a fresh interpreter (``spawn``) with its own
+  imports, hundreds of megabytes with torch, so an unbounded count can fill the machine's
+  memory before anything runs.
+- ``exit_with_parent(parent)``: called first thing in a worker, it ends the worker when its
+  parent process is gone (SIGKILL, SIGTERM, a crash), instead of leaving it running or blocked
+  on a queue for ever: on Linux the kernel sends SIGKILL at the parent's death
+  (``PR_SET_PDEATHSIG``, which works even while a search holds the GIL), and everywhere a
+  daemon thread waits on the parent's sentinel and checks ``os.getppid()``.
+- ``spawn_pool(workers, initializer)``: a ``multiprocessing`` pool (``spawn``) whose workers
+  do both, then run ``initializer``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import multiprocessing.pool
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from mcts_agents.errors import InvalidOptionError
+
+__all__ = ["MAX_WORKERS", "WATCH_SECONDS", "check_workers", "exit_with_parent", "spawn_pool"]
+
+#: The most worker processes a pool may be asked for (the arena's bound too).
+MAX_WORKERS = 256
+#: How often a worker checks that its parent process is alive (seconds).
+WATCH_SECONDS = 0.2
+
+
+def check_workers(workers: Any, option: str = "workers") -> int:
+    """``workers`` as an int in ``[1, MAX_WORKERS]``, else ``InvalidOptionError`` naming
+    ``option``, the value and the bound."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise InvalidOptionError(
+            f"{option} must be an int in [1, {MAX_WORKERS}] (worker processes, at most "
+            f"MAX_WORKERS = {MAX_WORKERS}), got {workers!r}"
+        )
+    return workers
+
+
+def exit_with_parent(parent: int) -> None:
+    """End this process at once when process ``parent`` is gone (see the module); call it
+    first thing in a worker, with the parent's pid as the parent saw it."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):  # the thread below still watches
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    sentinel = multiprocessing.parent_process()
+
+    def watch() -> None:
+        while sentinel is None or sentinel.is_alive():
+            if sys.platform != "win32" and os.getppid() != parent:
+                break
+            if sentinel is None:
+                time.sleep(WATCH_SECONDS)
+            else:
+                sentinel.join(WATCH_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="mcts-agents-parent-watch", daemon=True).start()
+
+
+def _start_worker(
+    parent: int, initializer: Callable[..., Any] | None, args: tuple[Any, ...]
+) -> None:
+    exit_with_parent(parent)
+    if initializer is not None:
+        initializer(*args)
+
+
+def spawn_pool(
+    workers: int,
+    initializer: Callable[..., Any] | None = None,
+    initargs: tuple[Any, ...] = (),
+) -> multiprocessing.pool.Pool:
+    """A ``spawn`` pool of ``workers`` processes (checked by ``check_workers``) that end with
+    this process; each runs ``initializer(*initargs)`` (a module-level function) when it
+    starts. Close it with ``terminate()`` and ``join()``."""
+    check_workers(workers)
+    context = multiprocessing.get_context("spawn")
+    return context.Pool(workers, _start_worker, (os.getpid(), initializer, initargs))
