@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import pickle
 import traceback
 import weakref
@@ -36,6 +37,7 @@ from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import InvalidOptionError, UnpicklableGameError, WorkerError
 from mcts_agents.game import Game, State
 from mcts_agents.merge import merge_results
+from mcts_agents.process_pool import check_workers, exit_with_parent
 from mcts_agents.result import SearchResult
 from mcts_agents.searcher import ROBUST_MAX_EXTENSION, Searcher, game_identity, split_iterations
 from mcts_agents.seeding import derive_seed
@@ -53,17 +55,10 @@ GRACE_SECONDS = 30.0
 POLL_SECONDS = 0.05
 
 
-#: The most searches one ``RootParallelSearch`` runs (processes: each holds a tree).
-MAX_WORKERS = 256
-
-
 def validate_workers(workers: Any) -> int:
-    """``workers`` as an int in ``[1, MAX_WORKERS]``, else ``InvalidOptionError`` naming it."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
-        raise InvalidOptionError(
-            f"workers must be an int in [1, {MAX_WORKERS}] (processes), got {workers!r}"
-        )
-    return workers
+    """``workers`` as an int in ``[1, MAX_WORKERS]`` (``process_pool``'s bound, one for every
+    pool of the library), else ``InvalidOptionError`` naming it."""
+    return check_workers(workers)
 
 
 def check_config_picklable(config: SearchConfig, workers: int) -> None:
@@ -87,8 +82,12 @@ def worker_seed(seed: int | None, index: int) -> int | None:
 
 
 # ---------------------------------------------------------------------------- the worker side
-def _worker_main(conn: Connection, budget: Budget, config: SearchConfig, seed: int | None) -> None:
-    """A worker's loop: one reply per request, until ``close`` or the parent goes away."""
+def _worker_main(
+    conn: Connection, budget: Budget, config: SearchConfig, seed: int | None, parent: int
+) -> None:
+    """A worker's loop: one reply per request, until ``close`` or the parent goes away (at once,
+    even in the middle of a search: ``process_pool.exit_with_parent``)."""
+    exit_with_parent(parent)
     searcher: Searcher | None = None
     identity: Hashable = None
     game: Any = None
@@ -256,7 +255,7 @@ class RootParallelSearch:
                 parent_end, child_end = context.Pipe()
                 proc = context.Process(
                     target=_worker_main,
-                    args=(child_end, budget, self.config, worker_seed(self.seed, i)),
+                    args=(child_end, budget, self.config, worker_seed(self.seed, i), os.getpid()),
                     name=f"mcts-worker-{i}",
                     daemon=True,
                 )

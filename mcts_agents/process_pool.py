@@ -51,18 +51,35 @@ def check_workers(workers: Any, option: str = "workers") -> int:
 
 def exit_with_parent(parent: int) -> None:
     """End this process at once when process ``parent`` is gone (see the module); call it
-    first thing in a worker, with the parent's pid as the parent saw it."""
-    if sys.platform.startswith("linux"):
+    first thing in a worker, with the parent's pid as the parent saw it.
+
+    A worker that ``parent`` started itself (``spawn``, ``fork``) also watches its own parent
+    pid and has the kernel's death signal; one started by a ``forkserver`` (whose parent is
+    the server) watches the sentinel that multiprocessing gives it for ``parent``, or, without
+    one, whether a process ``parent`` still exists."""
+    direct = os.getppid() == parent
+    if direct and sys.platform.startswith("linux"):
         with contextlib.suppress(Exception):  # the thread below still watches
             import ctypes
 
             ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
     sentinel = multiprocessing.parent_process()
 
+    def gone() -> bool:
+        if direct:
+            return sys.platform != "win32" and os.getppid() != parent
+        if sentinel is not None:
+            return False  # its join below says when it ends
+        try:
+            os.kill(parent, 0)
+        except ProcessLookupError:
+            return True
+        except OSError:
+            return False
+        return False
+
     def watch() -> None:
-        while sentinel is None or sentinel.is_alive():
-            if sys.platform != "win32" and os.getppid() != parent:
-                break
+        while (sentinel is None or sentinel.is_alive()) and not gone():
             if sentinel is None:
                 time.sleep(WATCH_SECONDS)
             else:

@@ -12,6 +12,7 @@ from mcts_agents.arena.backends import BACKENDS, game_records
 from mcts_agents.arena.games import GameTask, Record
 from mcts_agents.arena.records import open_results
 from mcts_agents.errors import ResultsFileError, WorkerError
+from mcts_agents.process_pool import MAX_WORKERS, check_workers
 
 __all__ = ["MAX_GAMES", "MAX_WORKERS", "Progress", "check_options", "run_tasks"]
 
@@ -49,16 +50,13 @@ class Progress:
 #: The most games one run may have (a match's ``games``, a tournament's games in all): checked
 #: before any task is made, so that a typo such as ``games=10**12`` fails at once.
 MAX_GAMES = 10_000_000
-#: The most worker processes a run may start.
-MAX_WORKERS = 256
 
 
 def check_options(backend: str, workers: int) -> None:
     """Refuse an unknown backend or a worker count outside ``1 .. MAX_WORKERS``."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; expected one of {list(BACKENDS)}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
-        raise ValueError(f"workers must be an int in 1..{MAX_WORKERS}, got {workers!r}")
+    check_workers(workers)
 
 
 def run_tasks(

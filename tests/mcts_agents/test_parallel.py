@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
+import os
 import pickle
 import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +31,7 @@ from mcts_agents import (
 from mcts_agents.envs import connect_four_v0, nim_v0, tic_tac_toe_v0
 from mcts_agents.parallel import worker_seed
 from mcts_agents.searcher import split_iterations
+from tests.processes import alive, cpu_seconds, descendants
 from tests.reference import exact_returns, optimal_actions
 
 TTT = tic_tac_toe_v0.raw_env().game
@@ -252,3 +260,47 @@ def test_one_worker_keeps_the_plain_search() -> None:
     plain = make_searcher(env.game, Budget(iterations=300), SearchConfig(), seed=2)
     assert not isinstance(plain, RootParallelSearch)
     assert visits(agent.search(env)) == visits(plain.search(env.game, env.state))
+
+
+SEARCH_FOR_EVER = """
+from mcts_agents import MCTSAgent
+from mcts_agents.envs import connect_four_v0
+
+env = connect_four_v0.env()
+env.reset(seed=0)
+MCTSAgent(iterations=10**9, workers=2, backend="python", seed=0).search(env)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_search_workers_end_when_the_searching_process_is_killed() -> None:
+    # a worker only reads its pipe between searches: without the parent watch it would run
+    # its part of a 10**9-iteration search long after the parent died
+    root = Path(__file__).resolve().parents[2]
+    environment = {**os.environ, "PYTHONPATH": str(root)}
+    parent = subprocess.Popen(
+        [sys.executable, "-c", SEARCH_FOR_EVER], cwd=root, env=environment,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    everything: dict[int, str] = {}
+    try:
+        deadline = time.monotonic() + 120.0
+        workers: dict[int, str] = {}
+        while len(workers) < 1 and time.monotonic() < deadline and parent.poll() is None:
+            time.sleep(0.2)
+            workers = {p: c for p, c in descendants(parent.pid).items() if cpu_seconds(p) > 2.0}
+        assert workers, (parent.poll(), descendants(parent.pid))
+        everything = descendants(parent.pid)
+        parent.kill()
+        parent.wait(10)
+        deadline = time.monotonic() + 10.0
+        while any(alive(pid) for pid in everything) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [everything[pid] for pid in everything if alive(pid)]
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+        for pid in everything:
+            if alive(pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)

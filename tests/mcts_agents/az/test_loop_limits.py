@@ -24,6 +24,7 @@ from mcts_agents.az import RunConfig, train  # noqa: E402
 from mcts_agents.az.pools import pool_size  # noqa: E402
 from mcts_agents.cli import main  # noqa: E402
 from mcts_agents.specs import parse_env_spec  # noqa: E402
+from tests.processes import alive, children, cpu_seconds  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -71,40 +72,6 @@ def test_the_pool_has_no_more_processes_than_games_at_once() -> None:
     assert pool_size(RunConfig(workers=200, games_per_iteration=4, elo_games=60)) == 30
     assert pool_size(RunConfig(workers=3, games_per_iteration=16)) == 3
     assert pool_size(RunConfig(workers=8, games_per_iteration=1, gate_every=0)) == 1
-
-
-def children(pid: int) -> dict[int, str]:
-    """Live (not zombie) child processes of ``pid``: pid -> command line."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        state, parent = stat.rsplit(")", 1)[1].split()[:2]
-        if int(parent) == pid and state != "Z":
-            found[int(entry.name)] = command
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = (Path("/proc") / str(pid) / "stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
-
-
-def cpu_seconds(pid: int) -> float:
-    """CPU time process ``pid`` has used (0 once it is gone)."""
-    try:
-        fields = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")

@@ -1,0 +1,53 @@
+"""Processes as Linux's /proc shows them, for the tests that kill a parent and check that its
+worker processes end with it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def children(pid: int) -> dict[int, str]:
+    """Live (not zombie) child processes of ``pid``: pid -> command line."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        state, parent = stat.rsplit(")", 1)[1].split()[:2]
+        if int(parent) == pid and state != "Z":
+            found[int(entry.name)] = command
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = (Path("/proc") / str(pid) / "stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time process ``pid`` has used (0 once it is gone)."""
+    try:
+        fields = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def descendants(pid: int) -> dict[int, str]:
+    """Live descendants of ``pid`` (children, their children, ...): pid -> command line."""
+    found: dict[int, str] = {}
+    frontier = [pid]
+    while frontier:
+        for child, command in children(frontier.pop()).items():
+            if child not in found:
+                found[child] = command
+                frontier.append(child)
+    return found
