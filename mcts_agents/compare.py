@@ -1,7 +1,9 @@
 """Comparing env objects (a clone with its original, two clones) and reading random generators.
 
 Used by the cloner, which verifies each clone, and by the generic adapter, which checks that an
-env draws no hidden randomness (``adapters.generic``).
+env draws no hidden randomness (``adapters.generic``). ``GlobalRandom`` saves, reseeds and puts
+back the process-wide generators (Python's ``random`` and numpy's legacy ``np.random``), which a
+clone shares with the live program instead of copying.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "GlobalRandom",
     "fingerprint",
     "first_difference",
     "is_rng",
@@ -43,6 +46,40 @@ def set_rng_state(g: Any, state: Any) -> None:
         g.setstate(state)
 
 
+class GlobalRandom:
+    """The states of Python's global ``random`` and numpy's global ``np.random`` at creation.
+
+    ``moved()`` says whether either has drawn (or been reseeded) since; ``restore()`` puts both
+    back, so that whatever ran in between leaves the program's random streams as they were.
+    """
+
+    __slots__ = ("_numpy", "_python")
+
+    def __init__(self) -> None:
+        self._python = random.getstate()
+        self._numpy: dict[str, Any] = np.random.get_state(legacy=False)
+
+    def moved(self) -> bool:
+        numpy: dict[str, Any] = np.random.get_state(legacy=False)
+        old = self._numpy
+        return (
+            random.getstate() != self._python
+            or numpy["state"]["pos"] != old["state"]["pos"]
+            or (numpy["has_gauss"], numpy["gauss"]) != (old["has_gauss"], old["gauss"])
+            or not np.array_equal(numpy["state"]["key"], old["state"]["key"])
+        )
+
+    def restore(self) -> None:
+        random.setstate(self._python)
+        np.random.set_state(self._numpy)
+
+    @staticmethod
+    def seed(seed: int) -> None:
+        """Seed both global generators with ``seed`` (callers restore them afterwards)."""
+        random.seed(seed)
+        np.random.seed(seed & 0xFFFF_FFFF)
+
+
 def structurally_equal(a: Any, b: Any) -> bool:
     """Structural equality: arrays by dtype, shape and bytes; containers item by item; other
     values by ``==``."""
@@ -68,17 +105,22 @@ def structurally_equal(a: Any, b: Any) -> bool:
         return False
 
 
-def first_difference(a: Any, b: Any, path: str = "env") -> str | None:
+def first_difference(
+    a: Any, b: Any, path: str = "env", skip: frozenset[str] = frozenset()
+) -> str | None:
     """Where two clones of one env differ (a dotted path), or ``None``.
 
     Objects are compared field by field through their ``__dict__`` and slots, containers item
     by item, arrays by dtype, shape and bytes. Random generators, and fields whose name holds
-    ``seed``, are skipped: two resets with different seeds differ there by design.
+    ``seed``, are skipped: two resets with different seeds differ there by design; so are
+    objects' fields named in ``skip``.
     """
-    return _difference(a, b, path, set())
+    return _difference(a, b, path, set(), skip)
 
 
-def _difference(a: Any, b: Any, path: str, seen: set[tuple[int, int]]) -> str | None:
+def _difference(
+    a: Any, b: Any, path: str, seen: set[tuple[int, int]], skip: frozenset[str] = frozenset()
+) -> str | None:
     if a is b or (is_rng(a) and is_rng(b)):
         return None
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) or type(a) is not type(b):
@@ -87,7 +129,7 @@ def _difference(a: Any, b: Any, path: str, seen: set[tuple[int, int]]) -> str | 
         if list(a) != list(b):
             return path
         for k in a:
-            found = _difference(a[k], b[k], f"{path}[{k!r}]", seen)
+            found = _difference(a[k], b[k], f"{path}[{k!r}]", seen, skip)
             if found is not None:
                 return found
         return None
@@ -95,21 +137,21 @@ def _difference(a: Any, b: Any, path: str, seen: set[tuple[int, int]]) -> str | 
         if len(a) != len(b):
             return path
         for i, (u, v) in enumerate(zip(a, b, strict=True)):
-            found = _difference(u, v, f"{path}[{i}]", seen)
+            found = _difference(u, v, f"{path}[{i}]", seen, skip)
             if found is not None:
                 return found
         return None
     if isinstance(a, types.MethodType):
         if a.__func__ is not b.__func__:
             return path
-        return _difference(a.__self__, b.__self__, f"{path}.__self__", seen)
+        return _difference(a.__self__, b.__self__, f"{path}.__self__", seen, skip)
     if isinstance(a, types.FunctionType) and a is not b:  # e.g. a closure made at reset
         if a.__code__ is not b.__code__:
             return path
         cells = zip(a.__closure__ or (), b.__closure__ or (), strict=True)
         for i, (u, v) in enumerate(cells):
             try:
-                found = _difference(u.cell_contents, v.cell_contents, f"{path}<{i}>", seen)
+                found = _difference(u.cell_contents, v.cell_contents, f"{path}<{i}>", seen, skip)
             except ValueError:  # an empty cell
                 continue
             if found is not None:
@@ -126,9 +168,9 @@ def _difference(a: Any, b: Any, path: str, seen: set[tuple[int, int]]) -> str | 
     if list(fields) != list(other):
         return path
     for name, value in fields.items():
-        if "seed" in name:
+        if "seed" in name or name in skip:
             continue
-        found = _difference(value, other[name], f"{path}.{name}", seen)
+        found = _difference(value, other[name], f"{path}.{name}", seen, skip)
         if found is not None:
             return found
     return None
