@@ -8,9 +8,11 @@ clone shares with the live program instead of copying.
 
 from __future__ import annotations
 
+import ctypes
 import random
 import types
-from typing import Any
+from collections.abc import Hashable
+from typing import Any, cast
 
 import numpy as np
 
@@ -18,6 +20,7 @@ __all__ = [
     "GlobalRandom",
     "fingerprint",
     "first_difference",
+    "freeze",
     "is_rng",
     "rng_state",
     "set_rng_state",
@@ -47,26 +50,42 @@ def set_rng_state(g: Any, state: Any) -> None:
 
 
 class GlobalRandom:
-    """The states of Python's global ``random`` and numpy's global ``np.random`` at creation.
+    """The states of Python's global ``random`` and numpy's global ``np.random`` (saved at
+    creation and by ``refresh``).
 
     ``moved()`` says whether either has drawn (or been reseeded) since; ``restore()`` puts both
     back, so that whatever ran in between leaves the program's random streams as they were.
+    Reading a whole state costs ~0.1 ms (numpy's), too much for every step of a search: where
+    CPython and numpy lay their generators out as expected (checked once, against their own
+    ``getstate``), ``moved`` and ``refresh`` compare a copy of the raw generator memory instead
+    (microseconds), and a state is read in full only when it has changed.
     """
 
-    __slots__ = ("_numpy", "_python")
+    __slots__ = ("_mark", "_numpy", "_python")
 
     def __init__(self) -> None:
         self._python = random.getstate()
-        self._numpy: dict[str, Any] = np.random.get_state(legacy=False)
+        self._numpy = _numpy_state()
+        self._mark = _mark()
+
+    def refresh(self) -> None:
+        """Save the states again if anything moved them since they were saved."""
+        mark = _mark()
+        if mark is None or mark != self._mark:
+            self._python = random.getstate()
+            self._numpy = _numpy_state()
+            self._mark = mark
 
     def moved(self) -> bool:
-        numpy: dict[str, Any] = np.random.get_state(legacy=False)
+        mark = _mark()
+        if mark is not None and self._mark is not None and not self._numpy[3]:
+            return mark != self._mark  # (a cached Gaussian, [3], is outside the raw memory)
+        numpy = _numpy_state()
         old = self._numpy
         return (
             random.getstate() != self._python
-            or numpy["state"]["pos"] != old["state"]["pos"]
-            or (numpy["has_gauss"], numpy["gauss"]) != (old["has_gauss"], old["gauss"])
-            or not np.array_equal(numpy["state"]["key"], old["state"]["key"])
+            or numpy[2:] != old[2:]
+            or not np.array_equal(numpy[1], old[1])
         )
 
     def restore(self) -> None:
@@ -78,6 +97,47 @@ class GlobalRandom:
         """Seed both global generators with ``seed`` (callers restore them afterwards)."""
         random.seed(seed)
         np.random.seed(seed & 0xFFFF_FFFF)
+
+
+def _numpy_state() -> tuple[Any, ...]:
+    """``np.random``'s legacy state: ``("MT19937", key, pos, has_gauss, gauss)``."""
+    return cast("tuple[Any, ...]", np.random.get_state())
+
+
+_MT_WORDS = 624  # the Mersenne Twister's state: 624 32-bit words and a position
+
+
+def _raw_views() -> tuple[Any, Any] | None:
+    """ctypes views of the raw state of ``random``'s and ``np.random``'s Mersenne Twisters, if
+    they hold exactly what ``getstate`` says (CPython: a PyObject header, ``int index``,
+    ``uint32_t state[624]``; numpy: ``uint32_t key[624]; int pos``), else ``None``."""
+    try:
+        size = 4 * (_MT_WORDS + 1)
+        header = 2 * ctypes.sizeof(ctypes.c_void_p)  # reference count, type
+        python = (ctypes.c_char * size).from_address(id(random._inst) + header)
+        generator = np.random.mtrand._rand._bit_generator
+        numpy = (ctypes.c_char * size).from_address(generator.ctypes.state_address)
+        words = np.frombuffer(bytes(python), dtype=np.uint32)
+        state = random.getstate()[1]
+        if [int(w) for w in words[1:]] != list(state[:-1]) or int(words[0]) != state[-1]:
+            return None
+        key = np.frombuffer(bytes(numpy), dtype=np.uint32)
+        legacy = _numpy_state()
+        if not np.array_equal(key[:-1], legacy[1]) or int(key[-1]) != legacy[2]:
+            return None
+    except Exception:
+        return None
+    return python, numpy
+
+
+_VIEWS = _raw_views()
+
+
+def _mark() -> tuple[bytes, bytes, Any] | None:
+    """A copy of both generators' raw state (and ``random``'s cached Gaussian), or ``None``."""
+    if _VIEWS is None:
+        return None
+    return bytes(_VIEWS[0]), bytes(_VIEWS[1]), random._inst.gauss_next  # type: ignore[attr-defined]
 
 
 def structurally_equal(a: Any, b: Any) -> bool:
@@ -186,6 +246,23 @@ def _fields(x: Any) -> dict[str, Any] | None:
             if hasattr(x, name):
                 fields[name] = getattr(x, name)
     return fields if fields or hasattr(x, "__dict__") else None
+
+
+def freeze(x: Any) -> Hashable:
+    """A hashable, equality-preserving form of an observation."""
+    if isinstance(x, np.ndarray):
+        return (x.shape, x.tobytes()) if not x.dtype.hasobject else freeze(x.tolist())
+    if isinstance(x, dict):
+        return tuple((k, freeze(v)) for k, v in x.items())
+    if isinstance(x, (list, tuple)):
+        return tuple(freeze(v) for v in x)
+    if isinstance(x, np.generic):
+        return x.item()
+    try:
+        hash(x)
+    except TypeError:
+        return repr(x)
+    return x
 
 
 def fingerprint(obj: Any) -> Any:

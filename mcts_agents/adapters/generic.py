@@ -53,6 +53,7 @@ from mcts_agents.compare import (
     GlobalRandom,
     fingerprint,
     first_difference,
+    freeze,
     is_rng,
     rng_state,
     structurally_equal,
@@ -153,6 +154,7 @@ class EnvGame:
         self.watch_hidden = watch_hidden
         #: whether a step was seen drawing from the global generators
         self.draws_globally = False
+        self._globals = GlobalRandom()  # the caller's global random state, put back after steps
         if return_range is not None:
             self.return_range = return_range
         self.agents: tuple[Any, ...] = tuple(env.possible_agents)
@@ -233,14 +235,17 @@ class EnvGame:
     ) -> tuple[bool, bool]:
         """``_advance`` with the global generators seeded with ``seed`` (``None``: as they
         are), then put back. Returns ``(over, drew)``: whether they moved (unseeded only)."""
-        kept = GlobalRandom()
+        kept = self._globals
+        kept.refresh()
         try:
             if seed is not None:
                 GlobalRandom.seed(seed)
             over = self._advance(env, book, action, rewards)
-            return over, seed is None and kept.moved()
+            drew = seed is None and kept.moved()
         finally:
-            kept.restore()
+            if seed is not None or kept.moved():
+                kept.restore()
+        return over, drew
 
     def _advance(self, env: Any, book: Any, action: Any, rewards: list[float]) -> bool:
         """Step ``env`` in place with ``action``, then ``None`` for dead agents to move.
@@ -354,9 +359,9 @@ class EnvGame:
             else:
                 observed = [env.observe(agent) for agent in agents]
                 mover = observed[agents.index(selected)] if live else None
-                seen = tuple(_freeze(observation) for observation in observed)
+                seen = tuple(freeze(observation) for observation in observed)
                 if self._mask_source == "info":
-                    seen += (_freeze(info_mask(book, selected)),)
+                    seen += (freeze(info_mask(book, selected)),)
                 elif state._legal is None and live:
                     # the search asks for the key, then the legal actions: observe once
                     state._legal = self._legal_now(env, book, mover)
@@ -372,9 +377,9 @@ class EnvGame:
     def _check_seen_alike(self, state: EnvState, agent: Any, observation: Any) -> None:
         """``CloneError`` if an earlier position where ``agent`` moved and saw the same (its
         observation, and its info mask where masks live there) holds another env."""
-        seen: tuple[Any, ...] = (agent, _freeze(observation))
+        seen: tuple[Any, ...] = (agent, freeze(observation))
         if self._mask_source == "info":
-            seen += (_freeze(info_mask(state.book, agent)),)
+            seen += (freeze(info_mask(state.book, agent)),)
         witness = self._seen_alike.setdefault(seen, state)
         if witness is state:
             return
@@ -400,7 +405,8 @@ class EnvGame:
             return tuple(state.rewards)
         env, book, rngs = self._clone(state)
         rewards = list(state.rewards)
-        kept = GlobalRandom()
+        kept = self._globals
+        kept.refresh()
         seeded = self.draws_globally
         try:
             if seeded:
@@ -416,7 +422,8 @@ class EnvGame:
                 actions = self._legal_now(env, book)
             drew = not seeded and kept.moved()
         finally:
-            kept.restore()
+            if seeded or kept.moved():
+                kept.restore()
         self._check_no_draw(env, rngs)
         if drew:
             self._drew_globally(env)
@@ -429,23 +436,6 @@ class ReachableEnvGame(EnvGame):
     def is_reachable(self, state: EnvState, key: Hashable) -> bool:
         """Could the position with ``key`` occur at or after ``state``?"""
         return bool(state.env.unwrapped.is_reachable(key))
-
-
-def _freeze(x: Any) -> Hashable:
-    """A hashable, equality-preserving form of an observation."""
-    if isinstance(x, np.ndarray):
-        return (x.shape, x.tobytes()) if not x.dtype.hasobject else _freeze(x.tolist())
-    if isinstance(x, dict):
-        return tuple((k, _freeze(v)) for k, v in x.items())
-    if isinstance(x, (list, tuple)):
-        return tuple(_freeze(v) for v in x)
-    if isinstance(x, np.generic):
-        return x.item()
-    try:
-        hash(x)
-    except TypeError:
-        return repr(x)
-    return x
 
 
 def env_game(env: Any, oracle: bool = False) -> tuple[EnvGame, EnvState]:
