@@ -73,7 +73,7 @@ def declared_perfect_information(env: Any) -> bool | None:
     value = getattr(raw, "metadata", {}).get("perfect_information")
     where = 'metadata["perfect_information"]'
     if value is None:
-        value = vars(type(raw)).get("perfect_information", vars(raw).get("perfect_information"))
+        value = getattr(raw, "perfect_information", None)
         where = "perfect_information"
     if value is None:
         return True if _known_board_game(raw) else None
