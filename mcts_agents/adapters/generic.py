@@ -411,15 +411,14 @@ class EnvGame:
         try:
             if seeded:
                 GlobalRandom.seed(rng.getrandbits(32))
-            if state.pending is not None and self._advance(env, book, state.pending, rewards):
-                return tuple(rewards)
-            actions = (
-                state._legal
-                if state._legal is not None and state.pending is None
-                else self._legal_now(env, book)
-            )
-            while not self._advance(env, book, actions[int(rng.random() * len(actions))], rewards):
-                actions = self._legal_now(env, book)
+            over = state.pending is not None and self._advance(env, book, state.pending, rewards)
+            if not over:  # the chance node's step is taken: now the player to move's
+                legal = state._legal if state.pending is None else None
+                actions = legal if legal is not None else self._legal_now(env, book)
+            while not over:
+                over = self._advance(env, book, actions[int(rng.random() * len(actions))], rewards)
+                if not over:
+                    actions = self._legal_now(env, book)
             drew = not seeded and kept.moved()
         finally:
             if seeded or kept.moved():

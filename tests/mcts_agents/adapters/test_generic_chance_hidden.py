@@ -169,6 +169,33 @@ def test_dice_from_the_global_generator_are_searched_as_chance_not_proven(source
     assert again.children == result.children  # same seed, same search
 
 
+class DiceOrPass(DiceCall):
+    """``DiceCall`` with a fourth action, 3: pass, for a sure 0 and no roll."""
+
+    actions = 4
+
+    def step(self, action: Any) -> None:
+        if action == 3 and not self.terminations[self.agent_selection]:
+            self.moves += 1
+            self.finish({"p0": 0.0})
+            return
+        super().step(action)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_sure_zero_beats_calls_worth_minus_a_third_under_fresh_draws(seed: int) -> None:
+    """Searched as deterministic, the first roll after a call decided it: a lucky call was a
+    "proven win" and played."""
+    env = DiceOrPass()
+    env.reset()
+    result = MCTSAgent(iterations=600, seed=seed).search(env)
+    assert result.best_action == 3
+    assert result.proven is None
+    assert result.child(3).proven == "draw"  # no roll: its value is exact
+    for call in range(3):
+        assert result.child(call).proven is None
+
+
 def test_a_step_that_draws_globally_becomes_a_chance_node_with_seeded_outcomes() -> None:
     env = DiceCall()
     env.reset()
