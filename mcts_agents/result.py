@@ -47,9 +47,10 @@ class SearchResult:
         proven: the root's proven result for the mover, if the solver proved it.
         to_play: index of the player to move at the root.
         extra: what else the searcher reports (``backend``, ...). Where the returns' range was
-            not the game's own, ``return_range`` (``(low, high)``, which values in [-1, 1] map
-            from) and ``return_range_source``: ``"option"`` (``SearchConfig.return_range``) or
-            ``"learned"`` (from the returns seen; then no return is ever a win or a loss).
+            not the game's own, ``return_range`` (``(low, high)``, mapped onto the values'
+            [-1, 1]) and ``return_range_source``: ``"option"`` (``SearchConfig.return_range``)
+            or ``"learned"`` (from the returns seen, mapped onto [-0.9, 0.9]: no return is ever
+            a win or a loss).
     """
 
     best_action: int
