@@ -136,6 +136,13 @@ class SearchConfig:
             for the whole game. With ``smooth`` this is Smooth UCT's self-play, which
             approaches an equilibrium in poker. Needs ``game.initial_state()``; a decision
             the self-play never reached falls back to ``"here"``.
+        return_range: ``(low, high)``, the lowest and highest return a player can get, for the
+            Python search (``MCTS``): values are mapped from it and a proof is a win only at
+            ``high``. ``None`` (default): the game's own ``return_range``; for anyone else's env
+            on the generic path without ``metadata["return_range"]``, a range learned from the
+            returns the search meets, under which no return is ever called a win (see
+            ``mcts_agents.return_range``). The result says which range was used
+            (``extra["return_range"]``, ``extra["return_range_source"]``).
         smooth: Smooth UCT (Heinrich and Silver 2015) for ISMCTS: at a node of ``N`` visits the
             UCB rule is followed with probability ``max(smooth, 0.9 / (1 + 0.001 sqrt(N)))``,
             else an action is drawn from the node's average policy (its normalised visits), so
@@ -161,6 +168,7 @@ class SearchConfig:
     determinizations: int = 20
     search_from: SearchFrom = "here"
     smooth: float | None = None
+    return_range: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         def number(name: str, value: Any) -> None:
@@ -237,6 +245,27 @@ class SearchConfig:
             number("smooth", self.smooth)
             if not 0.0 <= self.smooth <= 1.0:
                 raise InvalidOptionError(f"smooth must be in [0, 1] or None, got {self.smooth!r}")
+        self._check_return_range()
+
+    def _check_return_range(self) -> None:
+        bounds = self.return_range
+        if bounds is None:
+            return
+        valid = (
+            isinstance(bounds, (tuple, list))
+            and len(bounds) == 2
+            and all(
+                not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+                for v in bounds
+            )
+            and bounds[0] < bounds[1]
+        )
+        if not valid:
+            raise InvalidOptionError(
+                "return_range must be None or (low, high), two finite numbers with low < high, "
+                f"got {bounds!r}"
+            )
+        object.__setattr__(self, "return_range", (float(bounds[0]), float(bounds[1])))
 
     def _check_root_noise(self) -> None:
         noise = self.root_noise

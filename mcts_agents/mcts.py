@@ -9,7 +9,7 @@ compiled kernel instead where one is registered for it.
 Chance nodes (dice, deals) are nodes whose children are drawn, not selected: each visit draws
 an outcome with the search's own generator by its probability. Their values are expectations,
 so a chance node is proven only when every outcome is (its exact value is then the
-probability-weighted mean). Returns are normalised to [-1, 1] by the game's ``return_range``.
+probability-weighted mean). Returns are normalised to [-1, 1] (``mcts_agents.return_range``).
 
 With a batch evaluator the simulations run ``batch_size`` at a time, their leaves evaluated
 together (``mcts_agents.batched``); ``root_noise`` is mixed into the root's priors per search
@@ -34,10 +34,10 @@ from mcts_agents.game import (
     State,
     has_chance,
     make_playout,
-    return_normalizer,
 )
 from mcts_agents.noise import noise_root
 from mcts_agents.result import ChildStats, SearchResult
+from mcts_agents.return_range import ReturnScale
 from mcts_agents.searcher import (
     check_room,
     game_identity,
@@ -82,6 +82,7 @@ class MCTS:
         self.table = NodeTable()
         self._game_id: Hashable = None
         self._root_key: Hashable = None  # the last search's root (its table is pruned to it)
+        self._scale: ReturnScale | None = None  # returns -> values; a learned one keeps its range
         self._select = SELECTION_RULES[config.selection]
         self._playout = None if playout is None else (game_identity(playout[0]), playout[1])
         self._compiled = False  # whether the last search's playouts were the compiled ones
@@ -117,7 +118,6 @@ class MCTS:
         simulation cut short may have left a node linked but never evaluated.
         """
         start = perf_counter()
-        self._normalize = return_normalizer(game)
         self._chance = has_chance(game)
         if self._chance and game.is_chance(state):  # type: ignore[attr-defined]
             raise InvalidStateError(
@@ -125,6 +125,8 @@ class MCTS:
             )
         check_room(self.budget, len(game.legal_actions(state)))
         root, reused, pruned = self._prepare_root(game, state)
+        self._scale = ReturnScale.for_search(self._scale, game, self.config.return_range, reused)
+        self._normalize = self._scale.normalizer(self.table)
         restore_priors = noise_root(root, self.config.root_noise, self.rng)  # for this search
         self._rollout = self._make_rollout(game)
         self._acyclic = bool(getattr(game, "acyclic", False))
@@ -134,6 +136,7 @@ class MCTS:
             self.reset()
             raise
         result = self._result(root, iterations, perf_counter() - start, reused, pruned)
+        result.extra.update(self._scale.describe())  # a range not declared by the game
         restore_priors()
         return result
 
@@ -418,7 +421,7 @@ class MCTS:
     # ------------------------------------------------------------------ the answer
     def _edge_value(self, node: Node, i: int) -> float:
         child = node.children[i]
-        if child.proven is not None:
+        if child.proven is not None and node.to_play >= 0:  # not a chance node (no mover)
             return child.proven[node.to_play]
         n = node.edge_visits[i]
         return node.edge_value[i] / n if n else 0.0
@@ -431,7 +434,7 @@ class MCTS:
         """Index of the child to play at ``node``: proven wins first, proven losses last."""
         player = node.to_play
         labels = [
-            None if (p := child.proven) is None else proven_label(p, player)
+            None if (p := child.proven) is None or player < 0 else proven_label(p, player)
             for child in node.children
         ]
         values = [self._edge_value(node, i) for i in range(len(node.children))]

@@ -46,6 +46,11 @@ class SearchResult:
         root_value: the mover's expected return, in [-1, 1].
         proven: the root's proven result for the mover, if the solver proved it.
         to_play: index of the player to move at the root.
+        extra: what else the searcher reports (``backend``, ...). Where the returns' range was
+            not the game's own, ``return_range`` (``(low, high)``, mapped onto the values'
+            [-1, 1]) and ``return_range_source``: ``"option"`` (``SearchConfig.return_range``)
+            or ``"learned"`` (from the returns seen, mapped onto [-0.9, 0.9]: no return is ever
+            a win or a loss).
     """
 
     best_action: int

@@ -3,7 +3,10 @@
 A child's ``proven`` holds exact per-player returns. A player's node is proven as soon as one
 child is a proven win for the player to move there, or once every child is proven (the best of
 them for that player); a chance node only once every outcome is proven (the expectation, by
-the outcomes' probabilities). ``MCTS`` calls these as it backs up a proven leaf.
+the outcomes' probabilities), and never when its state says its outcomes are samples of a
+distribution the search cannot list (``state.sampled_outcomes``: the generic adapter's steps
+that draw from the global generators), since their mean is an estimate, not the value.
+``MCTS`` calls these as it backs up a proven leaf.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ def try_prove(node: Node) -> bool:
     if player == CHANCE:  # exact only once every outcome is: the expectation
         children = node.children
         if not node.fully_expanded or any(child.proven is None for child in children):
+            return False
+        if getattr(node.state, "sampled_outcomes", False):
             return False
         weights = node.priors or ()
         proofs = [child.proven for child in children if child.proven is not None]

@@ -510,15 +510,17 @@ def test_a_win_hidden_from_the_final_observation_is_found_every_time() -> None:
 def test_states_the_observations_cannot_tell_apart_are_not_merged() -> None:
     """Player a needs the total to reach 7 over four moves; the observation is only the move
     count. Merged states would mix totals; kept apart, the solver proves a's value exactly:
-    b can always spoil 7 (a plays x, b answers to keep the total off reach)."""
+    b can always spoil 7 (a plays x, b answers to keep the total off reach). b does not see the
+    total: searched as if it did, on purpose (``information="oracle"``)."""
     env = SecretTotal()
+    env.metadata = {**SecretTotal.metadata, "return_range": (-1, 1)}  # a proof may say "loss"
     env.reset()
-    game, state = game_from_env(env)
+    game, state = game_from_env(env, oracle=True)
     one = game.next_state(game.next_state(state, 0), 1)
     other = game.next_state(game.next_state(state, 1), 0)  # the same total: may merge
     third = game.next_state(game.next_state(state, 1), 1)  # another total: must not
     assert game.key(one) == game.key(other) != game.key(third)
-    result = MCTSAgent(iterations=20_000, seed=0).search(env)
+    result = MCTSAgent(iterations=20_000, seed=0, information="oracle").search(env)
     assert result.proven == "loss"  # b can always keep the total from 7 (exact: by hand below)
     assert exact_value(0, 0) == -1.0
 
