@@ -91,7 +91,10 @@ def add_serve_parser(commands: Any, int_type: Any) -> None:
     )
     limits = parser.add_argument_group("limits of what a page may ask for")
     limits.add_argument(
-        "--max-workers", type=int_type(1, 1024), default=2, help="worker processes (default 2)"
+        "--max-workers",
+        type=int_type(1, 1024),
+        default=1,
+        help="processes of one agent (workers=; default 1: none beside the server)",
     )
     limits.add_argument(
         "--max-iterations",

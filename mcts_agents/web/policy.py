@@ -61,7 +61,8 @@ class Limits:
     """The most a request may ask for (``serve``'s ``--max-*`` options raise them).
 
     Attributes:
-        workers: worker processes of one agent (``workers=``), ``--max-workers``.
+        workers: root-parallel searches of one agent (``workers=``; each one past the first
+            is a process), ``--max-workers``.
         iterations: simulations per move (``iterations``, ``simulations``, and also
             ``determinizations`` and ``batch_size``), ``--max-iterations``.
         seconds: seconds per move (``time=``), ``--max-time``.
@@ -71,7 +72,7 @@ class Limits:
             option of ours whose default is larger keeps its default as its limit.
     """
 
-    workers: int = 2
+    workers: int = 1
     iterations: int = 100_000
     seconds: float = 60.0
     nodes: int = 1_000_000

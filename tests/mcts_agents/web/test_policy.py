@@ -282,6 +282,6 @@ def test_the_registry_envs_and_agent_kinds_are_served(client: TestClient) -> Non
     for url in (
         "/play/classic/tictactoe-v3?opponent=random",
         f"/watch/connect_four:width=5?p0={FAST}&p1=random",
-        "/play/nim?opponent=mcts:iterations=50,workers=2",
+        "/play/nim?opponent=mcts:iterations=50,workers=1",
     ):
         assert client.get(url).status_code == 200, url
