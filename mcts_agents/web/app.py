@@ -233,8 +233,10 @@ async def watch_control(request: Request) -> Response:
     session = _session_or_404(request)
     data = await _body(request)
     delay, paused = data.get("delay"), data.get("paused")
-    if delay is not None and (isinstance(delay, bool) or not isinstance(delay, (int, float))):
-        raise BadRequest(f"delay should be a number of seconds, got {delay!r}")
+    if delay is not None and (
+        isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= 10
+    ):
+        raise BadRequest(f"delay should be a number of seconds from 0 to 10, got {delay!r}")
     if paused is not None and not isinstance(paused, bool):
         raise BadRequest(f"paused should be true or false, got {paused!r}")
     session.set_watch(delay, paused)

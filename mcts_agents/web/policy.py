@@ -141,10 +141,12 @@ class ServerPolicy:
         if form is not None:
             return self._allowed_factory(text, form[0])
         name, raw = split_spec(text, "env")
-        if env_sources.registry_entry(name) is not None:
+        entry = env_sources.registry_entry(name)
+        if entry is not None:
             if "render_mode" in raw:
                 raise SpecError(f"env spec {text!r}: render_mode is chosen by the server")
-            self._check_env_numbers(text, raw, {})
+            defaults = {**entry.kwargs, "max_cycles": entry.max_cycles}
+            self._check_env_numbers(text, raw, defaults)
             return parse_env_spec(text)
         if name in self.allow_env:
             return parse_env_spec(text)

@@ -246,3 +246,16 @@ def test_the_index_forms_lead_to_the_game_pages(client: TestClient) -> None:
     watch = client.get("/watch", params={"env": "nim", "p0": "random", "p1": "random"})
     assert watch.status_code == 200 and "watch" in watch.url.path
     assert client.get("/play", params={"env": ""}).status_code == 400
+
+
+def test_the_watch_speed_is_a_number_of_seconds_from_0_to_10(client: TestClient) -> None:
+    page = client.get("/watch/nim", params={"p0": "random", "p1": "random", "delay": 5})
+    id = game_id(page.text)
+    client.post(f"/api/games/{id}/watch", json={"paused": True})
+    for body in (b'{"delay": -1}', b'{"delay": 1e308}', b'{"delay": NaN}', b'{"delay": Infinity}'):
+        reply = client.post(
+            f"/api/games/{id}/watch", content=body, headers={"content-type": "application/json"}
+        )
+        assert reply.status_code == 400 and "0 to 10" in reply.json()["error"], body
+    assert client.get(f"/api/games/{id}").json()["delay"] == 5
+    assert client.post(f"/api/games/{id}/watch", json={"delay": 10}).status_code == 200

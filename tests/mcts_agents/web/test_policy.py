@@ -232,6 +232,7 @@ def test_a_request_over_a_limit_is_refused_naming_it(
         ("mnk:m=100,n=100,k=5", "m=100"),
         ("pig:winscore=1000000000", "winscore=1000000000"),
         ("multi_mnk:num_players=50", "num_players=50"),
+        ("classic/tictactoe-v3:screen_height=100000", "screen_height=100000"),
     ],
 )
 def test_an_env_over_the_board_limit_is_refused_naming_it(
@@ -253,6 +254,11 @@ def test_limits_raised_by_the_server_let_a_request_through() -> None:
     assert spec.options["max_nodes"] == Limits().nodes  # a search without a bound gets one
     assert policy.agent_spec("mcts:iterations=10,max_nodes=500").options["max_nodes"] == 500
     assert policy.env_spec("pig:winscore=100").kwargs["winscore"] == 100  # its default
+
+
+def test_a_registry_env_may_not_choose_its_render_mode(client: TestClient) -> None:
+    reply = client.get("/play/classic/tictactoe-v3:render_mode=human?opponent=random")
+    assert reply.status_code == 400 and "render_mode" in message(reply)
 
 
 def test_limits_and_policy_refuse_bad_values() -> None:
