@@ -23,6 +23,7 @@ web server's gate.
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -150,9 +151,11 @@ class ServerPolicy:
             return parse_env_spec(text)
         if name in self.allow_env:
             return parse_env_spec(text)
+        close = difflib.get_close_matches(name, list(ENV_SPECS), n=1)
         raise SpecError(
             f"unknown env {name!r} in {text!r}: the server plays the envs of its list "
             f"({', '.join(ENV_SPECS)}) and PettingZoo registry ids (classic/tictactoe-v3)"
+            + (f"; did you mean {close[0]!r}?" if close else "")
             + self._allow_hint(name)
         )
 

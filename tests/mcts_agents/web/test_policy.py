@@ -256,6 +256,12 @@ def test_limits_raised_by_the_server_let_a_request_through() -> None:
     assert policy.env_spec("pig:winscore=100").kwargs["winscore"] == 100  # its default
 
 
+def test_an_unknown_env_is_named_with_the_close_one(client: TestClient) -> None:
+    reply = client.get("/play/conect_four?opponent=random")
+    assert reply.status_code == 400 and "'conect_four'" in message(reply)
+    assert "did you mean 'connect_four'?" in message(reply)
+
+
 def test_a_registry_env_may_not_choose_its_render_mode(client: TestClient) -> None:
     reply = client.get("/play/classic/tictactoe-v3:render_mode=human?opponent=random")
     assert reply.status_code == 400 and "render_mode" in message(reply)
