@@ -107,7 +107,7 @@ def add_serve_parser(commands: Any, int_type: Any) -> None:
     )
     limits.add_argument(
         "--max-nodes",
-        type=int_type(1, 10**10),
+        type=int_type(1_000, 10**10),  # a root of 361 moves (19x19) and its tree fit
         default=1_000_000,
         help="nodes of a search's tree (default 1000000)",
     )

@@ -21,11 +21,12 @@ pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient
 
-from mcts_agents import play_match
+from mcts_agents import legal_actions, make_agent, play_match
 from mcts_agents.errors import InvalidOptionError, SpecError
+from mcts_agents.specs import ENV_SPECS
 from mcts_agents.web.app import create_app
 from mcts_agents.web.policy import Limits, ServerPolicy, host_name, hosts_for
-from mcts_agents.web.store import Sessions
+from mcts_agents.web.store import Sessions, make_env
 
 LOCAL = "http://127.0.0.1:8000"
 FAST = "mcts:iterations=60,backend=python"
@@ -241,6 +242,21 @@ def test_an_env_over_the_board_limit_is_refused_naming_it(
     reply = client.get(f"/play/{env}", params={"opponent": "random"})
     assert reply.status_code == 400
     assert named in message(reply) and "--max-board" in message(reply), message(reply)
+
+
+@pytest.mark.parametrize("env", list(ENV_SPECS))
+def test_every_env_is_searched_under_the_servers_node_bound(env: str) -> None:
+    policy = ServerPolicy()
+    agents = ["mcts:iterations=30,backend=python"]
+    if env in ("tic_tac_toe", "connect_four"):
+        agents.append("mcts:iterations=30")  # a compiled kernel
+    for text in agents:
+        spec = policy.agent_spec(text)
+        assert spec.options["max_nodes"] == Limits().nodes
+        game = make_env(policy.env_spec(env))
+        game.reset(seed=0)
+        with make_agent(spec, seed=0) as agent:
+            assert agent.act(game) in legal_actions(game)
 
 
 def test_limits_raised_by_the_server_let_a_request_through() -> None:
