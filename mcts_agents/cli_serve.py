@@ -1,9 +1,15 @@
-"""``mcts-agents serve [--host 127.0.0.1] [--port 8000]``: play in the browser.
+"""``mcts-agents serve [--host 127.0.0.1] [--port 8000] [...]``: play in the browser.
 
 Starts the web server (``mcts_agents.web``: Starlette on Uvicorn, the ``web`` extra) on the
 loopback address unless ``--host`` says otherwise, prints its URL and serves until Ctrl-C.
 Without the extra it says what to install and exits with code 2; an address that cannot be used
 (a port in use) exits with code 1 in one line.
+
+What a request may name and ask for is the server's ``ServerPolicy`` (``web.policy``), built
+here: ``--allow-env`` (``module:factory`` envs of the person's own), ``--models`` (the folder
+of the models ``az``/``policy`` agents may load by name), the limits (``--max-workers``,
+``--max-iterations``, ``--max-time``, ``--max-nodes``, ``--max-board``) and the ``Host`` names
+the server answers (the ``--host`` address, plus ``--allow-host``).
 """
 
 from __future__ import annotations
@@ -11,9 +17,27 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from pathlib import Path
 from typing import Any
 
 __all__ = ["add_serve_parser", "serve"]
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} should be a number of seconds > 0")
+    return value
+
+
+def _folder(text: str) -> Path:
+    path = Path(text)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a folder")
+    return path
 
 
 def add_serve_parser(commands: Any, int_type: Any) -> None:
@@ -23,7 +47,9 @@ def add_serve_parser(commands: Any, int_type: Any) -> None:
         help="play in the browser (needs the web extra)",
         description="Start a local web server: pick an env and play against any agent spec, "
         "watch agents play each other, replay arena games, and see the agent's search as it "
-        'thinks. Needs Starlette and Uvicorn: pip install "mcts-agents[web]".',
+        'thinks. Needs Starlette and Uvicorn: pip install "mcts-agents[web]". A request may '
+        "name the listed envs, PettingZoo registry ids and the agent kinds, within the limits "
+        "below; nothing it names is imported.",
     )
     parser.add_argument(
         "--host",
@@ -39,6 +65,77 @@ def add_serve_parser(commands: Any, int_type: Any) -> None:
         default=64,
         help="most games open at once (one per page; default 64)",
     )
+    parser.add_argument(
+        "--allow-env",
+        action="append",
+        default=[],
+        metavar="MODULE:FACTORY",
+        help="an env of your own that pages may name (module:factory, or a module with env()); "
+        "repeat for more. Without it no request makes the server import anything",
+    )
+    parser.add_argument(
+        "--models",
+        type=_folder,
+        default=None,
+        metavar="DIR",
+        help="folder of trained models: az/policy agents of a page load model=NAME from it "
+        "(a model file is code: list only your own). Without it no model is loaded",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another name the server answers to in the Host header (it answers the --host "
+        "address, and localhost for a loopback one); '*' for any. Repeat for more",
+    )
+    limits = parser.add_argument_group("limits of what a page may ask for")
+    limits.add_argument(
+        "--max-workers",
+        type=int_type(1, 1024),
+        default=1,
+        help="processes of one agent (workers=; default 1: none beside the server)",
+    )
+    limits.add_argument(
+        "--max-iterations",
+        type=int_type(1, 10**9),
+        default=100_000,
+        help="simulations per move (default 100000)",
+    )
+    limits.add_argument(
+        "--max-time", type=_positive_float, default=60.0, help="seconds per move (default 60)"
+    )
+    limits.add_argument(
+        "--max-nodes",
+        type=int_type(1_000, 10**10),  # a root of 361 moves (19x19) and its tree fit
+        default=1_000_000,
+        help="nodes of a search's tree (default 1000000)",
+    )
+    limits.add_argument(
+        "--max-board",
+        type=int_type(1, 10_000),
+        default=19,
+        help="a number given as an env option: board side, players (default 19)",
+    )
+
+
+def policy_of(args: argparse.Namespace) -> Any:
+    """The ``ServerPolicy`` of the command line's options."""
+    from mcts_agents.web.policy import Limits, ServerPolicy, hosts_for
+
+    limits = Limits(
+        workers=args.max_workers,
+        iterations=args.max_iterations,
+        seconds=args.max_time,
+        nodes=args.max_nodes,
+        board=args.max_board,
+    )
+    return ServerPolicy(
+        allow_env=tuple(text.strip() for text in args.allow_env),
+        models=args.models,
+        limits=limits,
+        hosts=hosts_for(args.host, args.allow_host),
+    )
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -49,10 +146,18 @@ def serve(args: argparse.Namespace) -> int:
     from mcts_agents.web.server import serve as run
     from mcts_agents.web.store import Sessions
 
+    policy = policy_of(args)
+
     def ready(url: str) -> None:
         print(f"mcts-agents: serving on {url}  (Ctrl-C to stop)", flush=True)
 
     with contextlib.suppress(KeyboardInterrupt):  # Uvicorn stops cleanly on Ctrl-C
-        run(args.host, args.port, ready=ready, sessions=Sessions(max_sessions=args.max_games))
+        run(
+            args.host,
+            args.port,
+            ready=ready,
+            sessions=Sessions(max_sessions=args.max_games),
+            policy=policy,
+        )
     print("mcts-agents: server stopped", file=sys.stderr)
     return 0

@@ -27,7 +27,9 @@ __all__ = [
     "check_aec_env",
     "checked_factory",
     "factory_form",
+    "is_dotted",
     "load_factory",
+    "registry_entry",
     "resolve_env_name",
 ]
 
@@ -38,7 +40,7 @@ FORMS = (
 )
 
 
-def _is_dotted(text: str) -> bool:
+def is_dotted(text: str) -> bool:
     """``"a.b_c.d"``: dot-separated Python identifiers."""
     return bool(text) and all(part.isidentifier() for part in text.split("."))
 
@@ -49,7 +51,7 @@ def factory_form(text: str) -> tuple[str, str] | None:
     module, sep, rest = text.strip().partition(":")
     attribute, _, options = rest.partition(":")
     module, attribute = module.strip(), attribute.strip()
-    if sep and _is_dotted(module) and _is_dotted(attribute):
+    if sep and is_dotted(module) and is_dotted(attribute):
         return f"{module}:{attribute}", options
     return None
 
@@ -108,7 +110,7 @@ def _entry_point_path(entry_point: Any, env_id: str, text: str) -> str:
     )
 
 
-def _registry_entry(name: str) -> Any:
+def registry_entry(name: str) -> Any:
     """The AEC registry's spec for ``name``, or ``None``."""
     try:
         return pettingzoo.spec("aec", name)
@@ -123,13 +125,13 @@ def resolve_env_name(name: str, text: str, ours: list[str]) -> tuple[str, dict[s
     Raises:
         SpecError: neither, naming ``text``, what was tried and a close name if there is one.
     """
-    entry = _registry_entry(name)
+    entry = registry_entry(name)
     if entry is not None:
         kwargs = dict(entry.kwargs)
         if entry.max_cycles is not None:
             kwargs["max_cycles"] = entry.max_cycles
         return _entry_point_path(entry.entry_point, entry.id, text), kwargs
-    if "." in name and _is_dotted(name):
+    if "." in name and is_dotted(name):
         try:
             importlib.import_module(name)
         except ImportError as error:

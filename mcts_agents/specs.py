@@ -51,6 +51,8 @@ __all__ = [
     "make_env",
     "parse_agent_spec",
     "parse_env_spec",
+    "read_agent_spec",
+    "split_spec",
 ]
 
 
@@ -73,7 +75,7 @@ def parse_value(text: str) -> Any:
     return text
 
 
-def _split(text: str, what: str) -> tuple[str, dict[str, str]]:
+def split_spec(text: str, what: str) -> tuple[str, dict[str, str]]:
     """``"kind:a=1,b=x"`` -> ``("kind", {"a": "1", "b": "x"})`` (raw strings)."""
     if not isinstance(text, str):
         raise SpecError(f"{what} spec must be a string, got {text!r}")
@@ -209,7 +211,19 @@ def parse_agent_spec(text: str | AgentSpec) -> AgentSpec:
     """
     if isinstance(text, AgentSpec):
         return text
-    kind, raw = _split(text, "agent")
+    spec = read_agent_spec(text)
+    make_agent(spec)  # validates every option now, not in the middle of a tournament
+    return spec
+
+
+def read_agent_spec(text: str) -> AgentSpec:
+    """Parse ``kind[:key=value,...]`` without building the agent (nothing is opened or
+    started: the web server checks its limits on the options first).
+
+    Raises:
+        SpecError: unknown kind, malformed ``key=value`` or an option given twice.
+    """
+    kind, raw = split_spec(text, "agent")
     if kind not in AGENT_KINDS:
         raise SpecError(
             f"agent spec {text!r}: unknown kind {kind!r}; expected one of {sorted(AGENT_KINDS)}"
@@ -222,9 +236,7 @@ def parse_agent_spec(text: str | AgentSpec) -> AgentSpec:
         if key in options:
             raise SpecError(f"agent spec {text!r}: option {key!r} is given twice (via an alias)")
         options[key] = value if key in _TEXT_OPTIONS else parse_value(value)
-    spec = AgentSpec(kind=kind, options=options, name=name, text=text.strip())
-    make_agent(spec)  # validates every option now, not in the middle of a tournament
-    return spec
+    return AgentSpec(kind=kind, options=options, name=name, text=text.strip())
 
 
 def make_agent(
@@ -391,7 +403,7 @@ def parse_env_spec(text: str | EnvSpec) -> EnvSpec:
         env_sources.checked_factory(path, text)
         raw = _pairs(text, rest, "env")
     else:
-        name, raw = _split(text, "env")
+        name, raw = split_spec(text, "env")
         path, base = env_sources.resolve_env_name(name, text, sorted(ENV_SPECS))
     kwargs = {**base, **{k: parse_value(v) for k, v in raw.items()}}
     spec = EnvSpec(name=name, module="", kwargs=kwargs, text=text.strip(), factory=path)
@@ -407,7 +419,7 @@ def parse_env_spec(text: str | EnvSpec) -> EnvSpec:
 
 
 def _parse_our_env(text: str) -> EnvSpec:
-    name, raw = _split(text, "env")
+    name, raw = split_spec(text, "env")
     module, base = ENV_SPECS[name]
     parameters = env_parameters(module)
     unknown = sorted(set(raw) - set(parameters))

@@ -2,9 +2,10 @@
 
 ``serve(host, port)`` runs the app of ``web.app`` on a local address; ``create_app()`` builds
 it (for tests, or another ASGI server). The drawing (``svg``, ``boards``, ``tables``), the games
-(``session``, ``store``, ``live``) and the views (``views``, ``pages``, ``replays``) import
-neither Starlette nor Uvicorn; ``app`` and ``server`` need them, and without them
-``require_web`` raises ``WebNotInstalledError`` naming the extra.
+(``session``, ``store``, ``live``), the views (``views``, ``pages``, ``replays``) and what a
+request may ask for (``policy``) import neither Starlette nor Uvicorn; ``app``, ``guard`` and
+``server`` need them, and without them ``require_web`` raises ``WebNotInstalledError`` naming
+the extra.
 """
 
 from __future__ import annotations

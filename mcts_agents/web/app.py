@@ -7,8 +7,15 @@ its own game, held by ``Sessions``; the page's script polls ``GET /api/games/<id
 ``POST /api/games/<id>/move`` (``{"action": n}``; an illegal move is refused with 409 and
 changes nothing), sets watch mode's speed with ``POST /api/games/<id>/watch``
 (``{"delay": s, "paused": bool}``) and frees the game with ``POST /api/games/<id>/close`` when
-the page goes away. ``GET /api/sessions`` counts the open games; ``GET /api/registry`` lists the
-envs and agent kinds as JSON.
+the page goes away. ``GET /api/sessions`` counts the open games (their ids are each page's
+own: a game id is the page's key to its game); ``GET /api/registry`` lists the envs and agent
+kinds as JSON.
+
+Every spec in an address, and the env of a replayed results file, is untrusted: the app's
+``ServerPolicy`` (``policy``) reads it, so nothing a request names is imported, and the numbers
+it asks for are capped. ``guard.RequestGuard`` refuses other sites' requests and foreign
+``Host`` headers before any page sees them; a move or watch request must be a JSON object of
+at most ``MAX_BODY`` bytes.
 
 A bad env, spec, seat, file or game number gets an error page (400, or 404 for what does not
 exist) whose message names it; any other failure a 500 page that says so, the trace going only
@@ -28,6 +35,7 @@ from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -35,6 +43,8 @@ from starlette.routing import Route
 from mcts_agents.errors import ResultsFileError, SpecError, TooManyGamesError
 from mcts_agents.specs import AGENT_KINDS, ENV_SPECS, agent_options, env_parameters
 from mcts_agents.web import pages
+from mcts_agents.web.guard import RequestGuard
+from mcts_agents.web.policy import ServerPolicy
 from mcts_agents.web.replays import GameNotFound, load_game, replay
 from mcts_agents.web.store import DEFAULT_OPPONENT, DEFAULT_WATCH, Sessions, new_play, new_watch
 from mcts_agents.web.svg import compose
@@ -45,6 +55,8 @@ __all__ = ["create_app"]
 logger = logging.getLogger(__name__)
 
 _STATIC = {"game.js": "text/javascript", "replay.js": "text/javascript", "style.css": "text/css"}
+#: Most bytes of a JSON request body.
+MAX_BODY = 16_384
 
 
 class BadRequest(Exception):
@@ -86,6 +98,11 @@ def _sessions(request: Request) -> Sessions:
     return sessions
 
 
+def _policy(request: Request) -> ServerPolicy:
+    policy: ServerPolicy = request.app.state.policy
+    return policy
+
+
 # ------------------------------------------------------------------------------ pages
 def index(request: Request) -> Response:
     return HTMLResponse(pages.index_page(DEFAULT_OPPONENT, DEFAULT_WATCH))
@@ -112,7 +129,7 @@ def play(request: Request) -> Response:
     opponent = request.query_params.get("opponent") or DEFAULT_OPPONENT
     seat = _int(request, "seat", 0, 0, 64)
     seed = _int(request, "seed", 0)
-    session = new_play(env, opponent, seat, seed)
+    session = new_play(env, opponent, seat, seed, _policy(request))
     return _game_page(request, session, f"{env}: you against {opponent}")
 
 
@@ -122,7 +139,7 @@ def watch(request: Request) -> Response:
     while specs and specs[-1] is None:
         specs.pop()
     delay = _number(request, "delay", 0.5, 0.0, 10.0)
-    session = new_watch(env, specs, _int(request, "seed", 0), delay)
+    session = new_watch(env, specs, _int(request, "seed", 0), delay, _policy(request))
     names = " vs ".join(seat.name for seat in session.seats)
     return _game_page(request, session, f"{env}: {names}")
 
@@ -134,7 +151,7 @@ def replay_page(request: Request) -> Response:
     recorded = load_game(file, _int(request, "game", 0))
     total = len(recorded.moves)
     step = _int(request, "step", total, 0, total)
-    frame, names = replay(recorded, step)
+    frame, names = replay(recorded, step, _policy(request))
     drawing = position_drawing(frame.game, frame.state, frame.pixels, None)
     record = recorded.record
     seats = record["seats"]
@@ -178,10 +195,20 @@ def _session_or_404(request: Request) -> Any:
 
 
 async def _body(request: Request) -> dict[str, Any]:
+    """The JSON object of a state change: its type must say JSON (which no form of another
+    site can send without the browser asking this server first), at most ``MAX_BODY`` bytes."""
+    kind = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if kind != "application/json":
+        raise BadRequest(f"the request body should be application/json, not {kind!r}")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise BadRequest(f"the request body is over {MAX_BODY} bytes", 413)
     try:
-        data = json.loads(await request.body() or b"{}")
-    except ValueError:
-        raise BadRequest("the request body is not JSON") from None
+        data = json.loads(body or b"{}")
+    except (ValueError, RecursionError):  # RecursionError: nested too deep to read
+        raise BadRequest("the request body is not JSON (or is nested too deep)") from None
     if not isinstance(data, dict):
         raise BadRequest("the request body should be a JSON object")
     return data
@@ -206,8 +233,10 @@ async def watch_control(request: Request) -> Response:
     session = _session_or_404(request)
     data = await _body(request)
     delay, paused = data.get("delay"), data.get("paused")
-    if delay is not None and (isinstance(delay, bool) or not isinstance(delay, (int, float))):
-        raise BadRequest(f"delay should be a number of seconds, got {delay!r}")
+    if delay is not None and (
+        isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= 10
+    ):
+        raise BadRequest(f"delay should be a number of seconds from 0 to 10, got {delay!r}")
     if paused is not None and not isinstance(paused, bool):
         raise BadRequest(f"paused should be true or false, got {paused!r}")
     session.set_watch(delay, paused)
@@ -220,8 +249,7 @@ def close(request: Request) -> Response:
 
 
 def sessions_info(request: Request) -> Response:
-    sessions = _sessions(request)
-    return JSONResponse({"count": len(sessions), "ids": sessions.ids()})
+    return JSONResponse({"count": len(_sessions(request))})  # not the ids: each page's own
 
 
 def registry(request: Request) -> Response:
@@ -234,12 +262,12 @@ def registry(request: Request) -> Response:
 
 
 # ----------------------------------------------------------------------------- errors
-def _wants_json(request: Request) -> bool:
-    return request.url.path.startswith("/api/")
-
-
 def _error(request: Request, status: int, message: str) -> Response:
-    if _wants_json(request):
+    return _render(request.url.path, status, message)
+
+
+def _render(path: str, status: int, message: str) -> Response:
+    if path.startswith("/api/"):
         return JSONResponse({"error": message}, status)
     return HTMLResponse(pages.error_page(status, message), status)
 
@@ -270,10 +298,17 @@ async def _internal(request: Request, error: Exception) -> Response:
     return _error(request, 500, f"the server failed ({type(error).__name__}); see its log")
 
 
-def create_app(sessions: Sessions | None = None, sweep_seconds: float = 5.0) -> Starlette:
-    """The web app; ``sessions`` holds its games (a new ``Sessions()`` by default). While it
-    runs, idle games are swept every ``sweep_seconds``; at shutdown every game is closed."""
+def create_app(
+    sessions: Sessions | None = None,
+    sweep_seconds: float = 5.0,
+    policy: ServerPolicy | None = None,
+) -> Starlette:
+    """The web app; ``sessions`` holds its games (a new ``Sessions()`` by default), ``policy``
+    says what a request may name and ask for (default ``ServerPolicy()``: the registry's envs
+    and agents, no model, the default limits, loopback ``Host`` names only). While it runs,
+    idle games are swept every ``sweep_seconds``; at shutdown every game is closed."""
     held = sessions if sessions is not None else Sessions()
+    rules = policy if policy is not None else ServerPolicy()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -315,6 +350,10 @@ def create_app(sessions: Sessions | None = None, sweep_seconds: float = 5.0) -> 
         HTTPException: _http,
         Exception: _internal,
     }
-    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    guard = Middleware(RequestGuard, policy=rules, render=_render)
+    app = Starlette(
+        routes=routes, exception_handlers=handlers, lifespan=lifespan, middleware=[guard]
+    )
     app.state.sessions = held
+    app.state.policy = rules
     return app

@@ -31,7 +31,13 @@ def layout(title: str, body: str, script: str = "") -> str:
 
 def error_page(status: int, message: str) -> str:
     """The page of a bad request: what was wrong, in words (never a stack trace)."""
-    titles = {400: "Bad request", 404: "Not found", 503: "Too many games"}
+    titles = {
+        400: "Bad request",
+        403: "Refused",
+        404: "Not found",
+        413: "Too large",
+        503: "Too many games",
+    }
     title = titles.get(status, "Error")
     body = (
         f'<section class="error"><h1>{status} {esc(title)}</h1>'
@@ -93,10 +99,13 @@ def index_page(default_opponent: str, default_watch: str) -> str:
   <button type="submit">Replay</button>
 </form>
 </section>
-<p class="hint">Any env spec of the command line works in the address, with its options:
+<p class="hint">The envs below and PettingZoo registry ids work in the address, with their
+options (within the server's limits):
 <code>/play/connect_four:width=8?opponent=mcts:time=2&amp;seat=1</code>,
 <code>/watch/othello:size=6?p0=mcts:iterations=2000&amp;p1=random</code>,
-<code>/play/classic/connect_four-v3</code> (PettingZoo's own, drawn from its pictures).</p>
+<code>/play/classic/connect_four-v3</code> (PettingZoo's own, drawn from its pictures). Your
+own <code>module:factory</code> envs and model files: see <code>mcts-agents serve --help</code>
+(<code>--allow-env</code>, <code>--models</code>).</p>
 <h2>Envs</h2>
 <table id="envs"><tr><th>env</th><th>options (defaults)</th><th></th></tr>{_env_rows()}</table>
 <h2>Agent kinds</h2>

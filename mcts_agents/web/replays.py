@@ -18,7 +18,7 @@ from mcts_agents.aec import legal_actions
 from mcts_agents.arena.checks import check_header, check_record
 from mcts_agents.envs.core.aec import BoardGameEnv
 from mcts_agents.errors import ResultsFileError
-from mcts_agents.specs import parse_env_spec
+from mcts_agents.web.policy import ServerPolicy
 from mcts_agents.web.session import picture
 from mcts_agents.web.store import make_env
 
@@ -102,15 +102,18 @@ class Frame:
     over: bool
 
 
-def replay(recorded: RecordedGame, step: int) -> tuple[Frame, list[str]]:
+def replay(
+    recorded: RecordedGame, step: int, policy: ServerPolicy | None = None
+) -> tuple[Frame, list[str]]:
     """The position after the first ``step`` moves of the game, and every move's name (the
-    whole game is played again, so every move is checked).
+    whole game is played again, so every move is checked). The file's env spec is untrusted
+    (a file names it): ``policy`` (default ``ServerPolicy()``) reads it as a request's.
 
     Raises:
-        SpecError: the file's env cannot be made here.
+        SpecError: the file's env cannot be made here, or the policy refuses it.
         ResultsFileError: a move that the env does not accept where the file has it.
     """
-    spec = parse_env_spec(recorded.header["env"])
+    spec = (policy or ServerPolicy()).env_spec(recorded.header["env"])
     env = make_env(spec)
     env.reset(seed=recorded.record["seed"])
     names: list[str] = []

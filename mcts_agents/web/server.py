@@ -4,7 +4,8 @@ server in a thread, for tests and scripts).
 The socket is bound here, before Uvicorn starts, so that the address is known (``--port 0``
 takes any free port) and a port in use is reported in one line. The default address is the
 loopback one: the server has no accounts, and it reads results files by name, so it is for
-the person at this machine unless told otherwise.
+the person at this machine unless told otherwise. What requests may name and ask for, and the
+``Host`` names it answers, are the app's ``ServerPolicy`` (``policy=``, ``web.policy``).
 """
 
 from __future__ import annotations
@@ -59,16 +60,19 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{shown}:{port}/"
 
 
-def _warn_if_public(host: str) -> None:
+def _warn_if_public(host: str, policy: Any) -> None:
     try:
         loopback = ipaddress.ip_address(host).is_loopback
     except ValueError:
         loopback = host == "localhost"
     if not loopback:
+        hosts = ", ".join(policy.hosts) if policy is not None else "the loopback names"
         logger.warning(
             "serving on %s: anyone who can reach this machine can open games and replay any "
-            "results file this account can read",
+            "results file this account can read; requests must name this server as one of: "
+            "%s (--allow-host NAME adds a name)",
             host,
+            hosts,
         )
 
 
@@ -96,7 +100,7 @@ def serve(
     from mcts_agents.web.app import create_app
 
     sock = bind(host, port)
-    _warn_if_public(host)
+    _warn_if_public(host, app_options.get("policy"))
     try:
         if ready is not None:
             ready(url_of(sock))

@@ -3,8 +3,9 @@
 ``Sessions`` holds every open game (one per page). A page says it closed (a ``close`` request
 when it is hidden for good), and a page that stops asking about its game for ``idle_seconds``
 (a tab killed without a word) loses it at the next ``sweep``; at most ``max_sessions`` are held
-at once. ``new_play`` and ``new_watch`` check every spec before anything is made, with the
-same parsers as the command line (``specs``), so a bad env, agent or seat is named at once.
+at once. ``new_play`` and ``new_watch`` check every spec before anything is made, through the
+server's ``ServerPolicy`` (``policy``: the command line's parsers behind a gate that refuses
+anything a request may not name, or ask for), so a bad env, agent or seat is named at once.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from typing import Any
 
 from mcts_agents.errors import SpecError, TooManyGamesError
 from mcts_agents.seeding import derive_seed
-from mcts_agents.specs import AgentSpec, EnvSpec, make_agent, parse_agent_spec, parse_env_spec
+from mcts_agents.specs import AgentSpec, EnvSpec, make_agent
+from mcts_agents.web.policy import ServerPolicy
 from mcts_agents.web.session import Seat, Session
 
 __all__ = [
@@ -76,14 +78,19 @@ def _session(
     )
 
 
-def new_play(env_text: str, opponent: str, seat: int, seed: int) -> Session:
-    """A person in ``seat`` against ``opponent`` (an agent spec) in every other seat.
+def new_play(
+    env_text: str, opponent: str, seat: int, seed: int, policy: ServerPolicy | None = None
+) -> Session:
+    """A person in ``seat`` against ``opponent`` (an agent spec) in every other seat; the
+    specs are untrusted, read by ``policy`` (default: ``ServerPolicy()``).
 
     Raises:
-        SpecError: a bad env or agent spec, or a seat the env does not have.
+        SpecError: a bad env or agent spec, one the policy refuses, or a seat the env does
+            not have.
     """
-    spec = parse_env_spec(env_text)
-    agent = parse_agent_spec(opponent)
+    policy = policy or ServerPolicy()
+    spec = policy.env_spec(env_text)
+    agent = policy.agent_spec(opponent)
     env = make_env(spec)
     count = len(env.possible_agents)
     if not 0 <= seat < count:
@@ -94,13 +101,22 @@ def new_play(env_text: str, opponent: str, seat: int, seed: int) -> Session:
     return _session(spec, env, controllers, seed, "play")
 
 
-def new_watch(env_text: str, agents: Sequence[str | None], seed: int, delay: float) -> Session:
-    """Agents against each other: ``agents[i]`` plays seat ``i`` (``None``: ``DEFAULT_WATCH``).
+def new_watch(
+    env_text: str,
+    agents: Sequence[str | None],
+    seed: int,
+    delay: float,
+    policy: ServerPolicy | None = None,
+) -> Session:
+    """Agents against each other: ``agents[i]`` plays seat ``i`` (``None``: ``DEFAULT_WATCH``);
+    the specs are untrusted, read by ``policy`` (default: ``ServerPolicy()``).
 
     Raises:
-        SpecError: a bad env or agent spec, or more agents than the env has seats.
+        SpecError: a bad env or agent spec, one the policy refuses, or more agents than the
+            env has seats.
     """
-    spec = parse_env_spec(env_text)
+    policy = policy or ServerPolicy()
+    spec = policy.env_spec(env_text)
     env = make_env(spec)
     count = len(env.possible_agents)
     extra = [i for i, text in enumerate(agents) if text is not None and i >= count]
@@ -110,7 +126,7 @@ def new_watch(env_text: str, agents: Sequence[str | None], seed: int, delay: flo
             f"{count} seats (p0..p{count - 1})"
         )
     texts = [*agents[:count], *[None] * max(0, count - len(agents))]
-    controllers = [parse_agent_spec(text or DEFAULT_WATCH) for text in texts]
+    controllers = [policy.agent_spec(text or DEFAULT_WATCH) for text in texts]
     return _session(spec, env, controllers, seed, "watch", delay)
 
 

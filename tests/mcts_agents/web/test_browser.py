@@ -212,7 +212,7 @@ def test_two_pages_hold_two_independent_games(browser: Any, server: BackgroundSe
             tab.goto(f"{server.url}play/connect_four?opponent={AGENT}&seat=0&seed=5")
             wait_for_turn(tab)
         ids = {game_id(first), game_id(second)}
-        assert len(ids) == 2 and ids <= set(api(server, "/api/sessions")["ids"])
+        assert len(ids) == 2 and ids <= set(server.sessions.ids())
         first.click("[data-action='0']")
         first.wait_for_function("document.querySelectorAll('#moves li').length >= 2")
         second.click("[data-action='6']")
@@ -230,17 +230,17 @@ def test_games_are_freed_when_their_pages_close(browser: Any, server: Background
         tab = context.new_page()
         tab.goto(f"{server.url}play/tic_tac_toe?opponent={AGENT}")
         id = game_id(tab)
-        assert id in api(server, "/api/sessions")["ids"]
+        assert id in server.sessions.ids()
         tab.goto("about:blank")  # the page goes away: it says so
         deadline = time.monotonic() + IDLE - 1
-        while id in api(server, "/api/sessions")["ids"]:
+        while id in server.sessions.ids():
             assert time.monotonic() < deadline, "not freed when its page went away"
             time.sleep(0.1)
         tab.goto(f"{server.url}play/tic_tac_toe?opponent={AGENT}")
         other = game_id(tab)
         tab.close()  # closed or killed: freed once silent for IDLE seconds at the latest
         deadline = time.monotonic() + IDLE + 5
-        while other in api(server, "/api/sessions")["ids"]:
+        while other in server.sessions.ids():
             assert time.monotonic() < deadline, "not freed after its page closed"
             time.sleep(0.2)
     finally:
@@ -287,7 +287,7 @@ def test_the_search_is_shown_while_the_agent_thinks(page: Any, server: Backgroun
     id = game_id(page)
     page.goto("about:blank")  # closing the page stops the search at its next slice
     deadline = time.monotonic() + IDLE
-    while id in api(server, "/api/sessions")["ids"]:
+    while id in server.sessions.ids():
         assert time.monotonic() < deadline
         time.sleep(0.1)
 

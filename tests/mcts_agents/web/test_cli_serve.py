@@ -7,7 +7,9 @@ import importlib.util
 import signal
 import subprocess
 import sys
+import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -80,3 +82,67 @@ def test_a_port_in_use_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]
         assert len(err.splitlines()) == 1 and port in err and "--port" in err
     finally:
         taken.close()
+
+
+def test_serve_options_make_the_servers_policy(tmp_path: Path) -> None:
+    from mcts_agents.cli import build_parser
+    from mcts_agents.cli_serve import policy_of
+
+    args = build_parser().parse_args(
+        ["serve", "--allow-env", "mygames:make_env", "--models", str(tmp_path),
+         "--max-workers", "3", "--max-iterations", "500", "--max-time", "2.5",
+         "--max-nodes", "9000", "--max-board", "12", "--allow-host", "box.lan"]
+    )  # fmt: skip
+    policy = policy_of(args)
+    assert policy.allow_env == ("mygames:make_env",) and policy.models == tmp_path
+    limits = policy.limits
+    assert (limits.workers, limits.iterations, limits.seconds, limits.nodes, limits.board) == (
+        3, 500, 2.5, 9000, 12
+    )  # fmt: skip
+    assert set(policy.hosts) == {"127.0.0.1", "localhost", "::1", "box.lan"}
+    default = policy_of(build_parser().parse_args(["serve"]))
+    assert default.allow_env == () and default.models is None and default.limits.workers == 1
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [("--models", "no_such_folder", "not a folder"), ("--max-time", "0", "seconds")],
+)
+def test_a_bad_serve_option_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], option: str, value: str, said: str
+) -> None:
+    with pytest.raises(SystemExit) as exit:
+        main(["serve", option, value])
+    assert exit.value.code == 2 and said in capsys.readouterr().err
+
+
+def test_the_served_server_answers_its_own_host_names_only() -> None:
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("starlette")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcts_agents", "serve", "--port", "0", "--allow-host", "box.lan"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().split()[3]
+
+        def status(host: str) -> int:
+            request = urllib.request.Request(url + "api/sessions", headers={"Host": host})
+            try:
+                with urllib.request.urlopen(request, timeout=20) as reply:
+                    return int(reply.status)
+            except urllib.error.HTTPError as error:
+                return int(error.code)
+
+        port = url.rstrip("/").rpartition(":")[2]
+        assert status(f"127.0.0.1:{port}") == 200 and status(f"box.lan:{port}") == 200
+        assert status(f"attacker.example:{port}") == 400
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

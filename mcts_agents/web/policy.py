@@ -1,0 +1,285 @@
+"""What the web server accepts from a request (or from a results file it replays): the policy
+that ``serve`` builds from its options and ``create_app(policy=...)`` keeps.
+
+A request is untrusted: any web page the person visits can send one to ``127.0.0.1``. So a spec
+that comes over HTTP is read here *before anything is imported, opened or started*, and only
+this passes:
+
+- envs: one of our variants (``connect_four:width=8``), a PettingZoo registry id
+  (``classic/tictactoe-v3``: the registry is data, its entry points were registered by code),
+  or a ``module:factory`` / module name that the person listed with ``serve --allow-env``.
+  Anything else naming a module (``subprocess:getoutput``, ``os:getcwd``) is refused unread;
+- agents: the kinds of the registry (``mcts``, ``random``, ``human``, ``az``, ``policy``); the
+  model of ``az``/``policy`` (``model=NAME``) only by a name inside the folder given to
+  ``serve --models DIR`` (no absolute path, no ``..``, no link leading out of it);
+- numbers under ``Limits``: worker processes, simulations, seconds and nodes per move, and the
+  numbers given as env options (board sides, players), each refused with a ``SpecError``
+  that names the value and the ``serve`` option raising the limit. A search with no node
+  bound of its own gets ``max_nodes=Limits.nodes``.
+
+The command line (``play``, ``arena``) keeps the full spec language: this module is only the
+web server's gate.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from mcts_agents import env_sources
+from mcts_agents.errors import InvalidOptionError, SpecError
+from mcts_agents.specs import (
+    ENV_SPECS,
+    AgentSpec,
+    EnvSpec,
+    env_parameters,
+    make_agent,
+    parse_env_spec,
+    parse_value,
+    read_agent_spec,
+    split_spec,
+)
+
+__all__ = ["LOOPBACK_HOSTS", "Limits", "ServerPolicy", "host_name", "hosts_for"]
+
+#: Longest spec text read from a request.
+MAX_SPEC_CHARS = 400
+#: The names of this machine's loopback address, allowed in ``Host`` when serving on it.
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+#: Agent options that count simulations (or trees, or leaves) per move.
+_COUNTS = ("iterations", "simulations", "determinizations", "batch_size")
+#: Agent kinds that take ``model=``, and those whose search takes ``max_nodes``.
+_MODEL_KINDS = ("az", "policy")
+_SEARCH_KINDS = ("mcts", "az")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The most a request may ask for (``serve``'s ``--max-*`` options raise them).
+
+    Attributes:
+        workers: root-parallel searches of one agent (``workers=``; each one past the first
+            is a process), ``--max-workers``.
+        iterations: simulations per move (``iterations``, ``simulations``, and also
+            ``determinizations`` and ``batch_size``), ``--max-iterations``.
+        seconds: seconds per move (``time=``), ``--max-time``.
+        nodes: nodes of a search's table (``max_nodes=``; also the bound of a search that
+            gives none), ``--max-nodes``.
+        board: a number given as an env option (a board side, players), ``--max-board``; an
+            option of ours whose default is larger keeps its default as its limit.
+    """
+
+    workers: int = 1
+    iterations: int = 100_000
+    seconds: float = 60.0
+    nodes: int = 1_000_000
+    board: int = 19
+
+    def __post_init__(self) -> None:
+        for name in ("workers", "iterations", "nodes", "board"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidOptionError(f"Limits.{name} must be an int >= 1, got {value!r}")
+        seconds = self.seconds
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
+            raise InvalidOptionError(f"Limits.seconds must be a number > 0, got {seconds!r}")
+
+
+def host_name(host: str) -> str:
+    """The name part of a ``Host`` header, lower case: ``"[::1]:8000"`` -> ``"::1"``."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    if host.count(":") == 1:
+        return host.partition(":")[0]
+    return host
+
+
+@dataclass(frozen=True)
+class ServerPolicy:
+    """What the web server accepts; see the module's text.
+
+    Attributes:
+        allow_env: ``module:factory`` paths (or module names with ``env()``) that requests
+            may name as envs (``serve --allow-env``); nothing else that names a module.
+        models: the folder of the models that ``az``/``policy`` agents may load by name
+            (``serve --models``); ``None``: no model is loaded for a request.
+        limits: the most a request may ask for.
+        hosts: the names a request's ``Host`` header may carry (``serve`` fills in the
+            address it listens on; ``"*"`` allows any).
+    """
+
+    allow_env: tuple[str, ...] = ()
+    models: Path | None = None
+    limits: Limits = field(default_factory=Limits)
+    hosts: tuple[str, ...] = LOOPBACK_HOSTS
+
+    def host_allowed(self, host: str) -> bool:
+        """Whether a ``Host`` header names this server (a DNS rebinding names another)."""
+        return "*" in self.hosts or host_name(host) in {h.lower() for h in self.hosts}
+
+    # ------------------------------------------------------------------------ envs
+    def env_spec(self, text: Any) -> EnvSpec:
+        """The env of an untrusted spec, checked before anything is imported.
+
+        Raises:
+            SpecError: anything but one of our variants, a registry id or an allowed
+                factory; a number over ``limits.board``; a bad option.
+        """
+        text = _text(text, "env")
+        head = text.partition(":")[0].strip()
+        if head in ENV_SPECS:
+            _, raw = split_spec(text, "env")
+            module, base = ENV_SPECS[head]
+            defaults = {**env_parameters(module), **base}
+            self._check_env_numbers(text, raw, defaults)
+            return parse_env_spec(text)
+        form = env_sources.factory_form(text)
+        if form is not None:
+            return self._allowed_factory(text, form[0])
+        name, raw = split_spec(text, "env")
+        entry = env_sources.registry_entry(name)
+        if entry is not None:
+            if "render_mode" in raw:
+                raise SpecError(f"env spec {text!r}: render_mode is chosen by the server")
+            defaults = {**entry.kwargs, "max_cycles": entry.max_cycles}
+            self._check_env_numbers(text, raw, defaults)
+            return parse_env_spec(text)
+        if name in self.allow_env:
+            return parse_env_spec(text)
+        close = difflib.get_close_matches(name, list(ENV_SPECS), n=1)
+        raise SpecError(
+            f"unknown env {name!r} in {text!r}: the server plays the envs of its list "
+            f"({', '.join(ENV_SPECS)}) and PettingZoo registry ids (classic/tictactoe-v3)"
+            + (f"; did you mean {close[0]!r}?" if close else "")
+            + self._allow_hint(name)
+        )
+
+    def _allowed_factory(self, text: str, path: str) -> EnvSpec:
+        if path not in self.allow_env:
+            raise SpecError(
+                f"env spec {text!r}: {path!r} names code to import, which the server does not "
+                "do for a request" + self._allow_hint(path)
+            )
+        return parse_env_spec(text)
+
+    def _allow_hint(self, name: str) -> str:
+        if not env_sources.is_dotted(name.partition(":")[0]):
+            return ""
+        allowed = f" (allowed: {', '.join(self.allow_env)})" if self.allow_env else ""
+        return f"; to play your own env, start the server with --allow-env {name}{allowed}"
+
+    def _check_env_numbers(
+        self, text: str, raw: Mapping[str, str], defaults: Mapping[str, Any]
+    ) -> None:
+        for key, given in raw.items():
+            value = parse_value(given)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            default = defaults.get(key)
+            high: float = self.limits.board
+            if isinstance(default, (int, float)) and not isinstance(default, bool):
+                high = max(high, default)
+            if not value <= high:
+                raise SpecError(
+                    f"env spec {text!r}: {key}={given} is over the server's limit {high:g} "
+                    "(serve --max-board raises it)"
+                )
+
+    # ---------------------------------------------------------------------- agents
+    def agent_spec(self, text: Any) -> AgentSpec:
+        """The agent spec of an untrusted text, checked against the limits and built once.
+
+        Raises:
+            SpecError: an unknown kind or option, a number over a limit, a model that is not
+                a name inside ``models``, or a value the agent refuses.
+        """
+        spec = read_agent_spec(_text(text, "agent"))
+        options = dict(spec.options)
+        self._check_agent_numbers(spec, options)
+        if spec.kind in _SEARCH_KINDS and options.get("max_nodes") is None:
+            options["max_nodes"] = self.limits.nodes
+        if spec.kind in _MODEL_KINDS and "model" in options:
+            options["model"] = str(self.model_path(spec.text, options["model"]))
+        checked = replace(spec, options=options)
+        try:
+            agent = make_agent(checked)  # validates every option (nothing starts yet)
+        except SpecError:
+            raise
+        except Exception as error:  # a file of the models folder that is not a model
+            raise SpecError(
+                f"agent spec {spec.text!r} failed: {type(error).__name__}: {error}"
+            ) from None
+        close = getattr(agent, "close", None)
+        if callable(close):
+            close()
+        return checked
+
+    def _check_agent_numbers(self, spec: AgentSpec, options: Mapping[str, Any]) -> None:
+        limits = self.limits
+        checks: list[tuple[str, float, str]] = [
+            (key, limits.iterations, "--max-iterations") for key in _COUNTS
+        ]
+        checks += [
+            ("workers", limits.workers, "--max-workers"),
+            ("time_limit", limits.seconds, "--max-time"),
+            ("max_nodes", limits.nodes, "--max-nodes"),
+        ]
+        for key, high, option in checks:
+            value = options.get(key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue  # absent, or a value the agent itself refuses with a message
+            if not value <= high:
+                raise SpecError(
+                    f"agent spec {spec.text!r}: {key}={value!r} is over the server's limit "
+                    f"{high:g} (serve {option} raises it)"
+                )
+
+    def model_path(self, text: str, name: Any) -> Path:
+        """The model ``name`` inside the models folder.
+
+        Raises:
+            SpecError: no models folder, an absolute name, ``..``, or a path that leads out
+                of the folder (a link) or to nothing.
+        """
+        if self.models is None:
+            raise SpecError(
+                f"agent spec {text!r}: the server loads no model for a request; start it with "
+                "--models DIR and name a model inside DIR (model=NAME)"
+            )
+        name = str(name)
+        parts = Path(name).parts
+        if not name or os.path.isabs(name) or name.startswith("~") or ".." in parts:
+            raise SpecError(
+                f"agent spec {text!r}: model={name!r} should be a name inside the models folder "
+                "(no absolute path, no '..')"
+            )
+        folder = self.models.resolve()
+        path = (folder / name).resolve()
+        if not path.is_relative_to(folder):
+            raise SpecError(f"agent spec {text!r}: model={name!r} leads out of the models folder")
+        if not path.exists():
+            raise SpecError(f"agent spec {text!r}: no model {name!r} in the models folder")
+        return path
+
+
+def _text(text: Any, what: str) -> str:
+    if not isinstance(text, str):
+        raise SpecError(f"{what} spec must be a string, got {text!r}")
+    if len(text) > MAX_SPEC_CHARS:
+        raise SpecError(f"{what} spec {text[:40]!r}... is over {MAX_SPEC_CHARS} characters")
+    return text.strip()
+
+
+def hosts_for(host: str, extra: Iterable[str] = ()) -> tuple[str, ...]:
+    """The ``Host`` names of a server listening on ``host``: the loopback names for a loopback
+    or wildcard address, ``host`` itself, and ``extra`` (``serve --allow-host``)."""
+    names = [host.strip().strip("[]").lower()]
+    if names[0] in ("", "0.0.0.0", "::", *LOOPBACK_HOSTS):
+        names += LOOPBACK_HOSTS
+    names += [h.strip().lower() for h in extra]
+    return tuple(dict.fromkeys(n for n in names if n))
