@@ -82,6 +82,14 @@ def add_serve_parser(commands: Any, int_type: Any) -> None:
         "(a model file is code: list only your own). Without it no model is loaded",
     )
     parser.add_argument(
+        "--results",
+        type=_folder,
+        default=None,
+        metavar="DIR",
+        help="folder of arena results files that /replay may read (default: the folder the "
+        "server runs in); no path leading out of it is read",
+    )
+    parser.add_argument(
         "--allow-host",
         action="append",
         default=[],
@@ -133,6 +141,7 @@ def policy_of(args: argparse.Namespace) -> Any:
     return ServerPolicy(
         allow_env=tuple(text.strip() for text in args.allow_env),
         models=args.models,
+        results=args.results,
         limits=limits,
         hosts=hosts_for(args.host, args.allow_host),
     )

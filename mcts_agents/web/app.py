@@ -148,7 +148,7 @@ def replay_page(request: Request) -> Response:
     file = request.query_params.get("file", "").strip()
     if not file:
         raise BadRequest("no results file given: /replay?file=results.jsonl&game=0")
-    recorded = load_game(file, _int(request, "game", 0))
+    recorded = load_game(_policy(request).results_path(file), _int(request, "game", 0))
     total = len(recorded.moves)
     step = _int(request, "step", total, 0, total)
     frame, names = replay(recorded, step, _policy(request))

@@ -12,6 +12,8 @@ this passes:
 - agents: the kinds of the registry (``mcts``, ``random``, ``human``, ``az``, ``policy``); the
   model of ``az``/``policy`` (``model=NAME``) only by a name inside the folder given to
   ``serve --models DIR`` (no absolute path, no ``..``, no link leading out of it);
+- results files to replay: only inside the folder given to ``serve --results DIR`` (by default
+  the folder the server runs in), by a name or path that stays inside it;
 - numbers under ``Limits``: worker processes, simulations, seconds and nodes per move, and the
   numbers given as env options (board sides, players), each refused with a ``SpecError``
   that names the value and the ``serve`` option raising the limit. A search with no node
@@ -108,6 +110,8 @@ class ServerPolicy:
             may name as envs (``serve --allow-env``); nothing else that names a module.
         models: the folder of the models that ``az``/``policy`` agents may load by name
             (``serve --models``); ``None``: no model is loaded for a request.
+        results: the folder whose results files ``/replay`` may read (``serve --results``);
+            ``None``: the server's current folder.
         limits: the most a request may ask for.
         hosts: the names a request's ``Host`` header may carry (``serve`` fills in the
             address it listens on; ``"*"`` allows any).
@@ -115,6 +119,7 @@ class ServerPolicy:
 
     allow_env: tuple[str, ...] = ()
     models: Path | None = None
+    results: Path | None = None
     limits: Limits = field(default_factory=Limits)
     hosts: tuple[str, ...] = LOOPBACK_HOSTS
 
@@ -265,6 +270,22 @@ class ServerPolicy:
         if not path.exists():
             raise SpecError(f"agent spec {text!r}: no model {name!r} in the models folder")
         return path
+
+    def results_path(self, file: str) -> str:
+        """The results file ``file`` (relative to the results folder, or a path inside it).
+
+        Raises:
+            SpecError: a path that leads out of the results folder (``..``, a link, another
+                folder).
+        """
+        folder = (self.results if self.results is not None else Path.cwd()).resolve()
+        path = (folder / file).resolve()
+        if not path.is_relative_to(folder):
+            raise SpecError(
+                f"results file {file!r} is outside the folder the server replays from "
+                f"({str(folder)!r}; serve --results DIR names another)"
+            )
+        return str(path)
 
 
 def _text(text: Any, what: str) -> str:

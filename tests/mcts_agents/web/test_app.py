@@ -156,7 +156,10 @@ def results_file(tmp_path: Path) -> Path:
     return out
 
 
-def test_replay_steps_through_a_recorded_game(client: TestClient, tmp_path: Path) -> None:
+def test_replay_steps_through_a_recorded_game(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the server replays the files of its folder
     out = results_file(tmp_path)
     records = [json.loads(line) for line in out.read_text().splitlines()[1:]]
     record = next(r for r in records if r["index"] == 1)
@@ -176,7 +179,10 @@ def test_replay_steps_through_a_recorded_game(client: TestClient, tmp_path: Path
     assert "data-action" not in end.text  # a replay is not played by clicks
 
 
-def test_replay_errors_name_the_file_and_the_game(client: TestClient, tmp_path: Path) -> None:
+def test_replay_errors_name_the_file_and_the_game(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
     out = results_file(tmp_path)
     missing = client.get("/replay", params={"file": str(out), "game": 7})
     assert missing.status_code == 404 and "game 7" in error_message(missing.text)

@@ -132,6 +132,7 @@ def test_generated_requests_get_no_500_import_nothing_and_start_no_process_past_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)  # the folder the server replays from
     evil = Evil(tmp_path)
     results = tmp_path / "results.jsonl"
     play_match("tic_tac_toe", ["random", "random"], games=2, seed=0, out=str(results))

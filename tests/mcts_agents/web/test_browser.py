@@ -293,8 +293,9 @@ def test_the_search_is_shown_while_the_agent_thinks(page: Any, server: Backgroun
 
 
 def test_a_replay_steps_forward_and_back(
-    page: Any, server: BackgroundServer, tmp_path: Path
+    page: Any, server: BackgroundServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # the folder the server replays from
     out = tmp_path / "games.jsonl"
     play_match("tic_tac_toe", [AGENT, "random"], games=1, seed=0, out=str(out))
     moves = json.loads(out.read_text().splitlines()[1])["moves"]

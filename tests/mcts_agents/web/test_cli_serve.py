@@ -90,11 +90,13 @@ def test_serve_options_make_the_servers_policy(tmp_path: Path) -> None:
 
     args = build_parser().parse_args(
         ["serve", "--allow-env", "mygames:make_env", "--models", str(tmp_path),
+         "--results", str(tmp_path),
          "--max-workers", "3", "--max-iterations", "500", "--max-time", "2.5",
          "--max-nodes", "9000", "--max-board", "12", "--allow-host", "box.lan"]
     )  # fmt: skip
     policy = policy_of(args)
     assert policy.allow_env == ("mygames:make_env",) and policy.models == tmp_path
+    assert policy.results == tmp_path
     limits = policy.limits
     assert (limits.workers, limits.iterations, limits.seconds, limits.nodes, limits.board) == (
         3, 500, 2.5, 9000, 12
@@ -102,11 +104,16 @@ def test_serve_options_make_the_servers_policy(tmp_path: Path) -> None:
     assert set(policy.hosts) == {"127.0.0.1", "localhost", "::1", "box.lan"}
     default = policy_of(build_parser().parse_args(["serve"]))
     assert default.allow_env == () and default.models is None and default.limits.workers == 1
+    assert default.results is None  # the folder the server runs in
 
 
 @pytest.mark.parametrize(
     ("option", "value", "said"),
-    [("--models", "no_such_folder", "not a folder"), ("--max-time", "0", "seconds")],
+    [
+        ("--models", "no_such_folder", "not a folder"),
+        ("--results", "nowhere", "not a folder"),
+        ("--max-time", "0", "seconds"),
+    ],
 )
 def test_a_bad_serve_option_is_a_usage_error(
     capsys: pytest.CaptureFixture[str], option: str, value: str, said: str

@@ -89,6 +89,7 @@ class Evil:
 @pytest.fixture
 def evil(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Evil]:
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)  # the folder the server replays from
     made = Evil(tmp_path)
     yield made
     for name in made.modules():
@@ -152,6 +153,30 @@ def test_a_replayed_results_file_naming_a_module_env_is_refused_unrun(
         reply = client.get("/replay", params={"file": str(forged), "game": 0})
         assert reply.status_code == 400 and env.split(":")[0] in message(reply)
     assert evil.traces() == [] and evil.modules() == set()
+
+
+def test_a_replay_reads_only_results_files_inside_the_servers_results_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder, elsewhere = tmp_path / "results", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    play_match("tic_tac_toe", ["random", "random"], games=1, seed=0, out=str(folder / "a.jsonl"))
+    play_match("tic_tac_toe", ["random", "random"], games=1, seed=0, out=str(elsewhere / "b.jsonl"))
+    (folder / "link.jsonl").symlink_to(elsewhere / "b.jsonl")
+    monkeypatch.chdir(elsewhere)  # the server's own folder is not the one it was given
+    with client_of(ServerPolicy(results=folder)) as c:
+        assert c.get("/replay", params={"file": "a.jsonl"}).status_code == 200
+        assert c.get("/replay", params={"file": str(folder / "a.jsonl")}).status_code == 200
+        for outside in (
+            str(elsewhere / "b.jsonl"),
+            "../elsewhere/b.jsonl",
+            "link.jsonl",
+            "/etc/passwd",
+        ):
+            reply = c.get("/replay", params={"file": outside})
+            assert reply.status_code == 400, outside
+            assert "outside the folder" in message(reply) and "--results" in message(reply)
 
 
 def test_an_allowed_factory_is_served_and_others_still_refused(evil: Evil) -> None:
