@@ -1,5 +1,5 @@
 """``python -m mcts_agents``: the command line."""
 
-from mcts_agents.cli import main
+from mcts_agents.launch import run
 
-raise SystemExit(main())
+raise SystemExit(run())

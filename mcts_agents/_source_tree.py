@@ -2,39 +2,52 @@
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
+
+
+class SourceEnvsFinder(importlib.abc.MetaPathFinder):
+    """Finds ``mcts_agents.envs`` in the repository's top-level ``envs/`` folder.
+
+    An installed package holds ``mcts_agents/envs/`` (pyproject's ``package-dir`` maps it
+    there), so this finder is never installed. A source checkout keeps the folder at the top
+    level, next to ``mcts_agents/``; there it is found under the library's name, never as a
+    top-level ``envs`` (which would clash with a user's own ``envs`` package), and only when
+    it is first imported (``import mcts_agents`` itself stays cheap). Its submodules are found
+    through the package's ``__path__`` as usual.
+    """
+
+    def __init__(self, init: Path) -> None:
+        self.init = init
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != "mcts_agents.envs":
+            return None
+        return importlib.util.spec_from_file_location(
+            fullname, self.init, submodule_search_locations=[str(self.init.parent)]
+        )
 
 
 def mount_source_envs() -> None:
-    """Make the repository's top-level ``envs/`` folder importable as ``mcts_agents.envs``.
-
-    An installed package holds ``mcts_agents/envs/`` (pyproject's ``package-dir`` maps it there),
-    so this does nothing. A source checkout keeps the folder at the top level, next to
-    ``mcts_agents/``; there it is loaded under the library's name, never as a top-level ``envs``
-    (which would clash with a user's own ``envs`` package).
-    """
+    """In a source checkout, make ``envs/`` importable as ``mcts_agents.envs`` (see
+    ``SourceEnvsFinder``); in an installed package, do nothing."""
     here = Path(__file__).resolve().parent
-    if "mcts_agents.envs" in sys.modules or (here / "envs").is_dir():
+    if (here / "envs").is_dir() or any(isinstance(f, SourceEnvsFinder) for f in sys.meta_path):
         return
     init = here.parent / "envs" / "__init__.py"
     if not init.is_file():
         raise ImportError(f"mcts_agents.envs is missing: neither {here / 'envs'} nor {init} exists")
-    spec = importlib.util.spec_from_file_location(
-        "mcts_agents.envs", init, submodule_search_locations=[str(init.parent)]
-    )
-    if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has a loader
-        raise ImportError(f"cannot load {init} as mcts_agents.envs")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["mcts_agents.envs"] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules["mcts_agents.envs"]
-        raise
-    # Bind the parent attribute, as the import system does for a submodule it loads.
-    setattr(sys.modules["mcts_agents"], "envs", module)  # noqa: B010 (a ModuleType attribute)
+    sys.meta_path.insert(0, SourceEnvsFinder(init))
 
 
 mount_source_envs()
