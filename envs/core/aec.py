@@ -1,9 +1,10 @@
 """``BoardGameEnv``: a PettingZoo AEC environment over any ``BoardGame`` rules core.
 
 The env keeps one immutable game state plus the AEC bookkeeping (agents, rewards,
-terminations, ...). ``save_state`` and ``restore_state`` copy a handful of references, so they
-cost O(1) in the board size; the planner's fast path skips the AEC layer altogether and works on
-``env.unwrapped.game`` and ``env.unwrapped.state``.
+terminations, ...). ``save_state`` copies a handful of references, O(1) in the board size;
+``restore_state`` also checks the snapshot against the rules (the core's ``check_state``,
+O(board)). The planner's fast path skips the AEC layer altogether and works on
+``env.unwrapped.game`` and ``env.unwrapped.state``, so a search never pays for the checks.
 
 Games with chance nodes (dice, deals) are resolved by the env: after ``reset`` and after every
 move, chance outcomes are drawn with the env's own seeded generator (``reset(seed=...)``) until

@@ -86,6 +86,7 @@ def _rebuild(
         if seen & hand:
             invalid(name, f"a card is dealt twice: {seen & hand:#x} (player {q})")
         seen |= hand
+    for q, hand in enumerate(initial):
         size = len(range(q, min(dealt, n * tricks), n))  # card i of the deal goes to i % n
         if hand.bit_count() != size:
             invalid(name, f"player {q} holds {hand.bit_count()} cards after {dealt} dealt")

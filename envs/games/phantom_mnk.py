@@ -149,7 +149,9 @@ class PhantomMNK(BoardGame[State]):
         placements: list[list[int]] = []
         tries: list[list[tuple[int, bool]]] = []
         for p, known, history in ((0, known_0, history_0), (1, known_1, history_1)):
-            bits_field(name, f"known_{p}", known, board[1 - p])  # enemy stones only
+            bits_field(name, f"known_{p}", known, (1 << self._cells) - 1)
+            if known & ~board[1 - p]:
+                invalid(name, f"known_{p} holds cells without an enemy stone: {known:#x}")
             if type(history) is not int or history < 0:
                 invalid(name, f"history_{p} must be a non-negative int, got {short(history)}")
             if history.bit_length() > self._cells * self.code_bits:

@@ -20,6 +20,7 @@ from mcts_agents.envs.games import phantom_mnk
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.envs.games.phantom_mnk import PhantomMNK
 from mcts_agents.envs.phantom_mnk_v0 import PhantomMNKEnv, env
+from tests.envs.conftest import assert_state_refused
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -362,3 +363,20 @@ def test_bad_parameters(kwargs: dict[str, Any], message: str) -> None:
     if "preset" not in kwargs:
         with pytest.raises(InvalidParameterError, match=message):
             PhantomMNK(**core)
+
+
+def test_forged_phantom_states_are_refused_naming_the_problem() -> None:
+    raw = PhantomMNKEnv()  # phantom tic-tac-toe
+    raw.reset()
+    raw.step(0)  # X places on cell 0
+    board, known_0, known_1, history_0, history_1 = raw.state
+    forged = [
+        ((board, known_0, 1 << 4, history_0, history_1), "known_1 holds cells without"),
+        ((board, known_0, known_1, 0, history_1), "does not give player 0's stones"),
+        ((board, known_0, known_1, 31, history_1), "try code 31"),
+        ((board, known_0, known_1, history_0 << 5 | history_0, history_1), "tries cell 0 twice"),
+        (((1, 1, 2, 0), 0, 0, history_0, history_1), "two stones on one cell"),
+        ((board, known_0, known_1, history_0), "tuple of 5 fields"),
+    ]
+    for state, match in forged:
+        assert_state_refused(raw, state, match)
