@@ -98,6 +98,12 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
         self._game = game
         self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
         self._index = {agent: i for i, agent in enumerate(self.possible_agents)}
+        #: a game in progress as save_state gives it: all agents, no rewards, no flags
+        self._live_bookkeeping = (
+            tuple(self.possible_agents),
+            tuple((a, 0.0) for a in self.possible_agents),
+            tuple((a, False) for a in self.possible_agents),
+        )
         observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(0, 1, shape=game.observation_shape, dtype=np.int8),
@@ -280,17 +286,17 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
         try:
             game.check_state(state)
             hash(state)
-            game.key(state)
-            for player in range(game.num_players):  # every view of it can be computed
-                game.observation(state, player)
+            if type(game).check_state is BoardGame.check_state:  # no checks of its own:
+                game.key(state)  # at least every view of the state can be computed
+                for player in range(game.num_players):
+                    game.observation(state, player)
+                game.legal_actions(state)
             terminal = game.is_terminal(state)
             if terminal and len(game.returns(state)) != game.num_players:
                 raise ValueError(f"its returns are not one per player: {game.returns(state)}")
             if not terminal and game.has_chance and game.is_chance(state):
                 raise ValueError("it is a chance node; the env draws chance outcomes itself")
-            if not terminal:
-                game.legal_actions(state)
-                mover = self.possible_agents[game.to_play(state)]
+            mover = None if terminal else self.possible_agents[game.to_play(state)]
         except InvalidStateError as error:
             raise InvalidStateError(
                 f"snapshot's state is not a state of {game!r}: {error}"
@@ -299,7 +305,7 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
             raise InvalidStateError(
                 f"snapshot's state {short(state)} is not a state of {game!r}: {error!r}"
             ) from None
-        self._check_bookkeeping(snapshot, None if terminal else mover)
+        self._check_bookkeeping(snapshot, mover)
         if game.has_chance:
             self._check_rng_state(snapshot.rng_state)
         elif snapshot.rng_state is not None:
@@ -311,6 +317,17 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
     def _check_bookkeeping(self, snapshot: EnvSnapshot, mover: AgentID | None) -> None:
         """The agents, rewards, terminations and truncations of ``snapshot`` agree with its
         state; ``mover`` is the agent to move, None when the state is terminal."""
+        all_agents, no_rewards, no_flags = self._live_bookkeeping
+        if (  # the usual case, a game in progress, in one comparison per field
+            mover is not None
+            and snapshot.agent_selection == mover
+            and snapshot.agents == all_agents
+            and snapshot.rewards == no_rewards
+            and snapshot.cumulative_rewards == no_rewards
+            and snapshot.terminations == no_flags
+            and snapshot.truncations == no_flags
+        ):
+            return
         possible = self.possible_agents
         agents = snapshot.agents
         if (

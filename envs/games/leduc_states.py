@@ -3,15 +3,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from mcts_agents.envs.core.checks import int_field, invalid, state_fields
 
-if TYPE_CHECKING:
-    from mcts_agents.envs.games.leduc_holdem import LeducHoldem, State
+#: The rules core these functions check (``LeducHoldem``; not imported: it imports this module).
+Game = Any
+State = tuple[Any, ...]
 
 
-def parents(game: LeducHoldem) -> list[int]:
+def parents(game: Game) -> list[int]:
     """Each node's parent in the public tree (-1 for the root); a parent precedes its child."""
     parent = [-1] * len(game._kind)
     parent[1], parent[2] = 0, 1  # the two private deals
@@ -24,7 +25,7 @@ def parents(game: LeducHoldem) -> list[int]:
     return parent
 
 
-def check_state(game: LeducHoldem, state: object) -> None:
+def check_state(game: Game, state: object) -> None:
     """Exact: the node one of the tree's; the private cards dealt once the deal is past them,
     the public card once round 2 is reached, none earlier; no card dealt more often than the
     deck holds it (once, or twice with ``suit_isomorphism``)."""
@@ -50,7 +51,7 @@ def check_state(game: LeducHoldem, state: object) -> None:
             invalid(name, f"card {card} is dealt {cards.count(card)} times; the deck has {copies}")
 
 
-def is_reachable(game: LeducHoldem, state: State, key: object) -> bool:
+def is_reachable(game: Game, state: State, key: object) -> bool:
     """Dealt cards stay and the betting only grows: the key's cards agree with every card dealt
     in ``state``, and its node is ``state``'s node or below it in the public tree."""
     if not isinstance(key, tuple) or len(key) != 4:

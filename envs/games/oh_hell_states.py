@@ -9,13 +9,14 @@ costs one pass over the history (at most ``players * (tricks + 1)`` actions).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcts_agents.envs.core.checks import int_field, ints_field, invalid, short, state_fields
 from mcts_agents.envs.core.game import CHANCE
 
-if TYPE_CHECKING:
-    from mcts_agents.envs.games.oh_hell import OhHell, State
+#: The rules core these functions check (``OhHell``; not imported: it imports this module).
+Game = Any
+State = tuple[Any, ...]
 
 FIELDS = (
     "tricks",
@@ -33,7 +34,7 @@ FIELDS = (
 )
 
 
-def check_state(game: OhHell, state: object) -> None:
+def check_state(game: Game, state: object) -> None:
     """``InvalidStateError`` naming the first field that disagrees with the rules."""
     name, n, cards = game.name, game.players, game.num_cards
     fields = state_fields(name, state, FIELDS)
@@ -68,7 +69,7 @@ def check_state(game: OhHell, state: object) -> None:
 
 
 def _rebuild(
-    game: OhHell,
+    game: Game,
     tricks: int,
     dealer: int,
     dealt: int,
@@ -103,7 +104,7 @@ def _rebuild(
     return state
 
 
-def is_reachable(game: OhHell, state: State, key: object) -> bool:
+def is_reachable(game: Game, state: State, key: object) -> bool:
     """The deal and the history only grow: the number of tricks, the dealer and the trump card
     once set stay, every dealt card stays in its hand as dealt, the history keeps its start; a
     finished game reaches only itself."""
