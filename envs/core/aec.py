@@ -318,16 +318,19 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
         """The agents, rewards, terminations and truncations of ``snapshot`` agree with its
         state; ``mover`` is the agent to move, None when the state is terminal."""
         all_agents, no_rewards, no_flags = self._live_bookkeeping
-        if (  # the usual case, a game in progress, in one comparison per field
-            mover is not None
-            and snapshot.agent_selection == mover
-            and snapshot.agents == all_agents
-            and snapshot.rewards == no_rewards
-            and snapshot.cumulative_rewards == no_rewards
-            and snapshot.terminations == no_flags
-            and snapshot.truncations == no_flags
-        ):
-            return
+        fields = (snapshot.agents, snapshot.rewards, snapshot.cumulative_rewards)
+        flag_fields = (snapshot.terminations, snapshot.truncations)
+        try:
+            if (  # the usual case, a game in progress, in one comparison per field
+                mover is not None
+                and type(snapshot.agent_selection) is str
+                and snapshot.agent_selection == mover
+                and fields == (all_agents, no_rewards, no_rewards)
+                and flag_fields == (no_flags, no_flags)
+            ):
+                return
+        except (TypeError, ValueError):  # junk that compares badly (arrays): the checks below
+            pass
         possible = self.possible_agents
         agents = snapshot.agents
         if (
@@ -340,7 +343,11 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
                 f"(expected a tuple drawn from {possible})"
             )
         selected = snapshot.agent_selection
-        if selected not in possible or (agents and selected not in agents):
+        if (
+            not isinstance(selected, str)
+            or selected not in possible
+            or (agents and selected not in agents)
+        ):
             raise InvalidStateError(
                 f"snapshot's agent_selection {short(selected)} is not one of its agents {agents}"
             )

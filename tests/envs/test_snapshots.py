@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mcts_agents import MCTSAgent, envs
 from mcts_agents.envs import InvalidStateError
 from tests.envs.conftest import VARIANTS, make_factory, random_line
 
@@ -114,6 +115,9 @@ def test_forged_bookkeeping_is_refused_naming_the_field(
         with pytest.raises(InvalidStateError, match=field):
             raw.restore_state(forged)
         assert raw.save_state() == good
+    arrays = replace(good, agent_selection=np.array(agents))  # compares element-wise
+    with pytest.raises(InvalidStateError, match="agent_selection"):
+        raw.restore_state(arrays)
 
 
 @pytest.mark.parametrize(("module", "variant", "kwargs"), VARIANTS, ids=[v[1] for v in VARIANTS])
@@ -193,3 +197,29 @@ def test_is_reachable_is_true_on_keys_of_later_states(
     for i, shot in enumerate(shots):
         raw.restore_state(shot)
         assert all(raw.is_reachable(key) for key in keys[i:])
+
+
+@pytest.mark.parametrize(
+    ("module", "options"),
+    [("connect_four_v0", {}), ("kuhn_poker_v0", {}), ("kuhn_poker_v0", {"information": "oracle"})],
+)
+def test_a_search_never_checks_states(
+    module: str, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checks belong to restore_state and is_reachable(key): searches over two moves (the
+    second re-rooting and pruning the reused table) call neither check_state nor check_key."""
+    raw = envs.load(module).raw_env()
+    calls: list[Any] = []
+    core = type(raw.game)
+    monkeypatch.setattr(core, "check_state", lambda self, state: calls.append(state))
+    monkeypatch.setattr(core, "check_key", lambda self, key: calls.append(key))
+    raw.reset(seed=0)
+    agent = MCTSAgent(iterations=300, seed=0, **options)
+    results = []
+    for _ in range(2):
+        results.append(agent.search(raw))
+        raw.step(results[-1].best_action)
+    assert results[1].reused_nodes > 0  # the second search re-rooted the first one's table
+    assert calls == []
+    raw.restore_state(raw.save_state())  # the patched checks are the ones restore_state calls
+    assert len(calls) == 1
