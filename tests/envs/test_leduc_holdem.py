@@ -617,3 +617,18 @@ def test_leduc_is_reachable_keeps_the_deal_and_the_betting() -> None:
     raw.step(1)  # check
     assert raw.is_reachable(raw.state)
     assert not raw.is_reachable(start)  # the betting only grows
+
+
+def test_a_leduc_rank_dealt_three_times_is_refused_with_suit_isomorphism() -> None:
+    """With suit isomorphism cards are ranks, two of each: a third copy is no deal."""
+    raw = raw_env(suit_isomorphism=True)
+    rng = random.Random(0)
+    for seed in range(50):  # a hand that reaches round 2 (the public card dealt)
+        raw.reset(seed=seed)
+        while raw.state[3] < 0 and not raw.game.is_terminal(raw.state):
+            raw.step(rng.choice(raw.legal_actions()))
+        if raw.state[3] >= 0:
+            break
+    node, c0, _, public = raw.state
+    assert public >= 0
+    assert_state_refused(raw, (node, c0, c0, c0), "dealt 3 times; the deck has 2")

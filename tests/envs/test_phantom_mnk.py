@@ -4,6 +4,7 @@ information sets, hidden stones, the env and errors."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import warnings
 from collections import Counter, deque
@@ -380,3 +381,16 @@ def test_forged_phantom_states_are_refused_naming_the_problem() -> None:
     ]
     for state, match in forged:
         assert_state_refused(raw, state, match)
+
+
+def test_a_phantom_find_before_the_enemy_stone_was_placed_is_refused() -> None:
+    """X's first try finds O's stone on cell 4, which O can only have placed after X's turn."""
+    raw = PhantomMNKEnv()
+    raw.reset()
+    find_4, place_0, place_4 = 2 * 4 + 2, 2 * 0 + 1, 2 * 4 + 1  # try codes
+    history_0 = find_4 << raw.game.code_bits | place_0
+    state = ((1 << 0, 1 << 4, 2, 0), 1 << 4, 0, history_0, place_4)
+    assert_state_refused(raw, state, "found cell 4 before it was played")
+    fine = ((1 << 0, 1 << 4, 2, 0), 0, 0, place_0, place_4)  # the same stones, no find
+    raw.restore_state(dataclasses.replace(raw.save_state(), state=fine))
+    assert raw.state == fine
