@@ -27,6 +27,7 @@ from mcts_agents.envs.core import (
     IllegalActionError,
     InvalidParameterError,
     InvalidSnapshotError,
+    InvalidStateError,
     NotResetError,
 )
 
@@ -86,6 +87,7 @@ __all__ = [
     "IllegalActionError",
     "InvalidParameterError",
     "InvalidSnapshotError",
+    "InvalidStateError",
     "NotResetError",
     "load",
 ]

@@ -18,7 +18,8 @@ exception                  base             raised for
 ``InvalidOptionError``     ``ValueError``   a bad agent, search or arena option
 ``NoLegalActionError``     ``ValueError``   a live env whose agent to move has no legal action
 ``InvalidStateError``      ``ValueError``   a chance node as a search's root; hidden information
-                                            searched as if it were visible
+                                            searched as if it were visible; a snapshot whose
+                                            state no play reaches (``restore_state``)
 ``EvaluatorError``         ``ValueError``   an evaluator's values or priors unfit for the search
 ``EmptyBufferError``       ``ValueError``   sampling a replay buffer that holds no position
 ``CheckpointError``        ``ValueError``   a checkpoint or training run folder that is not one,
@@ -53,6 +54,7 @@ from mcts_agents.envs.core.errors import (
     IllegalActionError,
     InvalidParameterError,
     InvalidSnapshotError,
+    InvalidStateError,
     NotResetError,
 )
 
@@ -63,11 +65,6 @@ class InvalidOptionError(ValueError):
 
 class NoLegalActionError(ValueError):
     """A live env whose agent to move has no legal action."""
-
-
-class InvalidStateError(ValueError):
-    """A state a search cannot start from (a chance node), or a game it cannot search as
-    asked (hidden information without an information-set search)."""
 
 
 class EvaluatorError(ValueError):

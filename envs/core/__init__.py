@@ -7,6 +7,7 @@ from mcts_agents.envs.core.errors import (
     IllegalActionError,
     InvalidParameterError,
     InvalidSnapshotError,
+    InvalidStateError,
     NotResetError,
 )
 from mcts_agents.envs.core.game import BoardGame
@@ -20,5 +21,6 @@ __all__ = [
     "IllegalActionError",
     "InvalidParameterError",
     "InvalidSnapshotError",
+    "InvalidStateError",
     "NotResetError",
 ]

@@ -1,9 +1,10 @@
 """``BoardGameEnv``: a PettingZoo AEC environment over any ``BoardGame`` rules core.
 
 The env keeps one immutable game state plus the AEC bookkeeping (agents, rewards,
-terminations, ...). ``save_state`` and ``restore_state`` copy a handful of references, so they
-cost O(1) in the board size; the planner's fast path skips the AEC layer altogether and works on
-``env.unwrapped.game`` and ``env.unwrapped.state``.
+terminations, ...). ``save_state`` copies a handful of references, O(1) in the board size;
+``restore_state`` also checks the snapshot against the rules (the core's ``check_state``,
+O(board)). The planner's fast path skips the AEC layer altogether and works on
+``env.unwrapped.game`` and ``env.unwrapped.state``, so a search never pays for the checks.
 
 Games with chance nodes (dice, deals) are resolved by the env: after ``reset`` and after every
 move, chance outcomes are drawn with the env's own seeded generator (``reset(seed=...)``) until
@@ -13,6 +14,7 @@ every agent's observation shows only what it may see; ``information_set(agent)``
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -23,7 +25,13 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from mcts_agents.envs.core.errors import GameOverError, InvalidParameterError, InvalidSnapshotError
+from mcts_agents.envs.core.checks import short
+from mcts_agents.envs.core.errors import (
+    GameOverError,
+    InvalidParameterError,
+    InvalidSnapshotError,
+    InvalidStateError,
+)
 from mcts_agents.envs.core.game import BoardGame
 from mcts_agents.envs.core.render import draw_grid
 
@@ -90,6 +98,12 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
         self._game = game
         self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
         self._index = {agent: i for i, agent in enumerate(self.possible_agents)}
+        #: a game in progress as save_state gives it: all agents, no rewards, no flags
+        self._live_bookkeeping = (
+            tuple(self.possible_agents),
+            tuple((a, 0.0) for a in self.possible_agents),
+            tuple((a, False) for a in self.possible_agents),
+        )
         observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(0, 1, shape=game.observation_shape, dtype=np.int8),
@@ -230,8 +244,11 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
     def restore_state(self, snapshot: EnvSnapshot) -> None:
         """Put the env back exactly as it was when ``snapshot`` was taken.
 
-        The snapshot is checked whole before anything changes: a forged or damaged one raises
-        ``InvalidSnapshotError`` naming what is wrong, and the env stays as it was.
+        The snapshot is checked whole before anything changes, and the env stays as it was if
+        it is refused: ``InvalidSnapshotError`` (a ``TypeError``) for something that is not a
+        snapshot of this game, ``InvalidStateError`` (a ``ValueError``) naming the field for a
+        forged or damaged one (a state no play reaches, bookkeeping that does not fit it, a bad
+        generator state). The checks cost O(board); the search never makes them.
         """
         if not isinstance(snapshot, EnvSnapshot):
             raise InvalidSnapshotError(
@@ -260,51 +277,157 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
         self.infos = {agent: {} for agent in self.agents}
 
     def _check_snapshot(self, snapshot: EnvSnapshot) -> None:
-        """``InvalidSnapshotError`` unless ``snapshot`` describes a position of this game."""
-        possible = set(self.possible_agents)
+        """``InvalidStateError`` unless ``snapshot`` is a position of this game as this env
+        holds one: the state passes the core's ``check_state`` (and every view of it can be
+        computed), the bookkeeping agrees with it (``_check_bookkeeping``) and a game with
+        chance carries a generator state of the env's kind. Cheap: O(board) in the core's check,
+        O(players) here."""
+        game, state = self._game, snapshot.state
+        try:
+            game.check_state(state)
+            hash(state)
+            if type(game).check_state is BoardGame.check_state:  # no checks of its own:
+                game.key(state)  # at least every view of the state can be computed
+                for player in range(game.num_players):
+                    game.observation(state, player)
+                game.legal_actions(state)
+            terminal = game.is_terminal(state)
+            if terminal and len(game.returns(state)) != game.num_players:
+                raise ValueError(f"its returns are not one per player: {game.returns(state)}")
+            if not terminal and game.has_chance and game.is_chance(state):
+                raise ValueError("it is a chance node; the env draws chance outcomes itself")
+            mover = None if terminal else self.possible_agents[game.to_play(state)]
+        except InvalidStateError as error:
+            raise InvalidStateError(
+                f"snapshot's state is not a state of {game!r}: {error}"
+            ) from None
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError) as error:
+            raise InvalidStateError(
+                f"snapshot's state {short(state)} is not a state of {game!r}: {error!r}"
+            ) from None
+        self._check_bookkeeping(snapshot, mover)
+        if game.has_chance:
+            self._check_rng_state(snapshot.rng_state)
+        elif snapshot.rng_state is not None:
+            raise InvalidStateError(
+                f"snapshot's rng_state {short(snapshot.rng_state)}: a game without chance keeps "
+                "none (expected None)"
+            )
+
+    def _check_bookkeeping(self, snapshot: EnvSnapshot, mover: AgentID | None) -> None:
+        """The agents, rewards, terminations and truncations of ``snapshot`` agree with its
+        state; ``mover`` is the agent to move, None when the state is terminal."""
+        all_agents, no_rewards, no_flags = self._live_bookkeeping
+        fields = (snapshot.agents, snapshot.rewards, snapshot.cumulative_rewards)
+        flag_fields = (snapshot.terminations, snapshot.truncations)
+        try:
+            if (  # the usual case, a game in progress, in one comparison per field
+                mover is not None
+                and type(snapshot.agent_selection) is str
+                and snapshot.agent_selection == mover
+                and fields == (all_agents, no_rewards, no_rewards)
+                and flag_fields == (no_flags, no_flags)
+            ):
+                return
+        except (TypeError, ValueError):  # junk that compares badly (arrays): the checks below
+            pass
+        possible = self.possible_agents
         agents = snapshot.agents
         if (
             not isinstance(agents, tuple)
-            or not set(agents) <= possible
-            or len(set(agents)) < len(agents)
+            or not all(isinstance(a, str) and a in self._index for a in agents)
+            or list(agents) != sorted(set(agents), key=possible.index)
         ):
-            raise InvalidSnapshotError(f"snapshot's agents {agents!r} are not agents of this env")
-        if snapshot.agent_selection not in possible:
-            raise InvalidSnapshotError(
-                f"snapshot's agent to move {snapshot.agent_selection!r} is not one of "
-                f"{self.possible_agents}"
+            raise InvalidStateError(
+                f"snapshot's agents {short(agents)} are not agents of this env in seat order "
+                f"(expected a tuple drawn from {possible})"
             )
+        selected = snapshot.agent_selection
+        if (
+            not isinstance(selected, str)
+            or selected not in possible
+            or (agents and selected not in agents)
+        ):
+            raise InvalidStateError(
+                f"snapshot's agent_selection {short(selected)} is not one of its agents {agents}"
+            )
+        values = {}
         for name in ("rewards", "cumulative_rewards", "terminations", "truncations"):
             pairs = getattr(snapshot, name)
+            flags = name in ("terminations", "truncations")
             try:
-                if not all(a in possible and isinstance(v, (int, float)) for a, v in pairs):
+                table = dict(pairs)
+                if len(table) != len(pairs) or set(table) != set(agents):
                     raise ValueError
-            except (TypeError, ValueError):
-                raise InvalidSnapshotError(
-                    f"snapshot's {name} {pairs!r} are not (agent, number) pairs"
+                for value in table.values():
+                    if flags and not isinstance(value, (bool, np.bool_)):
+                        raise ValueError
+                    if not flags and (
+                        isinstance(value, (bool, np.bool_))
+                        or not isinstance(value, (int, float, np.integer, np.floating))
+                        or not math.isfinite(value)
+                    ):
+                        raise ValueError
+            except (TypeError, ValueError, OverflowError):
+                kind = "flag" if flags else "finite number"
+                raise InvalidStateError(
+                    f"snapshot's {name} {short(pairs)} are not (agent, {kind}) pairs, one for "
+                    f"each of its agents {agents}"
                 ) from None
-        game, state = self._game, snapshot.state
-        try:
-            hash(state)
-            game.key(state)
-            for player in range(game.num_players):  # every view of it can be computed
-                game.observation(state, player)
-            if game.is_terminal(state) and len(game.returns(state)) != game.num_players:
-                raise ValueError(f"its returns are not one per player: {game.returns(state)}")
-            if not game.is_terminal(state):
-                player = game.to_play(state)
-                game.legal_actions(state)
-                if agents and self.possible_agents[player] != snapshot.agent_selection:
-                    raise ValueError(
-                        f"the state's player to move is {self.possible_agents[player]}, "
-                        f"the snapshot says {snapshot.agent_selection}"
+            values[name] = table
+        terminated = values["terminations"].values()
+        truncated = values["truncations"].values()
+        if mover is None:  # the game is over: every agent left is terminated, none truncated
+            returns = dict(zip(possible, self._game.returns(snapshot.state), strict=True))
+            if not all(terminated) or any(truncated):
+                raise InvalidStateError(
+                    f"snapshot's state is terminal, so its agents are terminated and not "
+                    f"truncated; got terminations {snapshot.terminations}, truncations "
+                    f"{snapshot.truncations}"
+                )
+            for name in ("rewards", "cumulative_rewards"):
+                if any(v not in (0.0, returns[a]) for a, v in values[name].items()):
+                    raise InvalidStateError(
+                        f"snapshot's {name} {getattr(snapshot, name)} are neither the game's "
+                        f"returns {returns} nor 0"
                     )
-        except (TypeError, ValueError, IndexError, KeyError, AttributeError) as error:
-            raise InvalidSnapshotError(
-                f"snapshot's state {state!r} is not a state of {game!r}: {error!r}"
-            ) from None
-        if game.has_chance and snapshot.rng_state is None:
-            raise InvalidSnapshotError("snapshot of a game with chance lacks its generator state")
+        elif not agents:  # env()'s illegal-move ending, every agent stepped out since
+            pass
+        elif any(terminated) or any(truncated):
+            if not (all(terminated) and all(truncated)):  # env()'s illegal-move ending
+                raise InvalidStateError(
+                    f"snapshot's terminations {snapshot.terminations} and truncations "
+                    f"{snapshot.truncations} on a live state: a game goes on until its end, or "
+                    "an illegal move ends it for every agent (terminated and truncated)"
+                )
+        elif list(agents) != possible:
+            raise InvalidStateError(
+                f"snapshot's agents {agents}: in a game in progress every agent {possible} plays"
+            )
+        elif selected != mover:
+            raise InvalidStateError(
+                f"snapshot's agent_selection {selected} is not the state's player to move {mover}"
+            )
+        else:
+            for name in ("rewards", "cumulative_rewards"):
+                if any(values[name].values()):
+                    raise InvalidStateError(
+                        f"snapshot's {name} {getattr(snapshot, name)} in a game in progress: "
+                        "rewards are paid at the end (expected all 0)"
+                    )
+
+    def _check_rng_state(self, frozen: Hashable) -> None:
+        """``frozen`` is a generator state of the env's kind (same fields, same types)."""
+        current = self._np_random.bit_generator.state
+        try:
+            thawed = _thaw(frozen)
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+            thawed = None
+        if not _same_shape(thawed, current):
+            raise InvalidStateError(
+                f"snapshot's rng_state {short(frozen)} is not a state of the env's "
+                f"{current.get('bit_generator')} generator (from save_state)"
+            )
 
     def state_key(self) -> Hashable:
         """Hashable transposition key of the current position."""
@@ -317,10 +440,13 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
 
     def is_reachable(self, key: Hashable) -> bool:
         """Could the position with ``key`` still occur in this game (now or later)? A key that
-        is no key of this game (wrong shape or types) never occurs: ``False``."""
+        is no state of this game (wrong type or length, pieces off the board or on one cell,
+        impossible counts, cards or histories: the core's ``check_key``) never occurs:
+        ``False``."""
         try:
+            self._game.check_key(key)
             return bool(self._game.is_reachable(self._state, key))
-        except (TypeError, ValueError, IndexError):
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError):
             return False
 
     def legal_actions(self) -> list[int]:
@@ -339,6 +465,22 @@ def _freeze(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return ("array", str(value.dtype), tuple(value.tolist()))
     return value
+
+
+def _same_shape(value: Any, model: Any) -> bool:
+    """Whether ``value`` has the fields and types of the generator state ``model`` (equal
+    strings: the generator's name)."""
+    if isinstance(model, dict):
+        return (
+            isinstance(value, dict)
+            and set(value) == set(model)
+            and all(_same_shape(value[k], v) for k, v in model.items())
+        )
+    if isinstance(model, str):
+        return bool(value == model)
+    if isinstance(model, np.ndarray):
+        return isinstance(value, np.ndarray) and value.shape == model.shape
+    return type(value) is type(model)
 
 
 def _thaw(value: Any) -> Any:

@@ -33,3 +33,11 @@ class NotResetError(ValueError, AssertionError):
 
 class InvalidSnapshotError(TypeError):
     """``restore_state`` got something that is not a snapshot of this environment's game."""
+
+
+class InvalidStateError(ValueError):
+    """A value that is not a state this game can reach (a forged or damaged snapshot's state or
+    bookkeeping), or a state a search cannot start from (the planner raises it too).
+
+    The message names the field and what was expected.
+    """

@@ -111,6 +111,25 @@ class BoardGame(ABC, Generic[S]):
         """
         return True
 
+    def check_state(self, state: Any) -> None:
+        """Raise ``InvalidStateError`` naming the field and what was expected unless ``state``
+        is a state of this game that play can reach, as far as cheap checks (O(board), like
+        python-chess's ``Board.status()``) tell: shapes and types, ranges, stones on the board
+        and on distinct cells, counters that agree with the pieces, the status with the lines.
+
+        Sound: a state reached by play (or by ``determinize``) always passes. It must accept any
+        junk without raising another exception. The env's ``restore_state`` calls it on a
+        snapshot's state and its ``is_reachable(key)`` on the key (``check_key``); the search
+        never does, its states come from ``next_state``. The default accepts every state; each
+        core of this package overrides it.
+        """
+
+    def check_key(self, key: Any) -> None:
+        """``check_state`` for a transposition key: keys are states unless ``key`` is
+        overridden, and then (by default) any key is accepted."""
+        if type(self).key is BoardGame.key:
+            self.check_state(key)
+
     def rollout(self, state: S, rng: random.Random) -> tuple[float, ...]:
         """Play uniformly random moves (chance outcomes by their probabilities) from ``state``
         to the end and return the returns."""

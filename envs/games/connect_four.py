@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mcts_agents.envs.core.bits import BitPlanes
+from mcts_agents.envs.core.checks import bits_field, int_field, invalid, state_fields
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import BoardGame
 from mcts_agents.envs.core.params import MAX_BOARD_SIDE, check_int
@@ -200,6 +201,49 @@ class ConnectFour(BoardGame[State]):
         else:
             status = DRAW if ply == self._cells else RUNNING
         return (b0, b1, ply, status)
+
+    def check_state(self, state: object) -> None:
+        """The stones on the board, on distinct cells, none floating; the ply and the stone
+        counts agree (player 0 moves first); the status agrees with the lines, and a won game
+        was won by its last stone. See ``BoardGame.check_state``."""
+        name = self.name
+        b0, b1, ply, status = state_fields(name, state, ("stones_0", "stones_1", "ply", "status"))
+        full = self._full
+        bits_field(name, "stones_0", b0, full)
+        bits_field(name, "stones_1", b1, full)
+        int_field(name, "ply", ply, 0, self._cells)
+        int_field(name, "status", status, RUNNING, DRAW)
+        if b0 & b1:
+            invalid(name, f"two stones on one cell: {b0 & b1:#x} is in both players' stones")
+        occupied = b0 | b1
+        if (occupied + self._bottom_row) & occupied:
+            invalid(name, "a floating stone: a column's stones must fill it from the bottom")
+        n0, n1 = b0.bit_count(), b1.bit_count()
+        if ply != n0 + n1 or n0 != n1 + (ply & 1):
+            invalid(
+                name,
+                f"ply {ply} with {n0} stones of player 0 and {n1} of player 1; expected the ply "
+                "to be the number of stones, player 0 one ahead after an odd ply",
+            )
+        wins = self._wins(b0), self._wins(b1)
+        if wins[0] and wins[1]:
+            invalid(name, "both players have a line")
+        expected = WIN_0 if wins[0] else WIN_1 if wins[1] else DRAW if ply == self._cells else 0
+        if status != expected:
+            invalid(name, f"status {status} does not match the stones (expected {expected})")
+        if wins[0] or wins[1]:
+            winner = 0 if wins[0] else 1
+            if (ply & 1) != (winner == 0):
+                invalid(name, f"player {winner} has a line, but player {1 - winner} moved last")
+            stones = b0 if winner == 0 else b1
+            tops = stones & ~(occupied >> 1)  # the winner's stones on top of their columns
+            last = tops
+            while last:
+                bit = last & -last
+                if not self._wins(stones ^ bit):
+                    return
+                last ^= bit
+            invalid(name, f"player {winner}'s line was complete before its last stone")
 
     def is_reachable(self, state: State, key: Hashable) -> bool:
         """Stones never leave the board: every stone of ``state`` must be in ``key``."""

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from mcts_agents.envs.core.checks import int_field, invalid, state_fields
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import CHANCE, BoardGame
 
@@ -203,6 +204,35 @@ class KuhnPoker(BoardGame[State]):
             if card > best:
                 best, winner = card, p
         return self._payoffs[node][winner]
+
+    def check_state(self, state: object) -> None:
+        """Exact: the node one of the tree's, the seats before it dealt (all of them once the
+        betting starts) and no further, each card of the deck at most once. See
+        ``BoardGame.check_state``."""
+        name, n = self.name, self.players
+        fields = state_fields(name, state, ("node", *(f"card_{p}" for p in range(n))))
+        node = int_field(name, "node", fields[0], 0, len(self._seqs) - 1)
+        cards = fields[1:]
+        for p, card in enumerate(cards):
+            int_field(name, f"card_{p}", card, -1, self.num_cards - 1)
+        dealt = min(node, n)  # the seats dealt so far
+        if any(card < 0 for card in cards[:dealt]) or any(card >= 0 for card in cards[dealt:]):
+            invalid(name, f"cards {cards} at node {node}: expected the first {dealt} seats dealt")
+        if len(set(cards[:dealt])) < dealt:
+            invalid(name, f"cards {cards}: a card is dealt twice")
+
+    def is_reachable(self, state: State, key: Hashable) -> bool:
+        """Dealt cards stay and the betting only grows: the key's cards agree with every card
+        dealt in ``state``, and its node is ``state``'s node or below it in the tree."""
+        if not isinstance(key, tuple) or len(key) != len(state):
+            return False
+        if any(card >= 0 and key[i] != card for i, card in enumerate(state) if i):
+            return False
+        node, later, n = state[0], key[0], self.players
+        if later < n or node < n:
+            return later >= node
+        seq = self._seqs[node]
+        return self._seqs[later][: len(seq)] == seq
 
     def rollout(self, state: State, rng: random.Random) -> tuple[float, ...]:
         """Uniformly random play to the end, the deals drawn uniformly from the deck."""

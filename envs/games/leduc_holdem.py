@@ -51,6 +51,7 @@ import numpy as np
 
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import CHANCE, BoardGame
+from mcts_agents.envs.games import leduc_states
 
 State = tuple[int, int, int, int]
 FOLD, CALL, RAISE = 0, 1, 2
@@ -258,6 +259,7 @@ class LeducHoldem(BoardGame[State]):
                 offset = 2 + 2 * SLOTS * 3 + p * MAX_CHIPS
                 public[n, offset : offset + chips] = 1
         self._public_obs = public
+        self._parent = leduc_states.parents(self)
 
     def _played(self, node: dict[str, Any], action: int) -> int | None:
         """The move ``action`` plays at a betting node (None: illegal); mapped if so set."""
@@ -352,6 +354,9 @@ class LeducHoldem(BoardGame[State]):
         return self._showdown_returns[node][
             self._result[(state[1] * k + state[2]) * k + state[3]] + 1
         ]
+
+    check_state = leduc_states.check_state  # exact
+    is_reachable = leduc_states.is_reachable  # dealt cards stay, the betting only grows
 
     def rollout(self, state: State, rng: random.Random) -> tuple[float, ...]:
         """Uniformly random play to the end, chance outcomes by their probabilities."""

@@ -33,6 +33,7 @@ from collections.abc import Hashable
 import numpy as np
 
 from mcts_agents.envs.core.bits import BitPlanes
+from mcts_agents.envs.core.checks import bits_field, int_field, invalid, state_fields
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import BoardGame
 from mcts_agents.envs.core.params import MAX_BOARD_SIDE, check_int
@@ -90,6 +91,8 @@ class MNK(BoardGame[State]):
             for groups in self._lines
         )
         self._grouped = k > 3
+        #: every k-window of the board once, for ``check_state``.
+        self._all_windows = tuple(dict.fromkeys(w for ws in self._windows for w in ws))
         #: player to place stone number ``count`` (0-based), for every count on the board.
         self._mover = tuple(self._player_of(count) for count in range(cells + 1))
         self._first_win = self._first_possible_win()
@@ -208,6 +211,51 @@ class MNK(BoardGame[State]):
 
     def returns(self, state: State) -> tuple[float, ...]:
         return self._returns[state[-1]]
+
+    def check_state(self, state: object) -> None:
+        """The stones on the board and on distinct cells; the count agrees with each player's
+        stones (turns in seat order); the status agrees with the lines, only the last mover has
+        one and all its lines share a stone (the last). See ``BoardGame.check_state``."""
+        name, num = self.name, self.num_players
+        names = (*(f"stones_{p}" for p in range(num)), "count", "status")
+        fields = state_fields(name, state, names)
+        full = (1 << self._cells) - 1
+        occupied = 0
+        for p in range(num):
+            board = bits_field(name, f"stones_{p}", fields[p], full)
+            if occupied & board:
+                invalid(name, f"two stones on one cell: {occupied & board:#x} of stones_{p}")
+            occupied |= board
+        count = int_field(name, "count", fields[-2], 0, self._cells)
+        status = int_field(name, "status", fields[-1], RUNNING, self._draw)
+        placed = [0] * num
+        for mover in self._mover[:count]:
+            placed[mover] += 1
+        stones = [fields[p].bit_count() for p in range(num)]
+        if stones != placed:
+            invalid(
+                name,
+                f"count {count} with stones per player {stones}; after {count} stones the "
+                f"players have placed {placed}",
+            )
+        windows = self._all_windows
+        lines = [[w for w in windows if fields[p] & w == w] for p in range(num)]
+        winners = [p for p in range(num) if lines[p]]
+        if not winners:
+            expected = self._draw if count == self._cells else RUNNING
+            if status != expected:
+                invalid(name, f"status {status} with no line on the board (expected {expected})")
+            return
+        last = self._mover[count - 1] if count else -1
+        if winners != [last]:
+            invalid(name, f"players {winners} have lines; only the last mover ({last}) may")
+        if status != last + 1:
+            invalid(name, f"status {status}, but player {last} has a line (expected {last + 1})")
+        common = fields[last]
+        for window in lines[last]:
+            common &= window
+        if not common:
+            invalid(name, f"player {last}'s lines share no stone: it had a line before")
 
     def is_reachable(self, state: State, key: Hashable) -> bool:
         """Stones never leave the board: each player's stones in ``state`` must be in ``key``.

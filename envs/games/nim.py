@@ -25,6 +25,7 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from mcts_agents.envs.core.checks import int_field, invalid, state_fields
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import BoardGame
 from mcts_agents.envs.core.params import MAX_COUNT, check_int
@@ -100,6 +101,24 @@ class Nim(BoardGame[State]):
         # the player to move did not take the last chip: that wins in misère play
         winner = state[1] if self.misere else 1 - state[1]
         return (1.0, -1.0) if winner == 0 else (-1.0, 1.0)
+
+    def check_state(self, state: object) -> None:
+        """Exact: each pile an int between 0 and its starting size, the player to move 0 or 1,
+        and the two reachable from the start (``is_reachable``). See
+        ``BoardGame.check_state``."""
+        name = self.name
+        piles, player = state_fields(name, state, ("piles", "to_play"))
+        if type(piles) is not tuple or len(piles) != len(self.piles):
+            invalid(name, f"piles must be a tuple of {len(self.piles)} ints, got {piles!r}")
+        for i, (size, start) in enumerate(zip(piles, self.piles, strict=True)):
+            int_field(name, f"piles[{i}]", size, 0, start)
+        int_field(name, "to_play", player, 0, 1)
+        if not self.is_reachable(self.initial_state(), state):
+            invalid(
+                name,
+                f"piles {piles} cannot be reached with player {player} to move (moves take "
+                f"1 to {self.take_limit} chips and alternate from player 0)",
+            )
 
     def is_reachable(self, state: State, key: Hashable) -> bool:
         """Exact: piles only shrink, and the number of moves must match the change of turn.

@@ -42,6 +42,7 @@ import numpy as np
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import CHANCE, BoardGame
 from mcts_agents.envs.core.params import check_int
+from mcts_agents.envs.games import oh_hell_states
 
 State = tuple[Any, ...]
 #: ``to_play`` of a finished game (OpenSpiel's terminal player id).
@@ -298,6 +299,9 @@ class OhHell(BoardGame[State]):
             return (tricks, dealer, dealt + 1, trump, new, new, *state[6:])
         first = (dealer + 1) % n  # the trump card is turned; left of the dealer bids first
         return (tricks, dealer, dealt + 1, action, *state[4:7], first, *state[8:])
+
+    check_state = oh_hell_states.check_state  # exact: rebuilt from the deal and history
+    is_reachable = oh_hell_states.is_reachable  # the deal and the history only grow
 
     def bids(self, state: State) -> tuple[int, ...]:
         """Each player's bid by seat (-1: not bid yet)."""

@@ -21,6 +21,7 @@ from collections.abc import Callable, Hashable
 import numpy as np
 
 from mcts_agents.envs.core.bits import BitPlanes
+from mcts_agents.envs.core.checks import bits_field, int_field, invalid, state_fields
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import BoardGame
 from mcts_agents.envs.games.othello_bits import flips, masks, moves
@@ -299,6 +300,34 @@ class Othello(BoardGame[State]):
     def _score(black: int, white: int) -> tuple[float, float]:
         diff = black.bit_count() - white.bit_count()
         return _RETURNS[(diff > 0) - (diff < 0)]
+
+    def check_state(self, state: object) -> None:
+        """The discs on the board and on distinct squares, the four centre squares taken; the
+        moves field is the mover's legal moves, 0 only when the mover must pass and the other
+        can move, ``TERMINAL`` (stored as black, white, 0) only when neither can. See
+        ``BoardGame.check_state``."""
+        name = self.name
+        own, other, player, moves = state_fields(name, state, ("own", "other", "to_play", "moves"))
+        full = (1 << self.cells) - 1
+        bits_field(name, "own", own, full)
+        bits_field(name, "other", other, full)
+        int_field(name, "to_play", player, 0, 1)
+        int_field(name, "moves", moves, TERMINAL, full)
+        if own & other:
+            invalid(name, f"two discs on one square: {own & other:#x}")
+        centre = self._initial[0] | self._initial[1]
+        if (own | other) & centre != centre:
+            invalid(name, "a centre square is empty: the four centre discs never leave")
+        mine, theirs = self._moves(own, other), self._moves(other, own)
+        if moves == TERMINAL:
+            if player != 0:
+                invalid(name, f"a finished game is stored with to_play 0, got {player}")
+            if mine or theirs:
+                invalid(name, "moves says the game is over, but a player can still move")
+        elif moves != mine:
+            invalid(name, f"moves {moves:#x} are not the mover's legal moves {mine:#x}")
+        elif not moves and not theirs:
+            invalid(name, "neither player can move, but the game is not marked over")
 
     def is_reachable(self, state: State, key: Hashable) -> bool:
         """Occupied squares stay occupied (colours may flip); finished games reach only themselves.

@@ -32,6 +32,7 @@ from collections.abc import Hashable
 import numpy as np
 
 from mcts_agents.envs.core.bits import BitPlanes
+from mcts_agents.envs.core.checks import bits_field, invalid, short, state_fields
 from mcts_agents.envs.core.game import BoardGame
 from mcts_agents.envs.games.mnk import MNK, RUNNING, SYMBOLS
 
@@ -135,6 +136,60 @@ class PhantomMNK(BoardGame[State]):
     def _length(self, history: int) -> int:
         """Number of tries packed in ``history`` (every code is non-zero)."""
         return -(-history.bit_length() // self.code_bits)
+
+    def check_state(self, state: object) -> None:
+        """The board a state of the m,n,k rules; each history a list of tries on distinct cells
+        whose placements are exactly the player's stones and whose finds exactly its discovered
+        enemy stones, each find after the enemy's turn that placed it; the player not to move
+        ended its last turn with a placement. See ``BoardGame.check_state``."""
+        name = self.name
+        fields = ("board", "known_0", "known_1", "history_0", "history_1")
+        board, known_0, known_1, history_0, history_1 = state_fields(name, state, fields)
+        self._rules.check_state(board)
+        placements: list[list[int]] = []
+        tries: list[list[tuple[int, bool]]] = []
+        for p, known, history in ((0, known_0, history_0), (1, known_1, history_1)):
+            bits_field(name, f"known_{p}", known, (1 << self._cells) - 1)
+            if known & ~board[1 - p]:
+                invalid(name, f"known_{p} holds cells without an enemy stone: {known:#x}")
+            if type(history) is not int or history < 0:
+                invalid(name, f"history_{p} must be a non-negative int, got {short(history)}")
+            if history.bit_length() > self._cells * self.code_bits:
+                invalid(name, f"history_{p} holds more tries than the board has cells")
+            steps, placed, found, seen = [], [], 0, 0
+            while history:
+                code = history & self._code_mask
+                if not 1 <= code <= 2 * self._cells:
+                    invalid(
+                        name, f"history_{p} holds a try code {code}, not in [1, {2 * self._cells}]"
+                    )
+                cell, hit = (code - 1) >> 1, bool((code - 1) & 1)
+                if seen >> cell & 1:
+                    invalid(name, f"history_{p} tries cell {cell} twice")
+                seen |= 1 << cell
+                steps.append((cell, hit))
+                history >>= self.code_bits
+            steps.reverse()
+            for cell, hit in steps:
+                if hit:
+                    found |= 1 << cell
+                else:
+                    placed.append(cell)
+            if sum(1 << cell for cell in placed) != board[p] or found != known:
+                invalid(name, f"history_{p} does not give player {p}'s stones and discoveries")
+            placements.append(placed)
+            tries.append(steps)
+        for p in (0, 1):
+            order = {cell: turn for turn, cell in enumerate(placements[1 - p])}
+            turn = 0
+            for cell, hit in tries[p]:
+                if not hit:
+                    turn += 1
+                elif order[cell] > turn - 1 + p:  # the enemy's placing turn comes first
+                    invalid(name, f"player {p} found cell {cell} before it was played")
+        waiting = 1 - (board[2] & 1)  # the player not to move ended its turn with a stone
+        if tries[waiting] and tries[waiting][-1][1]:
+            invalid(name, f"player {waiting} is not to move, but its last try found a stone")
 
     def is_reachable(self, state: State, key: Hashable) -> bool:
         """Stones and discoveries are never lost and each history only grows at its end.

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from mcts_agents.envs.core.checks import int_field, ints_field, invalid, state_fields
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import CHANCE, BoardGame
 from mcts_agents.envs.core.params import MAX_COUNT, check_int
@@ -220,6 +221,39 @@ class Pig(BoardGame[State]):
                 break
             player, total = following[player], 0
         return self._draw
+
+    def check_state(self, state: object) -> None:
+        """Counters in range; no score at ``winscore`` unless the game is over with a turn
+        total of 0, no two; a live game below the horizon, a roll only below ``winscore``;
+        scores and the turn total made of the die's points, in no fewer decisions than that
+        takes. See ``BoardGame.check_state``."""
+        name, players, win = self.name, self.num_players, self.winscore
+        fields = ("moves", "player", "turn_total", "node", "scores")
+        moves, player, total, node, scores = state_fields(name, state, fields)
+        int_field(name, "moves", moves, 0, self.horizon)
+        int_field(name, "player", player, 0, players - 1)
+        top = win - 1 + max(self._points)  # the most points before a forced stop
+        int_field(name, "turn_total", total, 0, top)
+        int_field(name, "node", node, DECIDING, OVER)
+        ints_field(name, "scores", scores, players, 0, top)
+        winners = [p for p, score in enumerate(scores) if score >= win]
+        if len(winners) > 1 or (winners and (node != OVER or total)):
+            invalid(name, f"scores {scores} at {win} or more: only one, in a finished game")
+        if winners and winners[0] != (player - 1) % players:
+            invalid(
+                name, f"player {winners[0]} won, so {self._next[winners[0]]} is next, not {player}"
+            )
+        if node != OVER and moves >= self.horizon:
+            invalid(name, f"the game is not over at the horizon ({moves} moves)")
+        if node == ROLLING and scores[player] + total >= win:
+            invalid(name, f"a roll at {scores[player] + total} points: only stop is legal")
+        if node == OVER and not winners and moves != self.horizon:
+            invalid(name, f"over without a winner before the horizon ({moves} moves)")
+        if not self.piglet and (total == 1 or 1 in scores):
+            invalid(name, "1 point: every face that scores is worth 2 or more")
+        rolls = -(-(sum(scores) + total) // max(self._points))
+        if moves < rolls + (node == ROLLING):
+            invalid(name, f"{moves} decisions cannot score {sum(scores) + total} points")
 
     def is_reachable(self, state: State, key: Hashable) -> bool:
         """Scores and the move counter never go down; a finished game reaches only itself."""

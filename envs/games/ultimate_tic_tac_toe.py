@@ -28,6 +28,7 @@ from collections.abc import Hashable
 import numpy as np
 
 from mcts_agents.envs.core.bits import BitPlanes
+from mcts_agents.envs.core.checks import bits_field, int_field, invalid, state_fields
 from mcts_agents.envs.core.game import BoardGame
 
 State = tuple[int, int, int, int, int, int, int, int]
@@ -51,6 +52,9 @@ _BOARD_MASK = tuple(sum(_ALL9 << (9 * b) for b in _BITS[m]) for m in range(512))
 _WIN_CELLS = tuple(
     sum(1 << c for c in range(9) if not m >> c & 1 and _HAS_LINE[m | 1 << c]) for m in range(512)
 )
+
+#: ``_CELL[c]``: the 81-bit mask of cell ``c`` of every small board.
+_CELL = tuple(sum(1 << (9 * b + c) for b in range(9)) for c in range(9))
 
 
 def _popcount(x: int) -> int:
@@ -172,6 +176,55 @@ class UltimateTicTacToe(BoardGame[State]):
 
     def returns(self, state: State) -> tuple[float, ...]:
         return _RETURNS[state[7]]
+
+    def check_state(self, state: object) -> None:
+        """The stones on distinct cells, X one ahead after an odd ply; each small board won
+        by at most one player, by its last stone; the won and closed masks and the status agree
+        with the stones; ``forced`` an open board, the cell of the last move. See
+        ``BoardGame.check_state``."""
+        name = self.name
+        fields = ("stones_0", "stones_1", "won_0", "won_1", "closed", "forced", "ply", "status")
+        b0, b1, w0, w1, closed, forced, ply, status = state_fields(name, state, fields)
+        cells = (1 << 81) - 1
+        bits_field(name, "stones_0", b0, cells)
+        bits_field(name, "stones_1", b1, cells)
+        for field, value in (("won_0", w0), ("won_1", w1), ("closed", closed)):
+            bits_field(name, field, value, _ALL9)
+        int_field(name, "forced", forced, -1, 8)
+        int_field(name, "ply", ply, 0, 81)
+        int_field(name, "status", status, RUNNING, DRAW)
+        if b0 & b1:
+            invalid(name, f"two stones on one cell: {b0 & b1:#x}")
+        n0, n1 = _popcount(b0), _popcount(b1)
+        if ply != n0 + n1 or n0 != n1 + (ply & 1):
+            invalid(name, f"ply {ply} with {n0} X and {n1} O stones")
+        won, full = [0, 0], 0
+        for board in range(9):
+            small = [b0 >> (9 * board) & _ALL9, b1 >> (9 * board) & _ALL9]
+            if small[0] | small[1] == _ALL9:
+                full |= 1 << board
+            for p in (0, 1):
+                if _HAS_LINE[small[p]]:
+                    if won[1 - p] >> board & 1 or not any(
+                        not _HAS_LINE[small[p] ^ 1 << c] for c in _BITS[small[p]]
+                    ):
+                        invalid(name, f"small board {board} was won before its last stone")
+                    won[p] |= 1 << board
+        if (w0, w1) != (won[0], won[1]) or closed != won[0] | won[1] | full:
+            invalid(name, f"won_0 {w0}, won_1 {w1}, closed {closed} do not match the stones")
+        if _HAS_LINE[w0] and _HAS_LINE[w1]:
+            invalid(name, "both players have three small boards in a row")
+        expected = (
+            WIN_0 if _HAS_LINE[w0] else WIN_1 if _HAS_LINE[w1] else DRAW if closed == _ALL9 else 0
+        )
+        if status != expected:
+            invalid(name, f"status {status} does not match the boards won (expected {expected})")
+        x_last = ply & 1 == 1  # X (player 0) moved last
+        last = b0 if x_last else b1
+        if status in (WIN_0, WIN_1) and (status == WIN_0) != x_last:
+            invalid(name, f"status {status}, but the winner did not move last (ply {ply})")
+        if forced >= 0 and (status or closed >> forced & 1 or not last & _CELL[forced]):
+            invalid(name, f"forced board {forced} is closed, or not the last move's cell")
 
     def is_reachable(self, state: State, key: Hashable) -> bool:
         """Stones never leave; won boards stay won by their owner; closed boards take no stone.

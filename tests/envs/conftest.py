@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from mcts_agents import envs
+from mcts_agents.envs import InvalidStateError
 
 VARIANTS: list[tuple[str, str, dict[str, Any]]] = [
     (module, variant, kwargs)
@@ -71,3 +73,14 @@ def play_against_openspiel(env: Any, reference: Any, rng: random.Random, games: 
         assert returns == list(spiel.returns())
         outcomes.append(returns)
     return outcomes
+
+
+def assert_state_refused(raw: Any, state: Any, match: str) -> None:
+    """``restore_state`` refuses a snapshot of ``raw`` holding ``state`` with an
+    ``InvalidStateError`` whose message matches ``match``, leaves the env as it was, and
+    ``is_reachable(state)`` is False (junk is never reachable)."""
+    snapshot = raw.save_state()
+    with pytest.raises(InvalidStateError, match=match):
+        raw.restore_state(replace(snapshot, state=state))
+    assert raw.save_state() == snapshot
+    assert raw.is_reachable(state) is False

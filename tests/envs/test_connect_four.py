@@ -9,7 +9,7 @@ import pytest
 
 from mcts_agents.envs import GameOverError, InvalidParameterError, connect_four_v0
 from mcts_agents.envs.games.connect_four import ConnectFour, threats4, won4
-from tests.envs.conftest import play_against_openspiel
+from tests.envs.conftest import assert_state_refused, play_against_openspiel
 
 # Published Connect Four 7x6 perft: move sequences of each length from the empty board.
 PERFT = {1: 7, 2: 49, 3: 343, 4: 2_401, 5: 16_807, 6: 117_649, 7: 823_536}
@@ -251,3 +251,40 @@ def test_decisive_playouts_end_in_valid_results_everywhere() -> None:
         (-1.0, 1.0),
         (0.0, 0.0),
     }
+
+
+def test_forged_connect_four_states_are_refused_naming_the_problem() -> None:
+    """restore_state used to accept these and the search failed or played on later."""
+    raw = connect_four_v0.raw_env()
+    raw.reset()
+    column_0 = 0b11111  # five stones of player 0 in column 0: four in a row twice over
+    col_2_3 = (0b11 << 14) | (0b11 << 21)  # four stones of player 1 in columns 2 and 3
+    forged = [
+        ((1, 1, 2, 0), "two stones on one cell"),
+        ((1 << 1, 0, 1, 0), "floating stone"),
+        ((1 << 6, 0, 1, 0), "off the board"),  # the spare bit on top of column 0
+        ((1 << 49, 0, 1, 0), "off the board"),
+        ((-1, 0, 0, 0), "non-negative"),
+        ((0, 0, 0), "tuple of 4 fields"),
+        ((1, 0, 2, 0), "ply 2"),
+        ((0, 1, 1, 0), "player 0 one ahead"),
+        ((1, 0, 1, 1), "status 1 does not match"),
+        ((1, 0, 1, 0.0), "status must be an int"),
+        ((column_0, col_2_3, 9, 1), "complete before its last stone"),
+        ((0b1111, 0b111 << 7 | 1 << 14, 8, 1), "player 0 has a line, but player 1 moved last"),
+    ]
+    for state, match in forged:
+        assert_state_refused(raw, state, match)
+
+
+def test_connect_four_check_state_accepts_won_states_of_random_play() -> None:
+    game = ConnectFour()
+    rng = random.Random(3)
+    ends = set()
+    for _ in range(200):
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            state = game.next_state(state, rng.choice(game.legal_actions(state)))
+            game.check_state(state)
+        ends.add(state[3])
+    assert ends >= {1, 2}  # wins of both players were checked

@@ -20,6 +20,7 @@ from mcts_agents.envs import InvalidParameterError
 from mcts_agents.envs.core.game import CHANCE, BoardGame
 from mcts_agents.envs.games.kuhn_poker import KuhnPoker, State
 from mcts_agents.envs.kuhn_poker_v0 import KuhnPokerEnv, env, raw_env
+from tests.envs.conftest import assert_state_refused
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -496,3 +497,32 @@ def test_wrapped_env_plays_and_pays() -> None:
         wrapped.step(action)
     rewards = sorted(wrapped.rewards.values())
     assert rewards == [-2.0, 2.0] and all(wrapped.terminations.values())
+
+
+def test_forged_kuhn_states_are_refused_naming_the_problem() -> None:
+    raw = raw_env()
+    raw.reset(seed=0)
+    forged = [
+        ((2, 1, 1), "a card is dealt twice"),
+        ((0, 1, -1), "expected the first 0 seats dealt"),
+        ((2, 0, -1), "expected the first 2 seats dealt"),
+        ((2, 0, 5), "card_1 must be in"),
+        ((99, 0, 1), "node must be in"),
+        ((2, 0), "tuple of 3 fields"),
+    ]
+    for state, match in forged:
+        assert_state_refused(raw, state, match)
+
+
+def test_kuhn_is_reachable_keeps_the_deal_and_the_betting() -> None:
+    """Kuhn's is_reachable was True for any key: now a key with another deal or an earlier
+    betting node is unreachable, and every later key of the hand is reachable."""
+    raw = raw_env()
+    raw.reset(seed=1)
+    node, c0, c1 = raw.state
+    assert node == 2
+    assert not raw.is_reachable((2, c1, c0))  # the cards swapped
+    assert not raw.is_reachable((0, -1, -1))  # before the deal
+    raw.step(0)  # pass
+    assert raw.is_reachable(raw.state)
+    assert not raw.is_reachable((2, c0, c1))  # the betting only grows

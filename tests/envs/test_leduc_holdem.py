@@ -19,6 +19,7 @@ from mcts_agents.envs import InvalidParameterError
 from mcts_agents.envs.core.game import CHANCE, BoardGame
 from mcts_agents.envs.games.leduc_holdem import LeducHoldem, State
 from mcts_agents.envs.leduc_holdem_v0 import LeducHoldemEnv, env, raw_env
+from tests.envs.conftest import assert_state_refused
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -589,3 +590,45 @@ def test_wrapped_env_punishes_an_illegal_fold() -> None:
         warnings.simplefilter("ignore")
         wrapped.step(FOLD)  # nothing to face: folding is illegal
     assert all(wrapped.terminations.values()) and wrapped.rewards[offender] == -1.0
+
+
+def test_forged_leduc_states_are_refused_naming_the_problem() -> None:
+    raw = raw_env()
+    raw.reset(seed=0)
+    forged = [
+        ((2, 1, 1, -1), "card 1 is dealt 2 times"),
+        ((2, 0, 1, 2), "expected dealt"),  # a public card in round 1
+        ((2, 0, -1, -1), "expected dealt"),
+        ((0, 0, -1, -1), "expected dealt"),
+        ((500, 0, 1, -1), "node must be in"),
+        ((2, 0, 7, -1), "card_1 must be in"),
+        ((2, 0, 1), "tuple of 4 fields"),
+    ]
+    for state, match in forged:
+        assert_state_refused(raw, state, match)
+
+
+def test_leduc_is_reachable_keeps_the_deal_and_the_betting() -> None:
+    raw = raw_env()
+    raw.reset(seed=2)
+    start = raw.state
+    node, c0, c1, _ = start
+    assert not raw.is_reachable((node, c1, c0, -1))  # the private cards swapped
+    raw.step(1)  # check
+    assert raw.is_reachable(raw.state)
+    assert not raw.is_reachable(start)  # the betting only grows
+
+
+def test_a_leduc_rank_dealt_three_times_is_refused_with_suit_isomorphism() -> None:
+    """With suit isomorphism cards are ranks, two of each: a third copy is no deal."""
+    raw = raw_env(suit_isomorphism=True)
+    rng = random.Random(0)
+    for seed in range(50):  # a hand that reaches round 2 (the public card dealt)
+        raw.reset(seed=seed)
+        while raw.state[3] < 0 and not raw.game.is_terminal(raw.state):
+            raw.step(rng.choice(raw.legal_actions()))
+        if raw.state[3] >= 0:
+            break
+    node, c0, _, public = raw.state
+    assert public >= 0
+    assert_state_refused(raw, (node, c0, c0, c0), "dealt 3 times; the deck has 2")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from mcts_agents.envs import InvalidParameterError, mnk_v0
 from mcts_agents.envs.games.mnk import MNK
-from tests.envs.conftest import play_against_openspiel, random_line
+from tests.envs.conftest import assert_state_refused, play_against_openspiel, random_line
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -391,3 +391,23 @@ def test_bad_env_parameters(kwargs: dict[str, object], message: str) -> None:
         mnk_v0.raw_env(**kwargs)
     with pytest.raises(InvalidParameterError, match=message):
         mnk_v0.env(**kwargs)
+
+
+def test_forged_mnk_states_are_refused_naming_the_problem() -> None:
+    raw = mnk_v0.raw_env()  # 15 x 15, five in a row
+    raw.reset()
+    row = 0b11111
+    scattered = sum(1 << c for c in (60, 61, 62, 63, 65, 66, 67, 68, 90))  # no five in a row
+    forged = [
+        ((1, 1, 2, 0), "two stones on one cell"),
+        ((1 << 225, 0, 1, 0), "off the board"),
+        ((1, 0, 2, 0), "count 2"),
+        ((0, 1, 1, 0), "count 1"),
+        ((1, 0, 1, 1), "status 1 with no line"),
+        ((row | 1 << 100, row << 15, 11, 1), r"players \[0, 1\] have lines"),
+        ((row | row << 30, scattered, 19, 1), "share no stone"),
+        ((row, 0b1111 << 15, 9, 0), "status 0, but player 0 has a line"),
+        ((1, 0, 1), "tuple of 4 fields"),
+    ]
+    for state, match in forged:
+        assert_state_refused(raw, state, match)

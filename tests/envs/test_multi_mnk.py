@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcts_agents.envs import InvalidParameterError, multi_mnk_v0
+from tests.envs.conftest import assert_state_refused
 from tests.envs.test_mnk import permute_within_players
 
 # A full 6 x 6 board, 12 cells for each of three players (1, 2, 3), with no four in a row.
@@ -179,3 +180,15 @@ def test_transposed_move_orders_give_equal_keys(
 def test_bad_parameters(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(InvalidParameterError, match=message):
         multi_mnk_v0.raw_env(**kwargs)
+
+
+def test_forged_multi_mnk_states_are_refused_naming_the_problem() -> None:
+    raw = multi_mnk_v0.raw_env()  # three players
+    raw.reset()
+    forged = [
+        ((0, 1, 0, 1, 0), "count 1"),  # player 1 moved first
+        ((1, 2, 2, 2, 0), "two stones on one cell"),
+        ((1, 2, 0, 2), "tuple of 5 fields"),
+    ]
+    for state, match in forged:
+        assert_state_refused(raw, state, match)

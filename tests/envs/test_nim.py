@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from mcts_agents.envs import InvalidParameterError
 from mcts_agents.envs.games.nim import Nim
 from mcts_agents.envs.nim_v0 import NimEnv
+from tests.envs.conftest import assert_state_refused
 
 
 def mover_wins(game: Nim) -> Any:
@@ -267,3 +268,19 @@ def test_bad_parameters_raise_clear_errors(kwargs: dict[str, Any], message: str)
         Nim(**kwargs)
     with pytest.raises(InvalidParameterError, match=message):
         NimEnv(**kwargs)
+
+
+def test_forged_nim_states_are_refused_naming_the_problem() -> None:
+    raw = NimEnv()  # one pile of 15, takes of 1 to 3
+    raw.reset()
+    forged = [
+        (((-1,), 1), r"piles\[0\] must be in \[0, 15\]"),
+        (((16,), 0), r"piles\[0\] must be in \[0, 15\]"),
+        (((14,), 0), "cannot be reached with player 0 to move"),
+        (((15,), 1), "cannot be reached with player 1 to move"),
+        (((12,), 2), "to_play"),
+        (([12], 1), "piles must be a tuple"),
+        (((12,), 1, 0), "tuple of 2 fields"),
+    ]
+    for state, match in forged:
+        assert_state_refused(raw, state, match)

@@ -19,6 +19,7 @@ from mcts_agents.envs import InvalidParameterError
 from mcts_agents.envs.core.game import CHANCE
 from mcts_agents.envs.games.oh_hell import MADE_BID_BONUS, TERMINAL, OhHell, State
 from mcts_agents.envs.oh_hell_v0 import OhHellEnv, env
+from tests.envs.conftest import assert_state_refused
 
 try:
     import pyspiel
@@ -578,3 +579,40 @@ def test_env_metadata_observation_and_render(capsys: pytest.CaptureFixture[str])
     assert human.render() is None and "dealer" in capsys.readouterr().out
     with pytest.raises(InvalidParameterError, match="render_mode"):
         OhHellEnv(render_mode="rgb_array")
+
+
+def bidding_state(seed: int) -> Any:
+    raw = OhHellEnv()
+    raw.reset(seed=seed)
+    raw.step(raw.legal_actions()[0])  # one bid
+    return raw
+
+
+def test_forged_oh_hell_states_are_refused_naming_the_problem() -> None:
+    raw = bidding_state(0)
+    state = raw.state
+    hands, initial = list(state[4]), list(state[5])
+    stolen = hands[1] & -hands[1]
+    twice = (*state[:4], (hands[0] | stolen, *hands[1:]), (initial[0] | stolen, *initial[1:]))
+    forged = [
+        ((*state[:4], (hands[0] | stolen, *hands[1:]), *state[5:]), "hands is"),
+        ((*twice, *state[6:]), "a card is dealt twice"),
+        ((*state[:6], (*state[6], 0), *state[7:]), "is not legal there"),  # a card while bidding
+        ((*state[:3], (hands[0] & -hands[0]).bit_length() - 1, *state[4:]), "trump card"),
+        ((*state[:8], (1, 1, 1), *state[9:]), "won is"),
+        (state[:11], "tuple of 12 fields"),
+        ((*state[:6], list(state[6]), *state[7:]), "history must be a tuple"),
+    ]
+    for forgery, match in forged:
+        assert_state_refused(raw, forgery, match)
+
+
+def test_oh_hell_is_reachable_keeps_the_deal_and_the_history() -> None:
+    raw = bidding_state(1)
+    state = raw.state
+    other_dealer = (state[0], (state[1] + 1) % 3, *state[2:])
+    assert not raw.is_reachable(other_dealer)
+    before = state
+    raw.step(raw.legal_actions()[0])
+    assert raw.is_reachable(raw.state)
+    assert not raw.is_reachable(before)  # the history only grows

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from mcts_agents.envs import GameOverError, IllegalActionError, InvalidParameterError
 from mcts_agents.envs.games.othello import Othello, State
 from mcts_agents.envs.othello_v0 import OthelloEnv, env, raw_env
+from tests.envs.conftest import assert_state_refused
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -646,3 +647,21 @@ def test_bad_sizes_raise(bad: Any) -> None:
         Othello(bad)
     with pytest.raises(InvalidParameterError, match="size"):
         OthelloEnv(size=bad)
+
+
+def test_forged_othello_states_are_refused_naming_the_problem() -> None:
+    raw = raw_env()
+    raw.reset()
+    own, other, player, moves = raw.state
+    centre_bit = own & -own
+    forged = [
+        ((own, own, player, moves), "two discs on one square"),
+        ((own | 1 << 64, other, player, moves), "off the board"),
+        ((own ^ centre_bit, other, player, moves), "centre square is empty"),
+        ((own, other, player, 0), "not the mover's legal moves"),
+        ((own, other, 0, -1), "a player can still move"),
+        ((own, other, 2, moves), "to_play"),
+        ((own, other, player), "tuple of 4 fields"),
+    ]
+    for state, match in forged:
+        assert_state_refused(raw, state, match)

@@ -4,6 +4,7 @@ information sets, hidden stones, the env and errors."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import warnings
 from collections import Counter, deque
@@ -20,6 +21,7 @@ from mcts_agents.envs.games import phantom_mnk
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.envs.games.phantom_mnk import PhantomMNK
 from mcts_agents.envs.phantom_mnk_v0 import PhantomMNKEnv, env
+from tests.envs.conftest import assert_state_refused
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -362,3 +364,33 @@ def test_bad_parameters(kwargs: dict[str, Any], message: str) -> None:
     if "preset" not in kwargs:
         with pytest.raises(InvalidParameterError, match=message):
             PhantomMNK(**core)
+
+
+def test_forged_phantom_states_are_refused_naming_the_problem() -> None:
+    raw = PhantomMNKEnv()  # phantom tic-tac-toe
+    raw.reset()
+    raw.step(0)  # X places on cell 0
+    board, known_0, known_1, history_0, history_1 = raw.state
+    forged = [
+        ((board, known_0, 1 << 4, history_0, history_1), "known_1 holds cells without"),
+        ((board, known_0, known_1, 0, history_1), "does not give player 0's stones"),
+        ((board, known_0, known_1, 31, history_1), "try code 31"),
+        ((board, known_0, known_1, history_0 << 5 | history_0, history_1), "tries cell 0 twice"),
+        (((1, 1, 2, 0), 0, 0, history_0, history_1), "two stones on one cell"),
+        ((board, known_0, known_1, history_0), "tuple of 5 fields"),
+    ]
+    for state, match in forged:
+        assert_state_refused(raw, state, match)
+
+
+def test_a_phantom_find_before_the_enemy_stone_was_placed_is_refused() -> None:
+    """X's first try finds O's stone on cell 4, which O can only have placed after X's turn."""
+    raw = PhantomMNKEnv()
+    raw.reset()
+    find_4, place_0, place_4 = 2 * 4 + 2, 2 * 0 + 1, 2 * 4 + 1  # try codes
+    history_0 = find_4 << raw.game.code_bits | place_0
+    state = ((1 << 0, 1 << 4, 2, 0), 1 << 4, 0, history_0, place_4)
+    assert_state_refused(raw, state, "found cell 4 before it was played")
+    fine = ((1 << 0, 1 << 4, 2, 0), 0, 0, place_0, place_4)  # the same stones, no find
+    raw.restore_state(dataclasses.replace(raw.save_state(), state=fine))
+    assert raw.state == fine

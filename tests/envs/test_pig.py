@@ -18,6 +18,7 @@ from mcts_agents.envs import IllegalActionError, InvalidParameterError
 from mcts_agents.envs.core.game import CHANCE
 from mcts_agents.envs.games.pig import DECIDING, OVER, ROLL, ROLLING, STOP, Pig
 from mcts_agents.envs.pig_v0 import PigEnv, env
+from tests.envs.conftest import assert_state_refused
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -505,3 +506,21 @@ def test_decisive_rollout_holds_at_a_fifth_of_winscore() -> None:
             assert game.decisive_rollout(state, random.Random(seed)) == game.decisive_rollout(
                 after, skipped
             ), (total, seed)
+
+
+def test_forged_pig_states_are_refused_naming_the_problem() -> None:
+    raw = PigEnv()  # two players, to 100, a six-sided die
+    raw.reset(seed=0)
+    forged = [
+        ((0, 0, 0, DECIDING, (-5, 0)), r"scores\[0\]"),
+        ((30, 0, 0, OVER, (100, 100)), "only one, in a finished game"),
+        ((30, 0, 0, DECIDING, (100, 0)), "only one, in a finished game"),
+        ((20, 0, 10, ROLLING, (95, 0)), "a roll at 105 points"),
+        ((5, 0, 0, DECIDING, (1, 0)), "1 point"),
+        ((1, 0, 0, DECIDING, (50, 0)), "cannot score 50 points"),
+        ((1000, 0, 0, DECIDING, (0, 0)), "not over at the horizon"),
+        ((3, 2, 0, DECIDING, (0, 0)), "player must be in"),
+        ((0, 0, 0, DECIDING), "tuple of 5 fields"),
+    ]
+    for state, match in forged:
+        assert_state_refused(raw, state, match)

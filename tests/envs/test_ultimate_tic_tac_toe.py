@@ -20,6 +20,7 @@ from mcts_agents.envs.games.ultimate_tic_tac_toe import (
     UltimateTicTacToe,
 )
 from mcts_agents.envs.ultimate_tic_tac_toe_v0 import UltimateTicTacToeEnv
+from tests.envs.conftest import assert_state_refused
 from tests.envs.uttt_positions import CAN_WIN, CAN_WIN_ANYWHERE, NONE_SAFE, ONE_SAFE
 from tests.mcts_agents.compiled.playouts import assert_same_outcomes
 
@@ -496,3 +497,19 @@ def test_render_text_and_rgb() -> None:
     assert env.render().shape == (9 * 40 + 1, 9 * 40 + 1, 3)
     assert UltimateTicTacToeEnv.render_block == 3
     assert UltimateTicTacToeEnv.metadata["name"] == "ultimate_tic_tac_toe_v0"
+
+
+def test_forged_ultimate_tic_tac_toe_states_are_refused_naming_the_problem() -> None:
+    raw = UltimateTicTacToeEnv()
+    raw.reset()
+    forged = [
+        ((1, 1, 0, 0, 0, -1, 2, 0), "two stones on one cell"),
+        ((1 << 81, 0, 0, 0, 0, -1, 1, 0), "off the board"),
+        ((1, 0, 0, 0, 0, 0, 2, 0), "ply 2"),
+        ((1, 0, 1, 0, 1, 0, 1, 0), "do not match the stones"),
+        ((1, 0, 0, 0, 0, 5, 1, 0), "forced board 5"),
+        ((1, 0, 0, 0, 0, 0, 1, 1), "status 1 does not match"),
+        ((1, 0, 0, 0, 0, 0, 1), "tuple of 8 fields"),
+    ]
+    for state, match in forged:
+        assert_state_refused(raw, state, match)
