@@ -5,8 +5,8 @@ move in a worker thread of the session's own, started whenever an agent is to mo
 searches in slices (``live.sliced_search``) and publishes each slice's root statistics as they
 come, so the page can show the search while it runs. Every change to the env happens under the
 session's lock and ends with a new immutable ``Position`` (the rules core's state, or the env's
-picture), from which pages are drawn without touching the env. ``close`` stops the worker at
-its next slice and releases the agents.
+picture), from which pages are drawn without touching the env. ``close`` stops the worker's
+search within a few simulations, whatever its budget, and releases the agents and their trees.
 """
 
 from __future__ import annotations
@@ -245,7 +245,9 @@ class Session:
         self._kick()
 
     def close(self) -> None:
-        """Free the game: the worker stops at its next slice, the agents are closed."""
+        """Free the game: the worker's search stops within a few simulations (it checks the
+        session's closed flag between them), the worker ends, the agents' trees are dropped and
+        the agents closed."""
         self._closed.set()
         self._wake.set()
         with self._lock:
@@ -257,6 +259,8 @@ class Session:
             return
         self._agents_closed = True
         for player in self.players.values():
+            if isinstance(player, MCTSAgent):
+                player.reset()  # its node table goes now, not when the session is collected
             close = getattr(player, "close", None)
             if callable(close):
                 try:
@@ -385,7 +389,8 @@ class Session:
                     self.values.append((seat, ply, view.root_value))
                 self.version += 1
 
-        result = sliced_search(player, self.env, report, lambda: self.closed)
+        # the search checks this between simulations: a close stops it within milliseconds
+        result = sliced_search(player, self.env, report, self._closed.is_set)
         if result is None:
             return None, 0.0
         return int(result.best_action), time.perf_counter() - start
