@@ -130,14 +130,17 @@ class SearchView:
         """Simulations per second."""
         return self.iterations / self.elapsed if self.elapsed > 0 else 0.0
 
-    def to_json(self, label: Callable[[int], str]) -> dict[str, Any]:
-        """JSON-ready: the numbers, and per move its label, share, value, visits and proof."""
+    def to_json(self, label: Callable[[int], str], ply: int | None = None) -> dict[str, Any]:
+        """JSON-ready: the numbers, and per move its label, share, value, visits and proof;
+        ``current``: whether the search is of the position after ``ply`` moves (the one on
+        show), not of an earlier one whose move has been played since."""
         moves = sorted(self.heat.items(), key=lambda item: -item[1].visits)
         return {
             "seat": self.seat,
             "agent": self.agent,
             "name": self.name,
             "ply": self.ply,
+            "current": ply is None or self.ply == ply,
             "final": self.final,
             "iterations": self.iterations,
             "elapsed": round(self.elapsed, 4),
