@@ -286,7 +286,7 @@ def test_the_search_is_shown_while_the_agent_thinks(page: Any, server: Backgroun
     assert set(heat) == set(range(7)) and sum(heat.values()) == pytest.approx(1.0, abs=1e-3)
     assert moves_shown(page) == 0 and page.locator("[data-action]").count() == 0
     id = game_id(page)
-    page.goto("about:blank")  # closing the page stops the search at its next slice
+    page.goto("about:blank")  # closing the page closes its game and stops the search
     deadline = time.monotonic() + IDLE
     while id in api(server, "/api/sessions")["ids"]:
         assert time.monotonic() < deadline
