@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
-from mcts_agents import MCTSAgent
+from mcts_agents import MCTSAgent, make_searcher
+from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.envs import connect_four_v0
+from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.web.session import Seat, Session
 
 pytest.importorskip("starlette")
@@ -60,7 +62,13 @@ def test_closing_a_game_stops_a_huge_python_search_within_seconds(budget: dict) 
 
 def test_closing_a_game_stops_a_huge_compiled_search_within_seconds() -> None:
     pytest.importorskip("numba")
-    session = _watch(iterations=2_000_000_000, backend="numba")
+    game = ConnectFour()  # the kernel loaded now, so that the 0.5 s below are spent in it
+    make_searcher(game, Budget(iterations=10), SearchConfig(backend="numba")).search(
+        game, game.initial_state()
+    )
+    # a small table: full within the first milliseconds, so that the kernel never returns to
+    # grow its arrays and only its calls of about 10 ms give the search a chance to stop
+    session = _watch(iterations=2_000_000_000, max_nodes=5000, backend="numba")
     time.sleep(0.5)  # in the kernel: one slice is 200,000,000 simulations (minutes)
     _close_and_join(session)
     assert session.search is None  # not one slice of the budget was spent
