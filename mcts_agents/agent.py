@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import sys
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, Protocol, TextIO, runtime_checkable
 
@@ -13,7 +14,7 @@ from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.factory import make_searcher
 from mcts_agents.parallel import RootParallelSearch, check_config_picklable, validate_workers
 from mcts_agents.result import SearchResult
-from mcts_agents.searcher import Searcher, game_identity
+from mcts_agents.searcher import Searcher, StopCheck, game_identity
 
 __all__ = ["AGENT_ARGUMENTS", "Agent", "HumanAgent", "MCTSAgent", "RandomAgent"]
 
@@ -76,11 +77,29 @@ class MCTSAgent:
         self._identity: Any = None  # the game ``searcher`` was built for
         self.last_result: SearchResult | None = None
 
-    def search(self, env: Any) -> SearchResult:
-        """Search from ``env``'s current position and return the full result."""
+    def search(self, env: Any, should_stop: StopCheck | None = None) -> SearchResult:
+        """Search from ``env``'s current position and return the full result.
+
+        ``should_stop`` (called between simulations, from the searching thread) ends the search
+        early once it returns true, whatever the budget: the result covers the simulations run
+        and its ``extra["stopped"]`` is true. Set it from another thread to stop a search (a
+        closed page). Root parallelism (``workers > 1``) runs its budget to the end.
+        """
         game, state = game_from_env(env, self.config.information == "oracle")
-        result = self.last_result = self._searcher_for(game).search(game, state)
-        hint_if_slow(env, game, result.iterations, result.elapsed)  # logs, once per kind
+        searcher = self._searcher_for(game)
+        stoppable = should_stop is not None and hasattr(searcher, "should_stop")
+        if stoppable:
+            searcher.should_stop = should_stop  # type: ignore[attr-defined]
+        try:
+            result = searcher.search(game, state)
+        finally:
+            if stoppable:
+                searcher.should_stop = None  # type: ignore[attr-defined]
+        if should_stop is not None and stoppable and should_stop():
+            result = replace(result, extra={**result.extra, "stopped": True})
+        else:
+            hint_if_slow(env, game, result.iterations, result.elapsed)  # logs, once per kind
+        self.last_result = result
         return result
 
     def act(self, env: Any) -> int:

@@ -49,6 +49,7 @@ from mcts_agents.game import Game, State, has_chance, make_playout, return_norma
 from mcts_agents.game import sample_chance as draw_chance
 from mcts_agents.result import ChildStats, SearchResult
 from mcts_agents.searcher import (
+    StopCheck,
     check_room,
     game_identity,
     most_visited_is_best,
@@ -120,6 +121,7 @@ class ISMCTS:
     def __init__(self, budget: Budget, config: SearchConfig, seed: int | None = None) -> None:
         self.budget = budget
         self.config = config
+        self.should_stop: StopCheck | None = None  # see Searcher: ends a search early
         self.single_observer = config.information == "so_ismcts"
         self.from_start = config.search_from == "start"
         self.rng = random.Random(seed)
@@ -176,6 +178,7 @@ class ISMCTS:
             solved=lambda: False,
             robust_agrees=lambda: most_visited_is_best(*self._root_stats(root, legal)),
             table_size=self.table.__len__,
+            should_stop=self.should_stop,
         )
         if self.from_start and sum(self._root_stats(root, legal)[0]) < len(legal):
             return self._fallback(game, state, iterations, perf_counter() - start)
@@ -189,7 +192,9 @@ class ISMCTS:
             left = max(budget.time_limit - spent, budget.time_limit / 10)
             budget = replace(budget, time_limit=left)
         config = replace(self.config, search_from="here")
-        result = ISMCTS(budget, config, self.rng.getrandbits(64)).search(game, state)
+        here = ISMCTS(budget, config, self.rng.getrandbits(64))
+        here.should_stop = self.should_stop
+        result = here.search(game, state)
         extra = {**result.extra, "search_from": "here", "self_play_iterations": iterations}
         return replace(
             result,

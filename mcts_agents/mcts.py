@@ -39,6 +39,7 @@ from mcts_agents.noise import noise_root
 from mcts_agents.result import ChildStats, SearchResult
 from mcts_agents.return_range import ReturnScale
 from mcts_agents.searcher import (
+    StopCheck,
     check_room,
     game_identity,
     most_visited_is_best,
@@ -78,6 +79,7 @@ class MCTS:
             )
         self.budget = budget
         self.config = config
+        self.should_stop: StopCheck | None = None  # see Searcher: ends a search early
         self.rng = random.Random(seed)
         self.table = NodeTable()
         self._game_id: Hashable = None
@@ -161,6 +163,7 @@ class MCTS:
             solved=lambda: root.proven is not None,
             robust_agrees=lambda: self._robust_agrees(root),
             table_size=self.table.__len__,
+            should_stop=self.should_stop,
         )
 
     def _simulate(self, game: Game, root: Node) -> None:

@@ -24,7 +24,7 @@ from mcts_agents.errors import InvalidStateError
 from mcts_agents.game import Game, State, has_chance
 from mcts_agents.mcts import MCTS
 from mcts_agents.result import ChildStats, SearchResult
-from mcts_agents.searcher import split_iterations
+from mcts_agents.searcher import StopCheck, split_iterations
 
 __all__ = ["PIMC"]
 
@@ -39,6 +39,7 @@ class PIMC:
     def __init__(self, budget: Budget, config: SearchConfig, seed: int | None = None) -> None:
         self.budget = budget
         self.config = config
+        self.should_stop: StopCheck | None = None  # see Searcher: ends a search early
         self.rng = random.Random(seed)
         self._inner = replace(config, information="perfect", reuse=False)
 
@@ -59,7 +60,8 @@ class PIMC:
         """Nothing to release."""
 
     def search(self, game: Game, state: State) -> SearchResult:
-        """Search ``config.determinizations`` worlds of the player to move and merge them."""
+        """Search ``config.determinizations`` worlds of the player to move and merge them
+        (told to stop, the worlds searched so far: at least one)."""
         start = perf_counter()
         if has_chance(game) and game.is_chance(state):  # type: ignore[attr-defined]
             raise InvalidStateError(
@@ -80,7 +82,10 @@ class PIMC:
                 iterations=share or None, time_limit=time_share, max_nodes=budget.max_nodes
             )
             tree = MCTS(world_budget, self._inner, seed=self.rng.getrandbits(64))
+            tree.should_stop = stop = self.should_stop
             results.append(tree.search(game, world))
+            if stop is not None and stop():  # told to stop: the worlds searched so far
+                break
         return _merge_worlds(results, player, perf_counter() - start)
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "ROBUST_MAX_EXTENSION",
     "WIN",
     "Searcher",
+    "StopCheck",
     "check_room",
     "game_identity",
     "most_visited_is_best",
@@ -41,6 +42,11 @@ WIN = 1.0  # the best return a player can get; a proven return of WIN ends the s
 LOSS = -1.0
 ROBUST_MAX_EXTENSION = 0.5  # robust-max may search up to 50% longer to agree
 
+#: A searcher's ``should_stop``: called between simulations (between kernel calls for the
+#: compiled searchers); once it returns true the search ends with what it has, whatever its
+#: budget. Set from another thread to stop a search early (a page closed).
+StopCheck = Callable[[], bool]
+
 
 @runtime_checkable
 class Searcher(Protocol):
@@ -49,6 +55,9 @@ class Searcher(Protocol):
     Attributes:
         budget: the budget of each search; callers may replace it between searches.
         config: how the search plays (fixed for the searcher's life).
+
+    Our searchers also have ``should_stop`` (a ``StopCheck`` or ``None``, the default): a
+    search that finds it true ends early, its result covering the simulations it ran.
     """
 
     budget: Budget
@@ -103,6 +112,7 @@ def run_budget(
     solved: Callable[[], bool],
     robust_agrees: Callable[[], bool],
     table_size: Callable[[], int],
+    should_stop: StopCheck | None = None,
 ) -> int:
     """Call ``simulate`` until the budget is spent or the root is ``solved``; return the count.
 
@@ -112,6 +122,7 @@ def run_budget(
     positions all fit in the table, searched without the solver, would never fill it);
     otherwise a full table only stops the table's growth. Under ``robust_max`` a spent budget
     is extended once by 50% while the most visited child is not the best valued one.
+    ``should_stop``, checked before every call of ``simulate``, ends the search early.
     """
     limit = budget.iterations
     deadline = start + budget.time_limit if budget.time_limit is not None else None
@@ -121,6 +132,8 @@ def run_budget(
     extended = False
     idle = 0  # only max_nodes: simulations since the table last grew
     while not solved():
+        if should_stop is not None and should_stop():
+            break
         spent = (
             (limit is not None and iterations >= limit)
             or (deadline is not None and perf_counter() >= deadline)

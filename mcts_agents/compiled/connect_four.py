@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from mcts_agents.compiled import connect_four_kernel as kernel
-from mcts_agents.compiled.search import CompiledSearch
+from mcts_agents.compiled.search import STOP_CHUNK_SECONDS, CompiledSearch
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.errors import InvalidOptionError
@@ -18,6 +18,7 @@ from mcts_agents.game import Game
 from mcts_agents.result import ChildStats, Proven, SearchResult
 from mcts_agents.searcher import (
     Searcher,
+    StopCheck,
     check_room,
     most_visited_is_best,
     pick_child,
@@ -56,6 +57,7 @@ class CompiledConnectFour:
         self.nd, self.ed, self.slots = _allocate(capacity, capacity * layout.width)
         self._root_key: Hashable = None
         self._chunk = 64
+        self.should_stop: StopCheck | None = None  # see Searcher: checked between kernel calls
         warm_up()
 
     def __len__(self) -> int:
@@ -115,8 +117,12 @@ class CompiledConnectFour:
         config = self.config
         decisive = config.playout == "decisive"
 
+        stop = self.should_stop
+        chunked = time_limit is not None or stop is not None  # else one call runs the budget
+        target = CHUNK_SECONDS if time_limit is not None else STOP_CHUNK_SECONDS
+
         def simulate(cap: int | None) -> int:
-            n = NO_LIMIT if time_limit is None else self._chunk
+            n = self._chunk if chunked else NO_LIMIT
             if cap is not None:
                 n = min(n, cap)
             began = perf_counter()
@@ -128,11 +134,11 @@ class CompiledConnectFour:
                 self._grow_nodes()
             elif status == kernel.GROW_EDGES:
                 self._grow_edges()
-            if time_limit is not None:  # keep each call near CHUNK_SECONDS
+            if chunked:  # keep each call near its target
                 took = perf_counter() - began
-                if status == kernel.DONE and took < CHUNK_SECONDS / 2:
+                if status == kernel.DONE and took < target / 2:
                     self._chunk = min(self._chunk * 2, 1 << 16)
-                elif took > CHUNK_SECONDS * 2:
+                elif took > target * 2:
                     self._chunk = max(self._chunk // 2, 8)
             return int(done)
 
@@ -144,6 +150,7 @@ class CompiledConnectFour:
             solved=lambda: int(self.nd[3][root]) != kernel.UNKNOWN,
             robust_agrees=lambda: self._robust_agrees(root),
             table_size=self.__len__,
+            should_stop=stop,
         )
         return self._result(state, root, iterations, perf_counter() - start, reused, pruned)
 

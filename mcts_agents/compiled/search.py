@@ -33,6 +33,7 @@ from mcts_agents.errors import InvalidOptionError
 from mcts_agents.game import Game
 from mcts_agents.result import ChildStats, Proven, SearchResult
 from mcts_agents.searcher import (
+    StopCheck,
     check_room,
     most_visited_is_best,
     pick_child,
@@ -42,6 +43,7 @@ from mcts_agents.searcher import (
 
 NO_LIMIT = 1 << 62
 CHUNK_SECONDS = 0.001  # under a time limit, kernel calls last about this long
+STOP_CHUNK_SECONDS = 0.01  # with a should_stop (and no time limit), about this long
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,7 @@ class CompiledSearch:
         self.nd, self.ed, self.slots = _allocate(self.codec.words, capacity, capacity * 2)
         self._root_key: Hashable = None
         self._chunk = 64
+        self.should_stop: StopCheck | None = None  # see Searcher: checked between kernel calls
         warm_up()
 
     def __len__(self) -> int:
@@ -200,8 +203,12 @@ class CompiledSearch:
         rules = self.codec
         decisive = config.playout == "decisive" and rules.decisive
 
+        stop = self.should_stop
+        chunked = time_limit is not None or stop is not None  # else one call runs the budget
+        target = CHUNK_SECONDS if time_limit is not None else STOP_CHUNK_SECONDS
+
         def simulate(cap: int | None) -> int:
-            n = NO_LIMIT if time_limit is None else self._chunk
+            n = self._chunk if chunked else NO_LIMIT
             if cap is not None:
                 n = min(n, cap)
             began = perf_counter()
@@ -214,11 +221,11 @@ class CompiledSearch:
                 self._grow_nodes()
             elif status == kernel.GROW_EDGES:
                 self._grow_edges()
-            if time_limit is not None:  # keep each call near CHUNK_SECONDS
+            if chunked:  # keep each call near its target
                 took = perf_counter() - began
-                if status == kernel.DONE and took < CHUNK_SECONDS / 2:
+                if status == kernel.DONE and took < target / 2:
                     self._chunk = min(self._chunk * 2, 1 << 16)
-                elif took > CHUNK_SECONDS * 2:
+                elif took > target * 2:
                     self._chunk = max(self._chunk // 2, 8)
             return int(done)
 
@@ -230,6 +237,7 @@ class CompiledSearch:
             solved=lambda: int(self.nd[2][root]) != UNKNOWN,
             robust_agrees=lambda: self._robust_agrees(root),
             table_size=self.__len__,
+            should_stop=stop,
         )
         return self._result(state, root, iterations, perf_counter() - start, reused, pruned)
 

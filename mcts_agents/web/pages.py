@@ -103,7 +103,7 @@ def index_page(default_opponent: str, default_watch: str) -> str:
 options (within the server's limits):
 <code>/play/connect_four:width=8?opponent=mcts:time=2&amp;seat=1</code>,
 <code>/watch/othello:size=6?p0=mcts:iterations=2000&amp;p1=random</code>,
-<code>/play/classic/connect_four-v3</code> (PettingZoo's own, drawn from its pictures). Your
+<code>/play/classic/connect_four-v3</code> (PettingZoo's own, read into our rules). Your
 own <code>module:factory</code> envs and model files: see <code>mcts-agents serve --help</code>
 (<code>--allow-env</code>, <code>--models</code>).</p>
 <h2>Envs</h2>
@@ -177,8 +177,9 @@ def replay_page(
         )
 
     items = "".join(
-        f'<li class="{"played" if i < step else "later"}"><a href="'
-        f'{esc(link.format(step=i + 1))}">{esc(seat)}: {esc(move)}</a></li>'
+        f'<li class="{"played" if i < step else "later"}{" current" if i == step - 1 else ""}">'
+        f'<a href="{esc(link.format(step=i + 1))}"><b class="move-name">{esc(move)}</b>'
+        f'<span class="mover">{esc(seat)}</span></a></li>'
         for i, (seat, move) in enumerate(moves)
     )
     body = f"""
@@ -193,7 +194,7 @@ def replay_page(
  <div class="right">
   <h3>{esc(title)}</h3>
   <ul class="facts">{"".join(f"<li>{esc(f)}</li>" for f in facts)}</ul>
-  <h4>Moves</h4><ol id="moves" class="moves">{items}</ol>
+  <h4>Moves</h4><ol id="moves" class="moves replay-moves">{items}</ol>
  </div>
 </div>"""
     return layout(title, body, "replay.js")

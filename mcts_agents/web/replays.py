@@ -16,10 +16,9 @@ from typing import Any
 
 from mcts_agents.aec import legal_actions
 from mcts_agents.arena.checks import check_header, check_record
-from mcts_agents.envs.core.aec import BoardGameEnv
 from mcts_agents.errors import ResultsFileError
 from mcts_agents.web.policy import ServerPolicy
-from mcts_agents.web.session import picture
+from mcts_agents.web.session import core_position, picture
 from mcts_agents.web.store import make_env
 
 __all__ = ["Frame", "GameNotFound", "RecordedGame", "load_game", "replay"]
@@ -137,10 +136,10 @@ def replay(
 
 
 def _frame(env: Any, last: int | None) -> Frame:
-    raw = env.unwrapped
     over = not env.agents
-    if isinstance(raw, BoardGameEnv):
-        return Frame(raw.game, raw.state, None, last, over)
+    core = core_position(env)  # our envs, PettingZoo's connect four and tic-tac-toe
+    if core is not None:
+        return Frame(*core, None, last, over)
     return Frame(None, None, picture(env), last, over)
 
 
@@ -152,6 +151,9 @@ def _settle(env: Any) -> None:
 
 
 def _name(env: Any, action: int) -> str:
+    core = core_position(env)
+    if core is not None:
+        return str(core[0].action_to_string(core[1], action))
     raw = env.unwrapped
     game = getattr(raw, "game", None)
     if game is not None and hasattr(game, "action_to_string"):

@@ -5,8 +5,8 @@ move in a worker thread of the session's own, started whenever an agent is to mo
 searches in slices (``live.sliced_search``) and publishes each slice's root statistics as they
 come, so the page can show the search while it runs. Every change to the env happens under the
 session's lock and ends with a new immutable ``Position`` (the rules core's state, or the env's
-picture), from which pages are drawn without touching the env. ``close`` stops the worker at
-its next slice and releases the agents.
+picture), from which pages are drawn without touching the env. ``close`` stops the worker's
+search within a few simulations, whatever its budget, and releases the agents and their trees.
 """
 
 from __future__ import annotations
@@ -18,6 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcts_agents.adapters.pettingzoo_classic import (
+    classic_env_name,
+    connect_four_core,
+    connect_four_state,
+    tictactoe_core,
+    tictactoe_state,
+)
 from mcts_agents.aec import legal_actions
 from mcts_agents.agent import MCTSAgent
 from mcts_agents.envs.core.aec import BoardGameEnv
@@ -25,7 +32,7 @@ from mcts_agents.play import action_index
 from mcts_agents.result import SearchResult
 from mcts_agents.web.live import SearchView, search_view, sliced_search
 
-__all__ = ["Move", "Position", "Seat", "Session", "Snapshot"]
+__all__ = ["Move", "Position", "Seat", "Session", "Snapshot", "core_position", "picture"]
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +67,8 @@ class Position:
         mover: the seat to move, ``None`` once the game is over.
         legal: the mover's legal moves, each with its name (``labels``).
         returns: each seat's return once the game is over.
-        game, state: our envs' rules core and its immutable state; else ``None``.
+        game, state: the rules core and its immutable state (``core_position``); else
+            ``None``.
         pixels: other envs' ``rgb_array`` picture (``None`` if it draws none).
         last: the last move's action.
     """
@@ -245,7 +253,9 @@ class Session:
         self._kick()
 
     def close(self) -> None:
-        """Free the game: the worker stops at its next slice, the agents are closed."""
+        """Free the game: the worker's search stops within a few simulations (it checks the
+        session's closed flag between them), the worker ends, the agents' trees are dropped and
+        the agents closed."""
         self._closed.set()
         self._wake.set()
         with self._lock:
@@ -257,6 +267,8 @@ class Session:
             return
         self._agents_closed = True
         for player in self.players.values():
+            if isinstance(player, MCTSAgent):
+                player.reset()  # its node table goes now, not when the session is collected
             close = getattr(player, "close", None)
             if callable(close):
                 try:
@@ -292,10 +304,10 @@ class Session:
         env = self.env
         over = not env.agents
         legal: tuple[int, ...] = () if over else tuple(int(a) for a in legal_actions(env))
-        raw = env.unwrapped
         game = state = pixels = None
-        if isinstance(raw, BoardGameEnv):
-            game, state = raw.game, raw.state
+        core = core_position(env)
+        if core is not None:
+            game, state = core
             labels = {a: str(game.action_to_string(state, a)) for a in legal}
         else:
             labels = {a: str(a) for a in legal}
@@ -385,7 +397,8 @@ class Session:
                     self.values.append((seat, ply, view.root_value))
                 self.version += 1
 
-        result = sliced_search(player, self.env, report, lambda: self.closed)
+        # the search checks this between simulations: a close stops it within milliseconds
+        result = sliced_search(player, self.env, report, self._closed.is_set)
         if result is None:
             return None, 0.0
         return int(result.best_action), time.perf_counter() - start
@@ -400,6 +413,24 @@ class Session:
         mine = returns[seat]
         best_other = max(r for i, r in enumerate(returns) if i != seat)
         return "win" if mine > best_other else "loss" if mine < best_other else "draw"
+
+
+def core_position(env: Any) -> tuple[Any, Any] | None:
+    """The position of ``env`` in one of our rules cores, for drawing it with our boards: our
+    envs' own, and PettingZoo's ``connect_four_v3`` and ``tictactoe_v3`` read into ours (the
+    same rules and action ids, ``adapters.pettingzoo_classic``), game over or not; else
+    ``None`` (the env is drawn from its picture)."""
+    raw = env.unwrapped
+    if isinstance(raw, BoardGameEnv):
+        return raw.game, raw.state
+    name = classic_env_name(env)
+    if name == "connect_four_v3":
+        board = connect_four_state(raw.board)
+        return None if board is None else (connect_four_core(), board)
+    if name == "tictactoe_v3":
+        squares = tictactoe_state(raw.board.squares)
+        return None if squares is None else (tictactoe_core(), squares)
+    return None
 
 
 def picture(env: Any) -> Any:

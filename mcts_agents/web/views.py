@@ -35,17 +35,13 @@ def position_drawing(game: Any, state: Any, pixels: Any, view: int | None) -> Dr
 
 
 def board_svg(snap: Snapshot) -> str:
-    """The board with the clickable moves and the heat map of the search on show: the one
-    running now, or the last one if only its own move was played since (then only over the
-    moves that have a place on the board: buttons belong to the next player)."""
+    """The board with the clickable moves and the heat map of the search of this position (of
+    its player to move), if one runs or ran; once its move is played, the next position is
+    drawn without it: one player's search is never laid over the other's position."""
     position = snap.position
     drawing = position_drawing(position.game, position.state, position.pixels, snap.view)
-    heat = {}
     search = snap.search
-    if search is not None and search.ply == position.ply:
-        heat = dict(search.heat)
-    elif search is not None and search.ply == position.ply - 1:
-        heat = {a: h for a, h in search.heat.items() if a in drawing.regions}
+    heat = dict(search.heat) if search is not None and search.ply == position.ply else {}
     return compose(drawing, snap.clickable, heat, position.label, position.last)
 
 
@@ -142,7 +138,7 @@ def game_json(session: Session) -> dict[str, Any]:
             }
             for m in snap.moves
         ],
-        "search": search.to_json(position.label) if search is not None else None,
+        "search": search.to_json(position.label, position.ply) if search is not None else None,
         "values": [{"seat": s, "ply": p, "value": v} for s, p, v in snap.values],
         "board": board_svg(snap),
         "chart": chart_svg(session, snap),

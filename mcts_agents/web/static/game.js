@@ -33,8 +33,14 @@
       box.appendChild(text("p", "No search yet: the agent's statistics appear here as it thinks.", "hint"));
       return;
     }
-    const head = search.final ? "searched" : "thinking…";
-    box.appendChild(text("h4", search.agent + " (" + search.name + "), move " + (search.ply + 1) + ": " + head));
+    // a search of an earlier position (its move played since) says so: the board shows none
+    const head = !search.current
+      ? "its search, before that move (not of the position shown)"
+      : search.final ? "searched" : "thinking…";
+    const title = text("h4", search.agent + " (" + search.name + "), move " + (search.ply + 1) + ": " + head);
+    title.dataset.current = String(search.current);
+    box.appendChild(title);
+    box.classList.toggle("previous", !search.current);
     const facts = document.createElement("dl");
     const rows = [
       ["root value", fmt(search.root_value, 3) + " (its own side)"],

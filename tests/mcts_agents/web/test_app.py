@@ -230,12 +230,13 @@ def test_the_server_holds_a_limited_number_of_games(client: TestClient) -> None:
 
 def test_anothers_env_is_drawn_from_its_picture(client: TestClient) -> None:
     pytest.importorskip("pygame")
-    page = client.get("/play/classic/tictactoe-v3", params={"opponent": "random"})
+    # (PettingZoo's Connect Four and tic-tac-toe are read into our rules cores and drawn as ours)
+    page = client.get("/play/classic/go-v5:board_size=5", params={"opponent": "random"})
     assert page.status_code == 200, page.text[:500]
     state = client.get(f"/api/games/{game_id(page.text)}").json()
     assert "data:image/png;base64," in state["board"]
     assert sorted(int(a) for a in re.findall(r'data-action="(\d+)"', state["board"])) == list(
-        range(9)
+        range(26)  # 25 points and pass
     )
 
 

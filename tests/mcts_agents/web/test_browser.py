@@ -9,6 +9,7 @@ installs it). Playwright's own browser download is not used: it drives the syste
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -119,16 +120,16 @@ def heat_shares(page: Any) -> dict[int, float]:
 
 
 def play_by_clicking(page: Any, pick: Any) -> list[int]:
-    """Click moves chosen by ``pick(legal)`` until the game ends; check the heat map of every
-    agent move on the way: one element per move the agent could play, shares summing to 1."""
+    """Click moves chosen by ``pick(legal)`` until the game ends; on the way, after every agent
+    move, its search is shown as the search of the position before, and not on the board."""
     clicked: list[int] = []
     while wait_for_turn(page):
         legal = actions_on(page, "[data-action]", "data-action")
         shown = moves_shown(page)
-        if shown:  # the agent has moved: its search is laid over the board
-            heat = heat_shares(page)
-            assert sum(heat.values()) == pytest.approx(1.0, abs=1e-3)
-            assert set(legal) <= set(heat)  # the agent's moves: ours now, and the one it took
+        if shown:  # the agent has moved: its search was of its own turn, not the person's
+            assert heat_shares(page) == {}
+            assert page.get_attribute("#search h4", "data-current") == "false"
+            assert "before that move" in page.text_content("#search h4")
         action = pick(legal)
         page.click(f"[data-action='{action}']")
         clicked.append(action)
@@ -170,7 +171,7 @@ def test_a_full_connect_four_game_by_clicking_columns(
     def pick(legal: list[int]) -> int:
         nonlocal taken
         if not taken and moves_shown(page) >= 5:
-            screenshot(page, "web_connect_four.png", tmp_path)  # mid-game, heat on the strip
+            screenshot(page, "web_connect_four.png", tmp_path)  # mid-game
             taken = True
         return min(legal, key=lambda column: abs(column - 3))  # the most central column
 
@@ -285,7 +286,7 @@ def test_the_search_is_shown_while_the_agent_thinks(page: Any, server: Backgroun
     assert set(heat) == set(range(7)) and sum(heat.values()) == pytest.approx(1.0, abs=1e-3)
     assert moves_shown(page) == 0 and page.locator("[data-action]").count() == 0
     id = game_id(page)
-    page.goto("about:blank")  # closing the page stops the search at its next slice
+    page.goto("about:blank")  # closing the page closes its game and stops the search
     deadline = time.monotonic() + IDLE
     while id in server.sessions.ids():
         assert time.monotonic() < deadline
@@ -317,3 +318,49 @@ def test_a_replay_steps_forward_and_back(
     page.keyboard.press("End")
     at(len(moves))
     assert "Game over" in page.text_content("#status")
+
+
+def test_pettingzoo_connect_four_is_played_by_clicking_its_drawn_columns(
+    page: Any, server: BackgroundServer, tmp_path: Path
+) -> None:
+    page.goto(f"{server.url}play/classic/connect_four-v3?opponent={AGENT}&seat=0&seed=0")
+    wait_for_turn(page)
+    assert page.locator("svg.board image.pixels").count() == 0  # our board, not its picture
+    holes = page.eval_on_selector_all(  # the drawn holes' centres on the page, by column
+        "svg.board circle[fill='#ffffff']",
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return [r.x + r.width / 2, r.y + r.height / 2]; })",
+    )
+    columns = sorted({round(x) for x, _ in holes})
+    assert len(columns) == 7
+    x = columns[5]
+    y = max(hy for hx, hy in holes if round(hx) == x)  # the lowest hole of column 5
+    page.mouse.click(x, y)  # where column 5 is drawn, not a button somewhere else
+    page.wait_for_function("document.querySelectorAll('#moves li').length >= 1")
+    state = api(server, f"/api/games/{game_id(page)}")
+    assert state["moves"][0]["action"] == 5 and state["moves"][0]["label"] == "column 5"
+    screenshot(page, "web_pettingzoo_connect_four.png", tmp_path)
+
+
+def test_a_replays_move_list_has_one_readable_move_a_line(
+    page: Any, server: BackgroundServer, tmp_path: Path
+) -> None:
+    out = tmp_path / "games.jsonl"
+    long = "mcts:iterations=30,backend=python,c=1.41421356,solver=false,seed=12345"
+    play_match("connect_four", [long, "random"], games=1, seed=0, out=str(out))
+    moves = json.loads(out.read_text().splitlines()[1])["moves"]
+    page.goto(f"{server.url}replay?file={out}&game=0&step=3")
+    boxes = page.eval_on_selector_all(
+        "#moves li",
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return [r.left, r.top, r.right, r.bottom, e.scrollWidth - e.clientWidth]; })",
+    )
+    assert len(boxes) == len(moves)
+    assert len({round(left) for left, *_ in boxes}) == 1  # one column
+    for (_, _, _, bottom, _), (_, top, _, _, _) in itertools.pairwise(boxes):
+        assert top >= bottom - 0.5  # each move below the one before, none over another
+    assert all(overflow <= 0 for *_, overflow in boxes)  # no name runs out of its line
+    names = page.eval_on_selector_all("#moves .move-name", "els => els.map(e => e.textContent)")
+    assert names == [f"column {a}" for a in moves]
+    assert page.text_content("#moves li.current .move-name") == f"column {moves[2]}"
+    screenshot(page, "web_replay.png", tmp_path)
