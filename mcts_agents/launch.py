@@ -25,21 +25,21 @@ def run(argv: Sequence[str] | None = None) -> int:
     """``mcts_agents.cli.main(argv)``, with Ctrl-C at any point an exit code of 130."""
     pressed: list[int] = []
     try:
-        code = _run(argv, pressed)
+        code, said = _run(argv, pressed), True
     except KeyboardInterrupt:
-        code = INTERRUPTED
-        pressed.append(signal.SIGINT)
-    if pressed and code not in (0, INTERRUPTED):  # an error that the interruption caused
-        code = INTERRUPTED
-    if code == INTERRUPTED and pressed:
+        code, said = INTERRUPTED, False
+    if code not in (0, INTERRUPTED) and pressed:  # an error that the interruption caused
+        code, said = INTERRUPTED, False
+    if not said:  # (the command line says it when it was running)
         sys.stderr.write("mcts-agents: interrupted\n")
     return code
 
 
 def _run(argv: Sequence[str] | None, pressed: list[int]) -> int:
     def on_interrupt(signum: int, frame: FrameType | None) -> Any:
-        pressed.append(signum)
-        raise KeyboardInterrupt
+        if not pressed:  # a second Ctrl-C while the first one unwinds changes nothing
+            pressed.append(signum)
+            raise KeyboardInterrupt
 
     previous = signal.getsignal(signal.SIGINT)
     signal.signal(signal.SIGINT, on_interrupt)
@@ -50,6 +50,6 @@ def _run(argv: Sequence[str] | None, pressed: list[int]) -> int:
     except Exception:
         if not pressed:
             raise
-        return INTERRUPTED
+        raise KeyboardInterrupt from None
     finally:
         signal.signal(signal.SIGINT, previous)

@@ -84,5 +84,7 @@ def test_ctrl_c_while_serve_starts_exits_cleanly(delay: float) -> None:
             child.wait()
     reader.join(10)
     said = "".join(line for line in lines if not line.startswith("import time:"))
-    assert child.returncode in (0, 130), (child.returncode, said)
+    # 0: the server stopped; 130: interrupted while starting; -SIGINT: ended by the signal
+    assert child.returncode in (0, 130, -signal.SIGINT), (child.returncode, said)
     assert "Traceback" not in said, said
+    assert said.count("interrupted") <= 1, said
