@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 import importlib
+import sys
+import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -206,3 +208,19 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
+
+
+class _Package(types.ModuleType):
+    """This package's module type: two public functions share their module's name (``gate``,
+    ``symmetries``); importing that module must not put the module where the function is (the
+    import system sets a submodule as its package's attribute)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _SHADOWED and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+#: Public functions named like the module they live in.
+_SHADOWED = frozenset({"gate", "symmetries"})
+sys.modules[__name__].__class__ = _Package

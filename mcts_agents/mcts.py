@@ -6,10 +6,9 @@ drops what can no longer occur, runs simulations until the budget is spent (or t
 proven) and returns a ``SearchResult``. ``mcts_agents.factory.make_searcher`` hands a game to a
 compiled kernel instead where one is registered for it.
 
-Chance nodes (dice, deals) are nodes whose children are drawn, not selected: each visit draws
-an outcome with the search's own generator by its probability. Their values are expectations,
-so a chance node is proven only when every outcome is (its exact value is then the
-probability-weighted mean). Returns are normalised to [-1, 1] (``mcts_agents.return_range``).
+Chance nodes (dice, deals) are drawn, not selected: each visit draws an outcome with the
+search's own generator by its probability; a chance node is proven only when every outcome is
+(its value: their probability-weighted mean). Returns -> [-1, 1]: ``mcts_agents.return_range``.
 
 With a batch evaluator the simulations run ``batch_size`` at a time, their leaves evaluated
 together (``mcts_agents.batched``); ``root_noise`` is mixed into the root's priors per search

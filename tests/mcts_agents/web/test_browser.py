@@ -343,8 +343,9 @@ def test_pettingzoo_connect_four_is_played_by_clicking_its_drawn_columns(
 
 
 def test_a_replays_move_list_has_one_readable_move_a_line(
-    page: Any, server: BackgroundServer, tmp_path: Path
+    page: Any, server: BackgroundServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # the folder the server replays from
     out = tmp_path / "games.jsonl"
     long = "mcts:iterations=30,backend=python,c=1.41421356,solver=false,seed=12345"
     play_match("connect_four", [long, "random"], games=1, seed=0, out=str(out))
