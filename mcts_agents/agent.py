@@ -80,7 +80,15 @@ class MCTSAgent:
         """Search from ``env``'s current position and return the full result."""
         game, state = game_from_env(env, self.config.information == "oracle")
         result = self.last_result = self._searcher_for(game).search(game, state)
-        hint_if_slow(env, game, result.iterations, result.elapsed)  # logs, once per kind
+        hint_if_slow(  # logs, once per kind
+            env,
+            game,
+            result.iterations,
+            result.elapsed,
+            state=state,
+            config=self.config,
+            time_limit=self.budget.time_limit,
+        )
         return result
 
     def act(self, env: Any) -> int:
