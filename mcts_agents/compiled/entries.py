@@ -9,11 +9,19 @@ entry of ``g`` with the kernel's other arguments.
 
 ``announce(g)`` logs one warning (logger ``mcts_agents.compiled``) before the first call of a
 game whose entry point numba's cache does not hold: the compile takes tens of seconds, once.
+
+numba checks only the source file of a cached function (here this one), not the files of the
+functions it calls. ``check_sources()`` (run by ``is_cached``, once per process) keeps a hash of
+the compiled package's and the rules cores' sources beside numba's cache and empties the entry
+points' cache when they changed, so that an edit to ``kernel.py`` or a rule set recompiles.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
+from pathlib import Path
 from typing import Any
 
 from numba import njit
@@ -23,8 +31,9 @@ from mcts_agents.compiled import games, kernel
 # The ids by name: numba reads a module's global int as a constant (a literal, on which
 # ``games`` picks the rules), but ``games.MNK`` as a plain int64.
 from mcts_agents.compiled.games import CONNECT_FOUR, MNK, NIM, OTHELLO, OTHELLO_WIDE, ULTIMATE
+from mcts_agents.envs import games as rules_cores
 
-__all__ = ["announce", "is_cached", "reroot", "run"]
+__all__ = ["announce", "check_sources", "is_cached", "reroot", "run", "sources_hash"]
 
 logger = logging.getLogger("mcts_agents.compiled")
 
@@ -156,10 +165,45 @@ def reroot(g: int, *args: Any) -> None:
     ENTRIES[g][1](*args)
 
 
+#: The sources compiled into the entry points: this package and the rules cores it compiles.
+SOURCES = (Path(__file__).parent, Path(rules_cores.__file__).parent)
+_STAMP = "entries-sources.sha256"
+
+
+def sources_hash() -> str:
+    """A hash of every ``.py`` file of ``SOURCES`` (names and contents)."""
+    digest = hashlib.sha256()
+    for folder in SOURCES:
+        for path in sorted(folder.glob("*.py")):
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@functools.cache
+def check_sources() -> bool:
+    """Empty the entry points' cache if the sources changed since it was filled (see the
+    module's docstring); return whether it did. Once per process."""
+    try:
+        stamp = Path(ENTRIES[games.MNK][0]._cache._cache_path) / _STAMP
+        current = sources_hash()
+        if stamp.is_file() and stamp.read_text() == current:
+            return False
+        for pair in ENTRIES.values():
+            for entry in pair:
+                entry._cache.flush()
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(current)
+    except (AttributeError, OSError):  # another numba, a read-only cache: numba's own rules
+        return False
+    return True
+
+
 def is_cached(g: int) -> bool:
-    """Whether numba's cache holds both entry points of game ``g`` for this source (a
+    """Whether numba's cache holds both entry points of game ``g`` for these sources (a
     compiled one in this process counts too). Reads numba's cache index (a private API: where
     that fails, ``False``)."""
+    check_sources()
     for entry in ENTRIES[g]:
         if getattr(entry, "signatures", None):
             continue

@@ -60,6 +60,7 @@ def test_a_loaded_kernel_is_cached_and_announces_nothing(
     env = tic_tac_toe_v0.env()
     env.reset(seed=0)
     MCTSAgent(iterations=20, seed=0).act(env)  # compiles or loads the m,n,k kernel
+    caplog.clear()  # a compile's warning, if this process compiled it
     with caplog.at_level(logging.INFO, logger="mcts_agents.compiled"):
         assert entries.is_cached(games.MNK)
         assert not entries.announce(games.MNK)
@@ -97,3 +98,31 @@ def test_the_first_search_of_a_game_compiles_its_rules_and_no_others(tmp_path: P
     second = run_python(code, tmp_path)
     assert second.returncode == 0, second.stderr
     assert set(json.loads(second.stdout).values()) == {0} and second.stderr == ""
+
+
+def test_changed_sources_empty_the_entry_points_cache(tmp_path: Path) -> None:
+    """numba checks only ``entries.py`` itself: a change to the kernel or a rule set must
+    empty the cache of the entry points, which ``check_sources`` does once per process (a
+    stand-in index entry here instead of a compile)."""
+    fill = (
+        "from mcts_agents.compiled import entries, games\n"
+        "print(entries.check_sources())\n"
+        "for entry in entries.ENTRIES[games.MNK]:\n"
+        "    entry._cache._cache_file._save_index({'compiled': 'stand-in'})\n"
+        "print(entries.is_cached(games.MNK))\n"
+    )
+    check = (
+        "from mcts_agents.compiled import entries, games\n"
+        "print(entries.check_sources(), entries.is_cached(games.MNK))\n"
+    )
+    first = run_python(fill, tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.split() == ["True", "True"]  # a new cache gets the stamp, then the entry
+    same = run_python(check, tmp_path)
+    assert same.stdout.split() == ["False", "True"], same.stderr  # same sources: kept
+    [stamp] = tmp_path.rglob("entries-sources.sha256")
+    assert stamp.read_text() == entries.sources_hash()
+    stamp.write_text("the sources of an older version")
+    changed = run_python(check, tmp_path)
+    assert changed.stdout.split() == ["True", "False"], changed.stderr  # emptied
+    assert stamp.read_text() == entries.sources_hash()
