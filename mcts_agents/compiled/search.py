@@ -399,7 +399,10 @@ def warm_up(game: Any = None) -> None:
         search = CompiledSearch(one, Budget(iterations=64), SearchConfig(), 0, capacity=16)
         state = one.initial_state()
         search.search(one, state)  # grows nodes and edges
-        search.search(one, one.next_state(state, one.legal_actions(state)[0]))  # re-roots
+        following = (one.next_state(state, a) for a in one.legal_actions(state))
+        after = next((s for s in following if not one.is_terminal(s)), None)
+        if after is not None:  # (a game that every first move ends never re-roots)
+            search.search(one, after)  # re-roots
 
 
 def _allocate(

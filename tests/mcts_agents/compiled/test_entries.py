@@ -15,7 +15,7 @@ import pytest
 import mcts_agents
 from mcts_agents import MCTSAgent
 from mcts_agents.compiled import entries, games
-from mcts_agents.envs import tic_tac_toe_v0
+from mcts_agents.envs import mnk_v0, tic_tac_toe_v0
 
 pytest.importorskip("numba")
 
@@ -126,3 +126,13 @@ def test_changed_sources_empty_the_entry_points_cache(tmp_path: Path) -> None:
     changed = run_python(check, tmp_path)
     assert changed.stdout.split() == ["True", "False"], changed.stderr  # emptied
     assert stamp.read_text() == entries.sources_hash()
+
+
+def test_a_game_that_every_first_move_ends_warms_up_and_plays() -> None:
+    """The warm-up searches the game itself, then a position after one move: with k = 1 every
+    move wins, so there is none to re-root to (it used to search a finished game)."""
+    env = mnk_v0.env(m=3, n=3, k=1)
+    env.reset(seed=0)
+    agent = MCTSAgent(iterations=10, seed=0, backend="numba")
+    assert agent.act(env) in range(9)
+    assert agent.last_result is not None and agent.last_result.proven is not None
