@@ -33,7 +33,16 @@ from mcts_agents.compiled import games, kernel
 from mcts_agents.compiled.games import CONNECT_FOUR, MNK, NIM, OTHELLO, OTHELLO_WIDE, ULTIMATE
 from mcts_agents.envs import games as rules_cores
 
-__all__ = ["announce", "check_sources", "is_cached", "reroot", "run", "sources_hash"]
+__all__ = [
+    "announce",
+    "announce_compile",
+    "check_sources",
+    "dispatchers_cached",
+    "is_cached",
+    "reroot",
+    "run",
+    "sources_hash",
+]
 
 logger = logging.getLogger("mcts_agents.compiled")
 
@@ -199,16 +208,15 @@ def check_sources() -> bool:
     return True
 
 
-def is_cached(g: int) -> bool:
-    """Whether numba's cache holds both entry points of game ``g`` for these sources (a
-    compiled one in this process counts too). Reads numba's cache index (a private API: where
-    that fails, ``False``)."""
-    check_sources()
-    for entry in ENTRIES[g]:
-        if getattr(entry, "signatures", None):
+def dispatchers_cached(dispatchers: Any) -> bool:
+    """Whether each numba dispatcher in ``dispatchers`` is compiled in this process or has an
+    entry in numba's cache index for its current source (a private API: where that fails,
+    ``False``)."""
+    for dispatcher in dispatchers:
+        if getattr(dispatcher, "signatures", None):
             continue
         try:
-            index = entry._cache._cache_file._load_index()
+            index = dispatcher._cache._cache_file._load_index()
         except Exception:  # another numba: assume a compile
             return False
         if not index:
@@ -216,19 +224,27 @@ def is_cached(g: int) -> bool:
     return True
 
 
-def cache_folder(g: int) -> str:
-    """Where numba caches game ``g``'s entry points (``NUMBA_CACHE_DIR`` moves it)."""
-    return str(ENTRIES[g][0].stats.cache_path)
+def announce_compile(what: str, dispatchers: Any) -> bool:
+    """Log one warning if ``dispatchers`` (the search kernel of ``what``) are about to be
+    compiled, not loaded from numba's cache; return whether it was logged."""
+    if dispatchers_cached(dispatchers):
+        return False
+    folder = next(iter(dispatchers)).stats.cache_path
+    logger.warning(
+        "compiling the search kernel for %s, once (tens of seconds); cached in %s", what, folder
+    )
+    return True
+
+
+def is_cached(g: int) -> bool:
+    """Whether numba's cache holds both entry points of game ``g`` for these sources (a
+    compiled one in this process counts too; see ``dispatchers_cached``)."""
+    check_sources()
+    return dispatchers_cached(ENTRIES[g])
 
 
 def announce(g: int) -> bool:
     """Log one warning if game ``g``'s kernel is about to be compiled (not cached); return
     whether it was logged."""
-    if is_cached(g):
-        return False
-    logger.warning(
-        "compiling the search kernel for %s, once (tens of seconds); cached in %s",
-        _NAMES[g],
-        cache_folder(g),
-    )
-    return True
+    check_sources()
+    return announce_compile(_NAMES[g], ENTRIES[g])

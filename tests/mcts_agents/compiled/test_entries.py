@@ -41,17 +41,20 @@ def test_an_empty_cache_holds_no_kernel_and_the_compile_is_announced_on_stderr(
         "import json\n"
         "from mcts_agents.compiled import entries\n"
         "print(json.dumps([entries.is_cached(g) for g in sorted(entries.ENTRIES)]))\n"
-        "print(entries.announce(2))\n",
+        "print(entries.announce(2))\n"
+        "from mcts_agents.compiled import connect_four_kernel as c4\n"
+        "print(entries.announce_compile('Connect Four', (c4.run, c4.reroot)))\n",
         tmp_path,
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert json.loads(lines[0]) == [False] * len(entries.ENTRIES) and lines[1] == "True"
+    assert json.loads(lines[0]) == [False] * len(entries.ENTRIES) and lines[1:] == ["True"] * 2
     # Python's last-resort handler shows a warning to a script that set up no logging
-    [line] = done.stderr.splitlines()
-    assert line.startswith(
+    first, second = done.stderr.splitlines()
+    assert first.startswith(
         f"compiling the search kernel for m,n,k, once (tens of seconds); cached in {tmp_path}"
     )
+    assert second.startswith("compiling the search kernel for Connect Four, once")
 
 
 def test_a_loaded_kernel_is_cached_and_announces_nothing(
