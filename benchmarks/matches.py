@@ -3,7 +3,7 @@
 Run from the repository root::
 
     python -m benchmarks.matches [--game connect_four,othello,tic_tac_toe,ultimate_tic_tac_toe]
-        [--time 0.1,0.25,1]
+        [--time 0.1,0.25,1 | --simulations 100,1000]
         [--games 200] [--workers 1] [--opening-plies 2] [--seed 0] [--json PATH] [key=value ...]
 
 For each game and each time per move ``t``:
@@ -27,6 +27,12 @@ OpenSpiel's ultimate tic-tac-toe splits a move with a free choice of board into 
 (board, then cell) where ours is one (``9 board + cell``): the C++ bot then makes two searches
 of half the time each, so that a move costs both sides the same. The legal moves are compared
 every move.
+
+``--simulations N`` plays at equal simulations per move instead (ours ``iterations=N``, the C++
+bot ``max_simulations=N`` and no clock): results that do not depend on the machine's speed or
+load (the tests use it). A C++ search that comes back with no child at the root (its clock ran
+out before the first simulation: seen at 0.01 s on a loaded machine) plays a seeded random
+legal move instead; such moves are counted (``empty_searches``) and reported under the table.
 
 The time each side actually spent per move is measured around ``agent.act(env)`` and
 ``bot.mcts_search(state)`` (plus picking its best child) and reported, with the simulations per
@@ -180,52 +186,76 @@ def opening(game: str, plies: int, seed: int) -> list[int]:
     return moves
 
 
-def make_bot(game: Any, seed: int, t: float) -> Any:
-    """OpenSpiel's C++ ``MCTSBot`` with ``t`` seconds a search (see the docstring)."""
+def make_bot(game: Any, seed: int, t: float, simulations: int | None = None) -> Any:
+    """OpenSpiel's C++ ``MCTSBot`` with ``t`` seconds a search (see the docstring), or with
+    ``simulations`` a search and no clock (``max_wall_clock_time=0`` is no limit)."""
     return pyspiel.MCTSBot(
         game,
         pyspiel.RandomRolloutEvaluator(1, seed),
         UCT_C,
-        CPP_MAX_SIMULATIONS,
+        CPP_MAX_SIMULATIONS if simulations is None else simulations,
         CPP_MAX_MEMORY_MB,
         True,  # solve
         seed,
         False,  # verbose
         pyspiel.ChildSelectionPolicy.UCT,
-        t,  # max_wall_clock_time, seconds
+        t if simulations is None else 0.0,  # max_wall_clock_time, seconds
     )
 
 
-def bot_move(spec: MatchGame, bots: tuple[Any, Any], state: Any) -> tuple[int, int]:
-    """The C++ bot's move as our action, and its simulations. A two-phase move (choose the
-    board, then the cell) is two searches of half the time each (``bots[1]``)."""
+def best_action(root: Any, state: Any, rng: random.Random) -> tuple[int, bool]:
+    """The action of ``root``'s best child, and ``False``; or, where the search returned a root
+    without children (its clock ran out before the first simulation: seen at 0.01 s on a
+    loaded machine), a uniformly random legal move of ``state`` and ``True``."""
+    if root.children:
+        return int(root.best_child().action), False
+    return rng.choice(state.legal_actions()), True
+
+
+def bot_move(
+    spec: MatchGame, bots: tuple[Any, Any], state: Any, rng: random.Random
+) -> tuple[int, int, int]:
+    """The C++ bot's move as our action, its simulations, and how many of its searches came
+    back empty (a random legal move was played instead, see ``best_action``). A two-phase
+    move (choose the board, then the cell) is two searches of half the budget each
+    (``bots[1]``)."""
     if spec.two_phase and choosing_board(state):
         root = bots[1].mcts_search(state)
-        board = root.best_child().action
+        board, empty_board = best_action(root, state, rng)
         child = state.clone()
         child.apply_action(board)
         second = bots[1].mcts_search(child)
-        return 9 * board + second.best_child().action, root.explore_count + second.explore_count
+        cell, empty_cell = best_action(second, child, rng)
+        sims = root.explore_count + second.explore_count
+        return 9 * board + cell, sims, int(empty_board) + int(empty_cell)
     root = bots[0].mcts_search(state)
-    action = root.best_child().action
+    action, empty = best_action(root, state, rng)
     if spec.two_phase:
         action += 9 * forced_board(state)
-    return action, root.explore_count
+    return action, root.explore_count, int(empty)
 
 
 def play_game(task: dict[str, Any]) -> dict[str, Any]:
-    """Play one game; ``task`` holds the game key, time, seat, seed, opening and options."""
+    """Play one game; ``task`` holds the game key, budget (``time`` or ``simulations`` per
+    move), seat, seed, opening and options."""
     spec = GAMES[task["game"]]
     t, seed, ours_seat = task["time"], task["seed"], task["ours_seat"]
+    n = task.get("simulations")
     env = spec.make_env()
     env.reset(seed=seed)
     raw = env.unwrapped
     game = pyspiel.load_game(spec.openspiel_name)
     state = game.new_initial_state()
-    agent = MCTSAgent(time_limit=t, seed=seed, **task["options"])
-    bots = (make_bot(game, seed, t), make_bot(game, seed, t / 2))
+    if n is None:
+        agent = MCTSAgent(time_limit=t, seed=seed, **task["options"])
+        bots = (make_bot(game, seed, t), make_bot(game, seed, t / 2))
+    else:
+        agent = MCTSAgent(iterations=n, seed=seed, **task["options"])
+        bots = (make_bot(game, seed, t, n), make_bot(game, seed, t, max(1, n // 2)))
+    fallback = random.Random(seed)  # the C++ side's move where its search came back empty
     sides: dict[str, dict[str, Any]] = {
-        name: {"moves": 0, "time": 0.0, "sims": 0, "times": []} for name in ("ours", "cpp")
+        name: {"moves": 0, "time": 0.0, "sims": 0, "times": [], "empty_searches": 0}
+        for name in ("ours", "cpp")
     }
     for action in task["opening"]:
         check_same_position(spec, raw, state)
@@ -241,10 +271,11 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
             side["sims"] += agent.last_result.iterations  # type: ignore[union-attr]
         else:
             start = perf_counter()
-            action, sims = bot_move(spec, bots, state)
+            action, sims, empty = bot_move(spec, bots, state, fallback)
             spent = perf_counter() - start
             side = sides["cpp"]
             side["sims"] += sims
+            side["empty_searches"] += empty
         side["moves"] += 1
         side["time"] += spent
         side["times"].append(round(spent, 6))
@@ -258,6 +289,7 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
         "index": task["index"],
         "game": task["game"],
         "time": t,
+        "simulations": n,
         "seed": seed,
         "ours_seat": ours_seat,
         "opening": task["opening"],
@@ -269,9 +301,16 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- a match
 def tasks_for(
-    game: str, t: float, games: int, seed: int, opening_plies: int, options: dict[str, Any]
+    game: str,
+    t: float,
+    games: int,
+    seed: int,
+    opening_plies: int,
+    options: dict[str, Any],
+    simulations: int | None = None,
 ) -> list[dict[str, Any]]:
-    """The games of one match: pairs with the seats swapped and a shared random opening."""
+    """The games of one match: pairs with the seats swapped and a shared random opening; ``t``
+    seconds a move, or ``simulations`` a move where given (``t`` is then unused)."""
     out = []
     for i in range(games):
         pair = i // 2
@@ -280,6 +319,7 @@ def tasks_for(
                 "index": i,
                 "game": game,
                 "time": t,
+                "simulations": simulations,
                 "seed": seed + i,
                 "ours_seat": i % 2,
                 "opening": opening(game, opening_plies, seed + 7919 * pair),
@@ -305,6 +345,7 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         sims = sum(r["sides"][name]["sims"] for r in records)
         times = [x for r in records for x in r["sides"][name]["times"]]
         per_side[name] = {
+            "empty_searches": sum(r["sides"][name].get("empty_searches", 0) for r in records),
             "moves": moves,
             "time_per_move": seconds / moves if moves else 0.0,
             "median_time_per_move": statistics.median(times) if times else 0.0,
@@ -345,9 +386,12 @@ def run_match(
     options: dict[str, Any],
     workers: int,
     log: Callable[[str], None],
+    simulations: int | None = None,
 ) -> dict[str, Any]:
-    """Play one match (one game, one time per move) and return its summary and games."""
-    tasks = tasks_for(game, t, games, seed, opening_plies, options)
+    """Play one match (one game, one budget per move: ``t`` seconds, or ``simulations`` where
+    given) and return its summary and games."""
+    tasks = tasks_for(game, t, games, seed, opening_plies, options, simulations)
+    budget = f"t={t:g}" if simulations is None else f"simulations={simulations}"
     records: list[dict[str, Any]] = []
     points = 0.0
     start = perf_counter()
@@ -359,7 +403,7 @@ def run_match(
         s = record["sides"]
         outcome = {1: "win", 0: "draw", -1: "loss"}[record["result"]]
         log(
-            f"[{game} t={t:g}] {len(records)}/{games} game {record['index']} "
+            f"[{game} {budget}] {len(records)}/{games} game {record['index']} "
             f"(ours seat {record['ours_seat']}): ours {outcome} in {record['plies']} plies; "
             f"s/move ours {s['ours']['time'] / max(1, s['ours']['moves']):.3f} "
             f"C++ {s['cpp']['time'] / max(1, s['cpp']['moves']):.3f}; "
@@ -378,6 +422,7 @@ def run_match(
     return {
         "game": game,
         "time": t,
+        "simulations": simulations,
         "summary": summarize(records),
         "wall_s": perf_counter() - start,
         "records": records,
@@ -387,6 +432,7 @@ def run_match(
 def print_summaries(matches: Sequence[dict[str, Any]]) -> None:
     """One table row per (game, time)."""
     rows = []
+    empty = []
     for m in matches:
         s = m["summary"]
         low, high = s["score_ci95"]
@@ -394,7 +440,7 @@ def print_summaries(matches: Sequence[dict[str, Any]]) -> None:
         rows.append(
             [
                 GAMES[m["game"]].label,
-                f"{m['time']:g}",
+                budget_label(m),
                 str(s["games"]),
                 f"{s['wins']}/{s['draws']}/{s['losses']}",
                 f"{100 * s['score']:.1f}% [{100 * low:.1f}, {100 * high:.1f}]",
@@ -408,7 +454,7 @@ def print_summaries(matches: Sequence[dict[str, Any]]) -> None:
     print_table(
         [
             "game",
-            "s/move",
+            "budget/move",
             "games",
             "ours W/D/L",
             "score (95% CI)",
@@ -421,6 +467,23 @@ def print_summaries(matches: Sequence[dict[str, Any]]) -> None:
         rows,
         left=1,
     )
+    for m in matches:
+        if m["summary"]["cpp"]["empty_searches"]:
+            empty.append(
+                f"{GAMES[m['game']].label} {budget_label(m)}: "
+                f"{m['summary']['cpp']['empty_searches']}"
+            )
+    if empty:
+        print(
+            "\nC++ searches that returned no child (a random legal move was played): "
+            + "; ".join(empty)
+        )
+
+
+def budget_label(match: dict[str, Any]) -> str:
+    """``0.1 s`` or ``200 sims``: a match's budget per move."""
+    n = match.get("simulations")
+    return f"{match['time']:g} s" if n is None else f"{n} sims"
 
 
 def parse_option(text: str) -> tuple[str, Any]:
@@ -440,6 +503,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="connect_four,othello", help="comma-separated games")
     parser.add_argument("--time", default="0.1,0.25,1", help="seconds per move, comma-separated")
+    parser.add_argument(
+        "--simulations",
+        default="",
+        help="simulations per move, comma-separated: equal simulations instead of equal time "
+        "(replaces --time; the results then do not depend on the machine's speed or load)",
+    )
     parser.add_argument("--games", type=int, default=200, help="games per match (even)")
     parser.add_argument("--workers", type=int, default=1, help="games played at once")
     parser.add_argument("--opening-plies", type=int, default=2, help="random opening moves")
@@ -451,13 +520,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for g in games:
         if g not in GAMES:
             parser.error(f"unknown game {g!r}; expected one of {sorted(GAMES)}")
-    times = [float(x) for x in args.time.split(",") if x.strip()]
+    budgets: list[tuple[float, int | None]]
+    if args.simulations.strip():
+        sims = [int(x) for x in args.simulations.split(",") if x.strip()]
+        for n in sims:
+            if n < 1:
+                parser.error(f"--simulations must be positive integers, got {n}")
+        budgets = [(0.0, n) for n in sims]
+    else:
+        budgets = [(float(x), None) for x in args.time.split(",") if x.strip()]
     options = dict(parse_option(o) for o in args.options)
     MCTSAgent(time_limit=1.0, **options)  # an unknown or bad option fails here, not in a worker
+    equal = "time" if not args.simulations.strip() else "simulations"
     info = machine_info()
     print_machine(info)
     print(
-        f"\n## Matches at equal time per move: ours MCTSAgent({options or 'defaults'}) vs "
+        f"\n## Matches at equal {equal} per move: ours MCTSAgent({options or 'defaults'}) vs "
         f"OpenSpiel C++ MCTSBot (uct_c={UCT_C:g}, 1 random rollout, solve), "
         f"{args.opening_plies} random opening plies per pair, seats swapped\n"
     )
@@ -467,9 +545,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     start = perf_counter()
     matches = [
-        run_match(g, t, args.games, args.seed, args.opening_plies, options, args.workers, log)
+        run_match(g, t, args.games, args.seed, args.opening_plies, options, args.workers, log, n)
         for g in games
-        for t in times
+        for t, n in budgets
     ]
     print_summaries(matches)
     total = perf_counter() - start

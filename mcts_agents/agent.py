@@ -98,7 +98,15 @@ class MCTSAgent:
         if should_stop is not None and stoppable and should_stop():
             result = replace(result, extra={**result.extra, "stopped": True})
         else:
-            hint_if_slow(env, game, result.iterations, result.elapsed)  # logs, once per kind
+            hint_if_slow(  # logs, once per kind
+                env,
+                game,
+                result.iterations,
+                result.elapsed,
+                state=state,
+                config=self.config,
+                time_limit=self.budget.time_limit,
+            )
         self.last_result = result
         return result
 

@@ -15,7 +15,9 @@ packages, else from the current folder).
 A bad spec, env, option or value exits with code 2 and a one-line message on stderr, checked
 before any game is played (so does a results file that is not usable, or that another run is
 writing); a failure while playing (a dead worker, a full disk) exits with
-code 1 and one line; Ctrl-C exits with code 130.
+code 1 and one line; Ctrl-C exits with code 130. ``--debug`` prints the full traceback first;
+an error raised inside the code of the env spec's own module prints its traceback without it
+(``cli_debug``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from mcts_agents import __version__
 from mcts_agents.agent import HumanAgent, MCTSAgent, RandomAgent
 from mcts_agents.arena import play_match, runner, tournament
 from mcts_agents.arena.plots import check_plot_path
+from mcts_agents.cli_debug import add_debug_option, traceback_text
 from mcts_agents.cli_serve import add_serve_parser, serve
 from mcts_agents.cli_train import add_train_parser, train
 from mcts_agents.errors import SpecError
@@ -394,6 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_train_parser(commands, _int_type)
     add_serve_parser(commands, _int_type)
+    add_debug_option(parser, commands.choices.values())
     return parser
 
 
@@ -431,7 +435,14 @@ def _command_context() -> Iterator[None]:
             sys.path.remove(here)
 
 
-def _fail(message: str, code: int = 2) -> int:
+def _fail(message: str, code: int = 2, error: BaseException | None = None, args: Any = None) -> int:
+    """Print the one-line message (after ``error``'s traceback where ``cli_debug`` says so)
+    and return ``code``."""
+    if error is not None:
+        env = getattr(args, "env", None)
+        print(
+            traceback_text(error, bool(getattr(args, "debug", False)), env), end="", file=sys.stderr
+        )
     print(f"mcts-agents: error: {' '.join(message.split())}", file=sys.stderr)
     return code
 
@@ -467,14 +478,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return _run(args)
         except (UsageError, SpecError) as error:
-            return _fail(str(error))
+            return _fail(str(error), error=error, args=args)
         except KeyboardInterrupt:
             print("mcts-agents: interrupted", file=sys.stderr)
             return 130
         except (ValueError, TypeError, ImportError) as error:  # the library refused a value
-            return _fail(str(error) or _described(error))
+            return _fail(str(error) or _described(error), error=error, args=args)
         except (RuntimeError, OSError) as error:  # a dead worker, a full disk
-            return _fail(_described(error), code=1)
+            return _fail(_described(error), code=1, error=error, args=args)
 
 
 __all__ = ["build_parser", "demo", "main", "play"]

@@ -87,7 +87,7 @@ def checked_factory(path: str, text: str) -> Callable[..., Any]:
     except Exception as error:  # the module's own code failed while it was imported
         raise SpecError(
             f"env spec {text!r}: importing {path!r} failed ({type(error).__name__}: {error})"
-        ) from None
+        ) from error
 
 
 def _entry_point_path(entry_point: Any, env_id: str, text: str) -> str:
@@ -142,7 +142,7 @@ def resolve_env_name(name: str, text: str, ours: list[str]) -> tuple[str, dict[s
         except Exception as error:  # the module's own code failed while it was imported
             raise SpecError(
                 f"env spec {text!r}: importing {name!r} failed ({type(error).__name__}: {error})"
-            ) from None
+            ) from error
         path = f"{name}:env"
         checked_factory(path, text)
         return path, {}

@@ -413,7 +413,7 @@ def parse_env_spec(text: str | EnvSpec) -> EnvSpec:
         call = f"{path}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})"
         raise SpecError(
             f"env spec {text!r}: {call} failed ({type(error).__name__}: {error})"
-        ) from None
+        ) from error
     env_sources.check_aec_env(env, text)
     return spec
 

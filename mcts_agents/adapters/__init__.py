@@ -17,15 +17,20 @@ A new adapter is a module here with a ``Game`` and a function ``(env) -> (game, 
 ``game_from_env`` calls when the env is of its kind.
 
 ``hint_if_slow`` logs one warning (logger ``mcts_agents.adapters``) per kind of env and game
-whose search runs below ``SLOW_SEARCH_RATE`` simulations a second, saying what could help.
+whose search runs below ``SLOW_SEARCH_RATE`` simulations a second, saying what could help: the
+evaluator, where timing it shows that it takes most of the search's time (``evaluator_share``).
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import statistics
 from collections.abc import Hashable
+from time import perf_counter
 from typing import Any
 
+import numpy as np
 from pettingzoo import AECEnv
 
 from mcts_agents.adapters.generic import EnvGame, EnvState, env_game
@@ -35,6 +40,7 @@ from mcts_agents.adapters.rlcard import RLCardGame, rlcard_env_type, rlcard_game
 from mcts_agents.aec import check_live, check_reset, describe_env, legal_actions
 from mcts_agents.envs.core.aec import BoardGameEnv
 from mcts_agents.errors import CloneError, GameOverError, NoLegalActionError
+from mcts_agents.evaluators import evaluate, evaluator_name, is_batch_evaluator
 from mcts_agents.game import Game, State
 
 __all__ = [
@@ -43,6 +49,7 @@ __all__ = [
     "EnvState",
     "OpenSpielGame",
     "RLCardGame",
+    "evaluator_share",
     "game_from_env",
     "hint_if_slow",
     "legal_actions",
@@ -108,11 +115,24 @@ def game_from_env(env: Any, oracle: bool = False) -> tuple[Game, State]:
     return env_game(env, oracle)
 
 
-def hint_if_slow(env: Any, game: Game, iterations: int, elapsed: float) -> bool:
+def hint_if_slow(
+    env: Any,
+    game: Game,
+    iterations: int,
+    elapsed: float,
+    *,
+    state: State | None = None,
+    config: Any = None,
+    time_limit: float | None = None,
+) -> bool:
     """Log one warning per kind of env and game whose search ran below ``SLOW_SEARCH_RATE``.
 
     The library never prints; a slow search (3 simulations a second is a weak player) says so
-    once through ``logging``, naming the env, the rate and what could help for its path.
+    once through ``logging``, naming the env, the rate and what could help for its path. Where
+    the search has an evaluator (``config.evaluator``) and ``state`` is its root, the
+    evaluator's share of the search time is measured (``evaluator_share``): when it takes most
+    of the time, the warning names it rather than the rules. A ``time_limit`` is suggested
+    only where the search had none.
 
     Returns:
         Whether a warning was logged now.
@@ -126,17 +146,31 @@ def hint_if_slow(env: Any, game: Game, iterations: int, elapsed: float) -> bool:
     if kind in _HINTED:
         return False
     _HINTED.add(kind)
-    if isinstance(game, EnvGame):
+    evaluator = getattr(config, "evaluator", None)
+    share = None
+    if evaluator is not None and state is not None:
+        batch = int(getattr(config, "batch_size", 1) or 1)
+        share = evaluator_share(evaluator, game, state, iterations, elapsed, batch)
+    if share is not None and share >= 0.5:
+        helps = (
+            f"the evaluator {evaluator_name(evaluator)} takes about {100 * share:.0f}% of the "
+            "search time; a smaller or faster network (a GPU, fewer threads fighting over "
+            "the cores), a larger batch_size, or workers > 1 would help"
+        )
+    elif isinstance(game, EnvGame):
         helps = (
             "the generic path clones the whole env for every move; a rules core (a "
             "mcts_agents.envs BoardGame), a state_key() method on the unwrapped env or an env "
             "with less to clone would help"
         )
     else:
+        budget = "" if time_limit is not None else "a time_limit (to bound each move), "
         helps = (
-            f"the rules of {type(game).__name__} are slow in Python; a time_limit, a "
-            "rollout_depth with an evaluator, or workers > 1 would help"
+            f"the rules of {type(game).__name__} are slow in Python; {budget}a rollout_depth "
+            "with an evaluator, or workers > 1 would help"
         )
+        if share is not None:
+            helps += f" (the evaluator takes about {100 * share:.0f}% of the search time)"
     logger.warning(
         "slow search on %s: %.1f simulations/s (below %.0f): %s",
         describe_env(env),
@@ -145,3 +179,36 @@ def hint_if_slow(env: Any, game: Game, iterations: int, elapsed: float) -> bool:
         helps,
     )
     return True
+
+
+def evaluator_share(
+    evaluator: Any, game: Any, state: State, iterations: int, elapsed: float, batch_size: int = 1
+) -> float:
+    """The share (0 to 1) of ``elapsed`` seconds that ``iterations`` simulations spent in
+    ``evaluator``, estimated by timing it on ``state``: the median of three calls (a batch
+    evaluator: ``evaluate_batch`` of ``batch_size`` copies, one call per ``batch_size``
+    simulations) times the number of calls the search made. The evaluator is called three
+    more times, once per kind of slow search (see ``hint_if_slow``)."""
+    legal = list(game.legal_actions(state))
+    if is_batch_evaluator(evaluator):
+        rows = max(1, min(batch_size, iterations))
+        masks = np.zeros((rows, game.num_actions), dtype=bool)
+        masks[:, legal] = True
+        one = np.asarray(game.observation(state, game.to_play(state)))
+        observations = np.repeat(one[None], rows, axis=0)
+        calls = math.ceil(iterations / rows)
+
+        def call() -> None:
+            evaluator.evaluate_batch(observations, masks)
+    else:
+        calls = iterations
+
+        def call() -> None:
+            evaluate(evaluator, game, state, legal)
+
+    seconds = []
+    for _ in range(3):
+        start = perf_counter()
+        call()
+        seconds.append(perf_counter() - start)
+    return min(1.0, statistics.median(seconds) * calls / elapsed)

@@ -13,7 +13,8 @@ kernel), and through the one kernel for every other game (``kernel``, ``games``,
 ``search.CompiledSearch``): Connect Four with other ``k``, Othello up to 16x16, m,n,k for 2 to 4
 players on up to 256 cells (tic-tac-toe, Gomoku 15x15, two stones per turn), ultimate
 tic-tac-toe and Nim. The kernels compile the rules cores' own bit functions and tables where
-the cores have them.
+the cores have them. The shared kernel compiles per game (``entries``): a game's first search
+compiles its rules only, after one logged warning where numba's cache does not hold it.
 
 Compiled playouts for the Python search (``register_playout``; ``backends.local_searcher``
 hands them to ``MCTS`` where ``backend="auto"``): Pig (``pig.pig_playout``), Othello up to 8x8

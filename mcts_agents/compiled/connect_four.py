@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from mcts_agents.compiled import connect_four_kernel as kernel
+from mcts_agents.compiled import entries
 from mcts_agents.compiled.search import STOP_CHUNK_SECONDS, CompiledSearch
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.envs.games.connect_four import ConnectFour
@@ -299,6 +300,7 @@ def warm_up() -> None:
     if _warm:
         return
     _warm = True
+    entries.announce_compile("Connect Four", (kernel.run, kernel.reroot))
     game = ConnectFour()
     search = CompiledConnectFour(game, Budget(iterations=64), SearchConfig(), 0, capacity=16)
     state = game.initial_state()

@@ -1,10 +1,11 @@
 """The games of the compiled kernel: one id per rule set, and dispatch by id.
 
 ``kernel.run`` calls ``legal``, ``play``, ``to_play``, ``playout`` and ``reachable`` with the
-game's id ``g`` and parameter words ``p``; each forwards to that game's compiled rules. One
-kernel compiled once (and cached by numba) serves every game: a branch on ``g`` per call costs
-nothing next to the rules, where a kernel built per game around its functions would recompile
-in every process (numba cannot cache closures over compiled functions).
+game's id ``g`` and parameter words ``p``; each forwards to that game's compiled rules. In
+compiled code the choice is made while compiling (numba overloads on a literal ``g``): the
+kernel's entry point for one game (``entries``, which passes its id as a constant) compiles
+that game's rules and no other game's, and numba caches it like any module-level function. From
+Python they forward by a dict lookup (for tests).
 
 A rule set (``othello``, ``othello_wide``, ``mnk``, ``ultimate``, ``nim``,
 ``connect_four_rules``) has, over a position
@@ -22,88 +23,135 @@ A rule set (``othello``, ``othello_wide``, ``mnk``, ``ultimate``, ``nim``,
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import Any
+
 import numpy as np
-from numba import njit
+from numba.core import types
+from numba.extending import overload
 
 from mcts_agents.compiled import connect_four_rules, mnk, nim, othello, othello_wide, ultimate
 
 OTHELLO, MNK, ULTIMATE, NIM, OTHELLO_WIDE, CONNECT_FOUR = 1, 2, 3, 4, 5, 6
 #: Scratch words a playout may use: a position and a list of cells or actions.
 BUFFER = 1024
+#: Each game id's rules module.
+RULES: dict[int, ModuleType] = {
+    OTHELLO: othello,
+    MNK: mnk,
+    ULTIMATE: ultimate,
+    NIM: nim,
+    OTHELLO_WIDE: othello_wide,
+    CONNECT_FOUR: connect_four_rules,
+}
 
 
-@njit(cache=True)
+def _rules(g: Any) -> ModuleType | None:
+    """The rules of a literal game id while numba types a call, else ``None`` (no match: the
+    kernel must be entered through ``entries``, which makes ``g`` a constant)."""
+    if isinstance(g, types.IntegerLiteral):
+        return RULES.get(g.literal_value)
+    return None
+
+
 def legal(g: int, p: np.ndarray, s: np.ndarray, out: np.ndarray) -> int:
-    if g == OTHELLO:
-        return othello.legal(p, s, out)
-    if g == MNK:
-        return mnk.legal(p, s, out)
-    if g == ULTIMATE:
-        return ultimate.legal(p, s, out)
-    if g == CONNECT_FOUR:
-        return connect_four_rules.legal(p, s, out)
-    if g == OTHELLO_WIDE:
-        return othello_wide.legal(p, s, out)
-    return nim.legal(p, s, out)
+    return int(RULES[g].legal(p, s, out))
 
 
-@njit(cache=True)
 def play(g: int, p: np.ndarray, s: np.ndarray, action: int, t: np.ndarray) -> int:
-    if g == OTHELLO:
-        return othello.play(p, s, action, t)
-    if g == MNK:
-        return mnk.play(p, s, action, t)
-    if g == ULTIMATE:
-        return ultimate.play(p, s, action, t)
-    if g == CONNECT_FOUR:
-        return connect_four_rules.play(p, s, action, t)
-    if g == OTHELLO_WIDE:
-        return othello_wide.play(p, s, action, t)
-    return nim.play(p, s, action, t)
+    return int(RULES[g].play(p, s, action, t))
 
 
-@njit(cache=True)
 def to_play(g: int, p: np.ndarray, s: np.ndarray) -> int:
-    if g == OTHELLO:
-        return othello.to_play(p, s)
-    if g == MNK:
-        return mnk.to_play(p, s)
-    if g == ULTIMATE:
-        return ultimate.to_play(p, s)
-    if g == CONNECT_FOUR:
-        return connect_four_rules.to_play(p, s)
-    if g == OTHELLO_WIDE:
-        return othello_wide.to_play(p, s)
-    return nim.to_play(p, s)
+    return int(RULES[g].to_play(p, s))
 
 
-@njit(cache=True)
 def playout(
     g: int, p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
 ) -> float:
     if g == OTHELLO:
-        return othello.playout(p, s, rng, decisive)
-    if g == MNK:
-        return mnk.playout(p, s, buf, decisive, rng)
-    if g == ULTIMATE:
-        return ultimate.playout(p, s, buf, decisive, rng)
-    if g == CONNECT_FOUR:
-        return connect_four_rules.playout(p, s, buf, decisive, rng)
+        return float(othello.playout(p, s, rng, decisive))
     if g == OTHELLO_WIDE:
-        return othello_wide.playout(p, s, rng)
-    return nim.playout(p, s, buf, decisive, rng)
+        return float(othello_wide.playout(p, s, rng))
+    return float(RULES[g].playout(p, s, buf, decisive, rng))
 
 
-@njit(cache=True)
 def reachable(g: int, p: np.ndarray, root: np.ndarray, s: np.ndarray) -> bool:
-    if g == OTHELLO:
-        return othello.reachable(p, root, s)
-    if g == MNK:
-        return mnk.reachable(p, root, s)
-    if g == ULTIMATE:
-        return ultimate.reachable(p, root, s)
-    if g == CONNECT_FOUR:
-        return connect_four_rules.reachable(p, root, s)
-    if g == OTHELLO_WIDE:
-        return othello_wide.reachable(p, root, s)
-    return nim.reachable(p, root, s)
+    return bool(RULES[g].reachable(p, root, s))
+
+
+# The overloads' parameters are unannotated: numba wants them equal to their ``impl``'s.
+@overload(legal, prefer_literal=True)
+def _legal(g, p, s, out):
+    rules = _rules(g)
+    if rules is None:
+        return None
+    f = rules.legal
+
+    def impl(g, p, s, out):
+        return f(p, s, out)
+
+    return impl
+
+
+@overload(play, prefer_literal=True)
+def _play(g, p, s, action, t):
+    rules = _rules(g)
+    if rules is None:
+        return None
+    f = rules.play
+
+    def impl(g, p, s, action, t):
+        return f(p, s, action, t)
+
+    return impl
+
+
+@overload(to_play, prefer_literal=True)
+def _to_play(g, p, s):
+    rules = _rules(g)
+    if rules is None:
+        return None
+    f = rules.to_play
+
+    def impl(g, p, s):
+        return f(p, s)
+
+    return impl
+
+
+@overload(playout, prefer_literal=True)
+def _playout(g, p, s, buf, decisive, rng):
+    rules = _rules(g)
+    if rules is None:
+        return None
+    f = rules.playout
+    if rules is othello:
+
+        def impl(g, p, s, buf, decisive, rng):
+            return f(p, s, rng, decisive)
+
+    elif rules is othello_wide:
+
+        def impl(g, p, s, buf, decisive, rng):
+            return f(p, s, rng)
+
+    else:
+
+        def impl(g, p, s, buf, decisive, rng):
+            return f(p, s, buf, decisive, rng)
+
+    return impl
+
+
+@overload(reachable, prefer_literal=True)
+def _reachable(g, p, root, s):
+    rules = _rules(g)
+    if rules is None:
+        return None
+    f = rules.reachable
+
+    def impl(g, p, root, s):
+        return f(p, root, s)
+
+    return impl

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from mcts_agents.compiled import connect_four_rules, games, kernel
+from mcts_agents.compiled import connect_four_rules, entries, games, kernel
 from mcts_agents.compiled import mnk as mnk_rules
 from mcts_agents.compiled import nim as nim_rules
 from mcts_agents.compiled import othello as othello_rules
@@ -123,8 +123,8 @@ class CompiledSearch:
     """The ``Searcher`` of one game in the compiled kernel (see ``kernel`` for the table).
 
     Arrays start small and double when full (``capacity``: initial nodes). Building one loads
-    the kernel (``warm_up``). The search's random numbers come from ``random.Random(seed)``:
-    64 bits seed the kernel at each search.
+    the kernel for its game (``warm_up(game)``). The search's random numbers come from
+    ``random.Random(seed)``: 64 bits seed the kernel at each search.
     """
 
     def __init__(
@@ -146,7 +146,7 @@ class CompiledSearch:
         self._root_key: Hashable = None
         self._chunk = 64
         self.should_stop: StopCheck | None = None  # see Searcher: checked between kernel calls
-        warm_up()
+        warm_up(game)
 
     def __len__(self) -> int:
         return int(self.meta[0])
@@ -212,7 +212,7 @@ class CompiledSearch:
             if cap is not None:
                 n = min(n, cap)
             began = perf_counter()
-            done, status = kernel.run(
+            done, status = entries.run(
                 rules.game_id, rules.params, self.nd, self.ed, self.slots, self.meta,
                 self.rng_state, root, n, config.c, config.solver, decisive, max_nodes,
                 stop_when_full, rules.max_actions, rules.max_depth, rules.players > 2,
@@ -260,7 +260,7 @@ class CompiledSearch:
             return root, len(self), 0
         self._root_key = key
         before = len(self)
-        kernel.reroot(rules.game_id, rules.params, self.nd, self.ed, self.slots, self.meta, words)
+        entries.reroot(rules.game_id, rules.params, self.nd, self.ed, self.slots, self.meta, words)
         root = int(kernel.find(self.slots, self.nd[0], words))
         return root, len(self), before - len(self)
 
@@ -385,21 +385,32 @@ class CompiledSearch:
         return line
 
 
-_warm = False
+_warm: set[int] = set()  # the game ids whose kernel this process has loaded
 
 
-def warm_up() -> None:
-    """Compile (or load from numba's cache) the kernel once per process: about a second with
-    numba's cache, tens of seconds to compile; outside any search's time budget."""
-    global _warm
-    if _warm:
-        return
-    _warm = True
-    game = MNK(3, 3, 3)
-    search = CompiledSearch(game, Budget(iterations=64), SearchConfig(), 0, capacity=16)
-    state = game.initial_state()
-    search.search(game, state)  # grows nodes and edges
-    search.search(game, game.next_state(state, 4))  # re-roots
+def warm_up(game: Any = None) -> None:
+    """Compile (or load from numba's cache) the kernel for ``game``'s rules (every game's
+    without one) once per process: a fraction of a second from numba's cache, seconds to tens
+    of seconds to compile (a warning says so first, ``entries.announce``); outside any
+    search's time budget."""
+    chosen: list[Any] = (
+        [game]
+        if game is not None
+        else [MNK(3, 3, 3), Othello(6), Othello(10), UltimateTicTacToe(), Nim(), ConnectFour(k=3)]
+    )
+    for one in chosen:
+        rules = codec(one)
+        if rules.game_id in _warm:
+            continue
+        _warm.add(rules.game_id)
+        entries.announce(rules.game_id)
+        search = CompiledSearch(one, Budget(iterations=64), SearchConfig(), 0, capacity=16)
+        state = one.initial_state()
+        search.search(one, state)  # grows nodes and edges
+        following = (one.next_state(state, a) for a in one.legal_actions(state))
+        after = next((s for s in following if not one.is_terminal(s)), None)
+        if after is not None:  # (a game that every first move ends never re-roots)
+            search.search(one, after)  # re-roots
 
 
 def _allocate(

@@ -31,6 +31,10 @@ _ILLEGAL_MODES = ("lose", "raise")
 _SEED_LIMIT = 2**31 - 1
 
 
+#: ``metadata["render_fps"]`` where the AEC env declares none (one frame a move, a second each).
+DEFAULT_RENDER_FPS = 1
+
+
 def _legal_from_mask(mask: np.ndarray, start: int) -> list[int]:
     return [start + int(i) for i in np.flatnonzero(mask)]
 
@@ -131,8 +135,12 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         self.action_space = action_space
         self._start = int(action_space.start)
         self._num_actions = int(action_space.n)
+        aec_metadata = getattr(aec_env, "metadata", {})
         self.metadata = {
-            "render_modes": list(getattr(aec_env, "metadata", {}).get("render_modes", []))
+            "render_modes": list(aec_metadata.get("render_modes", [])),
+            # gymnasium's checker warns without it; a board game renders once a move, and the
+            # AEC env's own rate wins where it declares one
+            "render_fps": aec_metadata.get("render_fps") or DEFAULT_RENDER_FPS,
         }
         self.render_mode = getattr(aec_env, "render_mode", None)
         self.seat: str | None = None  # the learner's seat in the current episode

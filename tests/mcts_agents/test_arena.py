@@ -302,6 +302,12 @@ def test_tournament_matrix_totals_and_elo(tmp_path: Path) -> None:
     table = result.table()
     assert "Elo" in table and "anchored at 'random'" in table and "score rate" in table
     json.dumps(result.to_dict())
+
+
+def test_a_tournament_plot_is_a_png(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    agents = {"a": "random", "b": "random:name=b", "c": "random:name=c"}
+    result = tournament("tic_tac_toe", agents, 2, seed=0, anchor="a")
     png = tmp_path / "elo.png"
     result.plot(png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

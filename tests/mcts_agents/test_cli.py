@@ -56,6 +56,7 @@ def test_arena_match_prints_the_table_and_records_the_games(tmp_path: Path) -> N
 
 
 def test_arena_tournament_with_plot(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
     plot = tmp_path / "elo.png"
     run = cli(
         "arena", "tic_tac_toe", "--agents", "mcts:iterations=300", "mcts:iterations=5", "random",

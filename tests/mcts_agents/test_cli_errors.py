@@ -4,6 +4,7 @@ a failure while playing exits with 1 and one line; Ctrl-C with 130; never a trac
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import os
 import re
@@ -86,6 +87,14 @@ def test_fault11_out_folders_that_do_not_exist_yet_are_made(tmp_path: Path) -> N
     assert len(out.read_text().splitlines()) == 2  # header and one game
 
 
+#: The plot tests that need matplotlib itself (the test extra; test-core has none).
+needs_matplotlib = pytest.mark.skipif(
+    importlib.util.find_spec("matplotlib") is None,
+    reason="matplotlib is not installed (pip install '.[test]')",
+)
+
+
+@needs_matplotlib
 def test_fault11_bad_plots_are_refused_before_playing(tmp_path: Path) -> None:
     out = tmp_path / "games.jsonl"
     recorded = ["--games", "1", "--out", str(out)]
@@ -113,6 +122,7 @@ def test_fault11_plot_without_matplotlib_is_refused_before_playing(
     assert not out.exists()
 
 
+@needs_matplotlib
 def test_fault11_a_plot_is_saved_in_a_format_matplotlib_writes(tmp_path: Path) -> None:
     plot = tmp_path / "elo.svg"
     code, out, err = run(*ARENA, "--games", "2", "--plot", str(plot))

@@ -86,6 +86,26 @@ def test_gymnasium_env_checker_passes_without_warnings(make: Any, learner: str |
     assert env.action_space == make().action_space(env.seat)
 
 
+@pytest.mark.parametrize("render_mode", [None, "ansi", "rgb_array"])
+def test_gymnasium_checker_with_render_checks_gives_no_warnings(render_mode: str | None) -> None:
+    """Through ``gymnasium.make`` (so the env has a spec and every render mode is tried), with
+    the render checks on: no warning, the render-fps one included."""
+    import gymnasium
+
+    from mcts_agents.rl import gym_id
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env = gymnasium.make(
+            gym_id("tic_tac_toe"), opponent="mcts:iterations=5", seed=0, render_mode=render_mode
+        )
+        check_env(env.unwrapped)
+        env.reset(seed=0)
+        if render_mode is not None:
+            env.render()
+    assert env.unwrapped.metadata["render_fps"] == 1
+
+
 # --------------------------------------------------------------------------- turns and rewards
 @pytest.mark.parametrize("make", [connect_four_v0.env, connect_four_v3.env, tictactoe_v3.env])
 @pytest.mark.parametrize("learner_moves_first", [True, False])
