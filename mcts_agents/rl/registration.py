@@ -6,6 +6,8 @@ a ``SingleAgentVsOpponent`` whose opponent is built from an agent spec string (d
 ``"mcts:iterations=200"``), so the id, its keywords and the env pickle to worker processes as
 vectorised RL pipelines need. ``gymnasium.make`` sets ``env.spec``. Through gymnasium's wrappers
 the mask is ``env.unwrapped.action_masks()`` (or ``env.get_wrapper_attr("action_masks")()``).
+``gymnasium.make_vec(id, num_envs=N, opponent=...)`` builds the native vector env of the id
+(``vector.VectorVsOpponent``: one batched opponent for all N games; its ``vector_entry_point``).
 """
 
 from __future__ import annotations
@@ -59,5 +61,6 @@ def register_envs() -> None:
             gymnasium.register(
                 id=env_id,
                 entry_point="mcts_agents.rl.registration:make_vs_agent",
+                vector_entry_point="mcts_agents.rl.vector:make_vector_vs_agent",
                 kwargs={"env": variant},
             )
