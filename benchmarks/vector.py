@@ -45,6 +45,7 @@ from mcts_agents.rl import gym_id
 
 ITERATIONS = {"connect_four": 100, "othello": 200, "tic_tac_toe": 100}
 MODES = ("native", "sync", "async")
+KERNELS = ("_run_connect_four", "_run_shared", "_serial_connect_four", "_serial_shared")
 
 
 class Timer:
@@ -67,7 +68,7 @@ def instrument() -> dict[str, Timer]:
     from mcts_agents.compiled import batch
 
     timers = {}
-    for name in ("_run_connect_four", "_run_shared", "_search_group"):
+    for name in (*KERNELS, "_search_group"):
         function = getattr(batch, name)
         timer = function if isinstance(function, Timer) else Timer(function)
         setattr(batch, name, timer)
@@ -118,7 +119,7 @@ def run(
         env.close()
     report: dict[str, Any] = {"steps_per_s": num_envs * steps / seconds, "seconds": seconds}
     if timers:
-        kernel = spent["_run_connect_four"] + spent["_run_shared"]
+        kernel = sum(spent[name] for name in KERNELS)
         report["kernel_share"] = kernel / seconds
         report["search_share"] = spent["_search_group"] / seconds
     return report

@@ -26,7 +26,7 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 from numba.typed import List
 
 from mcts_agents.compiled import connect_four_kernel as c4_kernel
@@ -38,7 +38,11 @@ from mcts_agents.errors import InvalidOptionError
 from mcts_agents.result import SearchResult
 from mcts_agents.searcher import check_room
 
-__all__ = ["batchable", "search_compiled", "warm_up"]
+__all__ = ["PARALLEL_MIN", "batchable", "search_compiled", "warm_up"]
+
+#: Fewer simulations than this in one call run on one thread: waking the other threads (and,
+#: on a busy machine, waiting for them to be scheduled) would cost more than they save.
+PARALLEL_MIN = 2048
 
 
 @njit(cache=True, parallel=True)
@@ -65,6 +69,37 @@ def _run_shared(
 ) -> None:  # fmt: skip
     """``kernel.run`` of tree ``trees[j]`` (game ``g``, parameters ``p``) for every ``j``."""
     for j in prange(len(trees)):
+        t = trees[j]
+        done[j], status[j] = kernel.run(
+            g, p, nds[t], eds[t], slots[t], metas[t], rngs[t], roots[j], iterations[j], c[j],
+            solver[j], decisive[j], max_nodes[j], False, max_actions, max_depth, outcomes,
+        )  # fmt: skip
+
+
+@njit(cache=True)
+def _serial_connect_four(
+    nds: Any, eds: Any, slots: Any, metas: Any, rngs: Any, geometry: tuple, trees: np.ndarray,
+    roots: np.ndarray, iterations: np.ndarray, c: np.ndarray, solver: np.ndarray,
+    decisive: np.ndarray, max_nodes: np.ndarray, done: np.ndarray, status: np.ndarray,
+) -> None:  # fmt: skip
+    """``_run_connect_four`` on one thread (small batches: no thread to wake)."""
+    for j in range(len(trees)):
+        t = trees[j]
+        done[j], status[j] = c4_kernel.run(
+            nds[t], eds[t], slots[t], metas[t], rngs[t], geometry, roots[j], iterations[j],
+            c[j], solver[j], decisive[j], max_nodes[j], False,
+        )  # fmt: skip
+
+
+@njit(cache=True)
+def _serial_shared(
+    g: int, p: np.ndarray, nds: Any, eds: Any, slots: Any, metas: Any, rngs: Any,
+    trees: np.ndarray, roots: np.ndarray, iterations: np.ndarray, c: np.ndarray,
+    solver: np.ndarray, decisive: np.ndarray, max_nodes: np.ndarray, max_actions: int,
+    max_depth: int, outcomes: bool, done: np.ndarray, status: np.ndarray,
+) -> None:  # fmt: skip
+    """``_run_shared`` on one thread."""
+    for j in range(len(trees)):
         t = trees[j]
         done[j], status[j] = kernel.run(
             g, p, nds[t], eds[t], slots[t], metas[t], rngs[t], roots[j], iterations[j], c[j],
@@ -223,14 +258,17 @@ def _search_group(kind: type, searchers: list[Any], states: list[Any]) -> list[S
         status = np.zeros(len(active), np.int64)
         nds, eds, slots, metas, rngs = pool.lists
         want = limits[picked] - ran[picked]
+        parallel = len(active) > 1 and int(want.sum()) >= PARALLEL_MIN and get_num_threads() > 1
         if kind is CompiledConnectFour:
-            _run_connect_four(
+            run = _run_connect_four if parallel else _serial_connect_four
+            run(
                 nds, eds, slots, metas, rngs, searchers[0].geometry, trees, roots[picked], want,
                 c[picked], solver[picked], decisive[picked], max_nodes[picked], done, status,
             )  # fmt: skip
         else:
             rules = searchers[0].codec
-            _run_shared(
+            shared = _run_shared if parallel else _serial_shared
+            shared(
                 rules.game_id, rules.params, nds, eds, slots, metas, rngs, trees,
                 roots[picked], want, c[picked], solver[picked], decisive[picked],
                 max_nodes[picked], rules.max_actions, rules.max_depth, rules.players > 2, done,

@@ -46,6 +46,13 @@ def play_line(game: Any, moves: list[int]) -> Any:
     return state
 
 
+@pytest.fixture(params=["threads", "one thread"])
+def threads(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both kernels: the parallel one (every batch) and the serial one (no batch)."""
+    monkeypatch.setattr(batch, "PARALLEL_MIN", 0 if request.param == "threads" else 1 << 62)
+    return str(request.param)
+
+
 @pytest.mark.parametrize(
     ("game", "budget", "config"),
     [
@@ -56,7 +63,7 @@ def play_line(game: Any, moves: list[int]) -> Any:
     ],
 )
 def test_one_batch_call_equals_each_trees_own_search_with_growth_and_reuse(
-    game: Any, budget: Budget, config: SearchConfig
+    game: Any, budget: Budget, config: SearchConfig, threads: str
 ) -> None:
     """Tables that start at 16 nodes grow inside the batch; three moves re-root each tree."""
     lines = [[], [game.legal_actions(game.initial_state())[0]], []]
