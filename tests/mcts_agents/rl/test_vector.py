@@ -246,3 +246,10 @@ def test_render_shows_sub_env_0() -> None:
     env.reset(seed=0)
     assert env.render() == env.envs[0].aec_env.render()
     assert isinstance(env.render(), str)
+
+
+def test_make_builds_the_opponents_searcher_before_the_first_reset() -> None:
+    """So that an async vector's parent compiles the kernels once and its workers load them."""
+    env = gymnasium.make(TTT, opponent="mcts:iterations=5", seed=0)
+    opponent = env.unwrapped.opponent
+    assert opponent.searcher is not None and type(opponent.searcher).__name__ == "CompiledSearch"
