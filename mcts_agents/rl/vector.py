@@ -170,6 +170,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         self._num_actions = first._num_actions
         self._observations: Any = create_empty_array(first.observation_space, num_envs)
         self._autoreset = np.zeros(num_envs, dtype=bool)
+        self._masks = np.zeros((num_envs, self._num_actions), dtype=bool)
         self._has_reset = False
 
     # ------------------------------------------------------------------ gymnasium API
@@ -199,7 +200,8 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             self._check_started(i)
         self._autoreset[:] = False
         self._has_reset = True
-        return self._batch_observations(), self._infos()
+        observations = self._collect()
+        return observations, self._infos()
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play ``actions`` (one per sub-env), then every opponent's reply (in one batch)."""
@@ -219,8 +221,8 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         for i in playing:
             sub = self.envs[i]
             action = int(actions[i])
-            if not sub._mask()[action - self._start]:
-                legal = [self._start + int(a) for a in np.flatnonzero(sub._mask())]
+            if not self._masks[i, action - self._start]:
+                legal = [self._start + int(a) for a in np.flatnonzero(self._masks[i])]
                 _, reward, _, _, _ = sub._lose_on_illegal(action, legal)
                 rewards[i] = float(reward)
                 terminated[i] = True
@@ -240,21 +242,23 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             rewards[i] = sub._returns[sub._learner_seat()] - before[i]
             terminated[i], truncated[i] = sub._learner_flags()
         ended = np.logical_or(terminated, truncated)
-        infos = self._infos()
-        if illegal.max() >= 0:
-            infos["illegal_action"], infos["_illegal_action"] = illegal, illegal >= 0
+        final: dict[str, Any] = {}
         if self.autoreset_mode == AutoresetMode.SAME_STEP and ended.any():
-            infos = self._reset_finished(np.flatnonzero(ended).tolist(), infos)
+            final = self._reset_finished(np.flatnonzero(ended).tolist())
             self._autoreset[:] = False
         else:
             self._autoreset = ended
-        return self._batch_observations(), rewards, terminated, truncated, infos
+        observations = self._collect()
+        infos = {**self._infos(), **final}
+        if illegal.max() >= 0:
+            infos["illegal_action"], infos["_illegal_action"] = illegal, illegal >= 0
+        return observations, rewards, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
         """``[N, A]`` bool: each sub-env's legal actions (all False where its game is over)."""
         if not self._has_reset:
             raise NotResetError("reset() must be called before action_masks()")
-        return np.stack([sub.action_masks() for sub in self.envs])
+        return self._masks.copy()
 
     def set_opponent(self, opponent: str | Sequence[str]) -> None:
         """Play ``opponent`` (one agent spec, or one per sub-env) from each sub-env's next
@@ -355,7 +359,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             sub = self.envs[i]
             if sub.illegal_action != "raise":
                 continue
-            mask = sub._mask()
+            mask = self._masks[i]
             if not mask[int(actions[i]) - self._start]:
                 legal = [self._start + int(a) for a in np.flatnonzero(mask)]
                 raise IllegalActionError(
@@ -385,11 +389,6 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             terminated, truncated = sub._learner_flags()
             if terminated or truncated or not sub.aec_env.agents:
                 sub._done = True
-            elif not sub._mask().any():
-                raise NoLegalActionError(
-                    f"{sub.seat} is to move in sub-env {i} ({sub.aec_env}) but its action mask "
-                    "has no legal action"
-                )
 
     def _next_opponent(self, i: int) -> str | None:
         """Step finished seats of sub-env ``i``; the opponent seat to move, or ``None`` when
@@ -422,8 +421,8 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
                 )
         sub._step_env(action)
 
-    def _reset_finished(self, finished: list[int], infos: dict[str, Any]) -> dict[str, Any]:
-        """``SAME_STEP``: keep the last observations and infos, reset the finished sub-envs."""
+    def _reset_finished(self, finished: list[int]) -> dict[str, Any]:
+        """``SAME_STEP``: reset the finished sub-envs; their last observations and infos."""
         final_obs = np.empty(self.num_envs, dtype=object)
         final_mask = np.zeros(self.num_envs, dtype=bool)
         final_info: dict[str, Any] = {}
@@ -436,10 +435,12 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         self._advance(finished)
         for i in finished:
             self._check_started(i)
-        infos = {**infos, **self._infos()}
-        infos["final_obs"], infos["_final_obs"] = final_obs, final_mask
-        infos["final_info"], infos["_final_info"] = final_info, final_mask.copy()
-        return infos
+        return {
+            "final_obs": final_obs,
+            "_final_obs": final_mask,
+            "final_info": final_info,
+            "_final_info": final_mask.copy(),
+        }
 
     def _sub_info(self, i: int) -> dict[str, Any]:
         sub = self.envs[i]
@@ -449,17 +450,37 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         everyone = np.ones(self.num_envs, dtype=bool)
         seats = np.array([sub.seat for sub in self.envs], dtype=object)
         return {
-            "action_mask": self.action_masks(),
+            "action_mask": self._masks.copy(),
             "_action_mask": everyone,
             "learner": seats,
             "_learner": everyone.copy(),
         }
 
-    def _batch_observations(self) -> Any:
-        observations = [sub._observation() for sub in self.envs]
+    def _collect(self) -> Any:
+        """Observe every sub-env once: the batched observations (returned, a copy) and the masks
+        (kept for ``action_masks``, ``info`` and the next step's checks).
+
+        Raises:
+            NoLegalActionError: a learner to move with an empty mask, naming the sub-env.
+        """
+        masks = np.zeros((self.num_envs, self._num_actions), dtype=bool)
+        observations = []
+        for i, sub in enumerate(self.envs):
+            seen = sub._observe()
+            observations.append(seen["observation"])
+            if sub._done:
+                continue
+            mask = np.asarray(seen["action_mask"]).astype(bool)
+            if not mask.any():
+                raise NoLegalActionError(
+                    f"{sub.seat} is to move in sub-env {i} ({sub.aec_env}) but its action mask "
+                    "has no legal action"
+                )
+            masks[i] = mask
         self._observations = concatenate(
             self.single_observation_space, observations, self._observations
         )
+        self._masks = masks
         return np.copy(self._observations)
 
     def __repr__(self) -> str:

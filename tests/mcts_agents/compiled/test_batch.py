@@ -75,6 +75,9 @@ def test_one_batch_call_equals_each_trees_own_search_with_growth_and_reuse(
         want = [s.search(game, st) for s, st in zip(alone, states, strict=True)]
         got = batch.search_compiled(batched, [game] * 3, states)
         assert [summary(r) for r in got] == [summary(r) for r in want]
+        # the trees are the searchers' own tables: the same bytes per node as alone
+        assert [s.used_bytes for s in batched] == [s.used_bytes for s in alone]
+        assert [s.nbytes for s in batched] == [s.nbytes for s in alone]
         following = []
         for state, result in zip(states, want, strict=True):
             state = game.next_state(state, result.best_action)

@@ -180,7 +180,7 @@ def test_wrong_action_shape_or_type_is_refused_and_nothing_is_stepped() -> None:
         env.step(np.array([0.5, 1.0, 2.0]))
     with pytest.raises(IllegalActionError, match="sub-env 2 is outside"):
         env.step(np.array([0, 1, 9]))
-    assert np.array_equal(env._batch_observations(), observations)
+    assert np.array_equal(env._collect(), observations)
 
 
 def test_illegal_action_ends_only_its_sub_env_and_changes_nothing_else() -> None:
@@ -210,7 +210,7 @@ def test_illegal_action_under_raise_is_refused_before_any_sub_env_moves() -> Non
     actions[1] = int(np.flatnonzero(~masks[1])[0])
     with pytest.raises(IllegalActionError, match="sub-env 1; legal"):
         env.step(actions)
-    assert np.array_equal(env._batch_observations(), observations)  # sub-env 0 did not move
+    assert np.array_equal(env._collect(), observations)  # sub-env 0 did not move
     assert np.array_equal(env.action_masks(), masks)
 
 
