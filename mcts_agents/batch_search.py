@@ -55,22 +55,8 @@ def search_batch(
     Raises:
         InvalidOptionError: lists of different lengths, or a searcher given twice.
     """
-    count = len(states)
-    game_list = list(games) if isinstance(games, Sequence) else [games] * count
-    if len(searchers) != count or len(game_list) != count:
-        raise InvalidOptionError(
-            f"search_batch needs one searcher and one game per state; got {len(searchers)} "
-            f"searchers, {len(game_list)} games and {count} states"
-        )
-    seen: dict[int, int] = {}
-    for i, searcher in enumerate(searchers):
-        first = seen.setdefault(id(searcher), i)
-        if first != i:
-            raise InvalidOptionError(
-                f"search_batch got the searcher {searcher!r} for states {first} and {i}; each "
-                "tree searches one position per batch"
-            )
-    results: list[SearchResult | None] = [None] * count
+    game_list = _check(searchers, games, states)
+    results: list[SearchResult | None] = [None] * len(states)
     compiled = [i for i, searcher in enumerate(searchers) if _is_compiled(searcher)]
     if compiled:
         batch = importlib.import_module(_COMPILED_BATCH)
@@ -87,12 +73,56 @@ def search_batch(
     return [result for result in results if result is not None]
 
 
-def act_batch(agents: Sequence[Any], envs: Sequence[Any]) -> list[int]:
+def _check(
+    searchers: Sequence[Searcher], games: Game | Sequence[Game], states: Sequence[State]
+) -> list[Game]:
+    """The game of every state, after checking the lengths and that no searcher repeats."""
+    count = len(states)
+    game_list = list(games) if isinstance(games, Sequence) else [games] * count
+    if len(searchers) != count or len(game_list) != count:
+        raise InvalidOptionError(
+            f"search_batch needs one searcher and one game per state; got {len(searchers)} "
+            f"searchers, {len(game_list)} games and {count} states"
+        )
+    seen: dict[int, int] = {}
+    for i, searcher in enumerate(searchers):
+        first = seen.setdefault(id(searcher), i)
+        if first != i:
+            raise InvalidOptionError(
+                f"search_batch got the searcher {searcher!r} for states {first} and {i}; each "
+                "tree searches one position per batch"
+            )
+    return game_list
+
+
+def _moves_batch(searchers: list[Searcher], games: list[Game], states: list[State]) -> list[int]:
+    """``search_batch``'s best actions; compiled trees build no result (``moves_compiled``)."""
+    _check(searchers, games, states)
+    compiled = [i for i, searcher in enumerate(searchers) if _is_compiled(searcher)]
+    moves: list[int | None] = [None] * len(states)
+    if compiled:
+        batch = importlib.import_module(_COMPILED_BATCH)
+        found = batch.moves_compiled(
+            [searchers[i] for i in compiled],
+            [games[i] for i in compiled],
+            [states[i] for i in compiled],
+        )
+        for i, move in zip(compiled, found, strict=True):
+            moves[i] = move
+    for i, searcher in enumerate(searchers):
+        if moves[i] is None:
+            moves[i] = searcher.search(games[i], states[i]).best_action
+    return [int(move) for move in moves if move is not None]
+
+
+def act_batch(agents: Sequence[Any], envs: Sequence[Any], keep_results: bool = True) -> list[int]:
     """The move of ``agents[i]`` in ``envs[i]`` for every ``i``, as ``agents[i].act(envs[i])``.
 
     ``MCTSAgent`` s of one process (``workers == 1``) are searched as one batch
     (``search_batch``; their ``last_result`` is set as ``act`` sets it); any other agent is
-    asked through ``act(env)``. The envs are not changed. An agent may appear once.
+    asked through ``act(env)``. The envs are not changed. An agent may appear once. With
+    ``keep_results=False`` the compiled trees' results are not built (only their moves: the
+    same moves, the trees in the same state) and those agents' ``last_result`` is ``None``.
 
     Raises:
         InvalidOptionError: lists of different lengths, or an ``MCTSAgent`` given twice.
@@ -113,7 +143,11 @@ def act_batch(agents: Sequence[Any], envs: Sequence[Any]) -> list[int]:
             searchers.append(agent._searcher_for(game))
             games.append(game)
             states.append(state)
-    if batched:
+    if batched and not keep_results:
+        for i, move in zip(batched, _moves_batch(searchers, games, states), strict=True):
+            agents[i].last_result = None
+            actions[i] = move
+    elif batched:
         for i, result in zip(batched, search_batch(searchers, games, states), strict=True):
             agents[i].last_result = result
             actions[i] = result.best_action

@@ -38,7 +38,7 @@ from mcts_agents.errors import InvalidOptionError
 from mcts_agents.result import SearchResult
 from mcts_agents.searcher import check_room
 
-__all__ = ["PARALLEL_MIN", "batchable", "search_compiled", "warm_up"]
+__all__ = ["PARALLEL_MIN", "batchable", "moves_compiled", "search_compiled", "warm_up"]
 
 #: Fewer simulations than this in one call run on one thread: waking the other threads (and,
 #: on a busy machine, waiting for them to be scheduled) would cost more than they save.
@@ -199,7 +199,25 @@ def search_compiled(
 ) -> list[SearchResult]:
     """``searchers[i].search(games[i], states[i])`` for each ``i``: batched where ``batchable``
     (one kernel call per class and game), else one by one. The searchers are distinct."""
-    results: list[SearchResult | None] = [None] * len(searchers)
+    return _batched(searchers, games, states, moves_only=False)
+
+
+def moves_compiled(
+    searchers: Sequence[Any], games: Sequence[Any], states: Sequence[Any]
+) -> list[int]:
+    """The moves ``search_compiled`` would give (``best_action``), without building the
+    results of the batched trees (their children's statistics and principal variations cost
+    more than a 100-simulation kernel search); the trees are left exactly as it leaves them."""
+    return [
+        r if isinstance(r, int) else r.best_action
+        for r in _batched(searchers, games, states, moves_only=True)
+    ]
+
+
+def _batched(
+    searchers: Sequence[Any], games: Sequence[Any], states: Sequence[Any], moves_only: bool
+) -> list[Any]:
+    results: list[Any] = [None] * len(searchers)
     groups: dict[tuple[Any, ...], list[int]] = {}
     for i, searcher in enumerate(searchers):
         game = games[i]
@@ -211,7 +229,9 @@ def search_compiled(
         if batchable(searcher):
             groups.setdefault((type(searcher), searcher.game), []).append(i)
     for (kind, _), members in groups.items():
-        done = _search_group(kind, [searchers[i] for i in members], [states[i] for i in members])
+        done = _search_group(
+            kind, [searchers[i] for i in members], [states[i] for i in members], moves_only
+        )
         for i, result in zip(members, done, strict=True):
             results[i] = result
     for i, searcher in enumerate(searchers):
@@ -220,8 +240,11 @@ def search_compiled(
     return [result for result in results if result is not None]
 
 
-def _search_group(kind: type, searchers: list[Any], states: list[Any]) -> list[SearchResult]:
-    """One game, one searcher class: prepare each root, run all trees, build each result."""
+def _search_group(
+    kind: type, searchers: list[Any], states: list[Any], moves_only: bool = False
+) -> list[Any]:
+    """One game, one searcher class: prepare each root, run all trees, build each result (or,
+    ``moves_only``, each move)."""
     count = len(searchers)
     proven_column = 3 if kind is CompiledConnectFour else 2
     starts = np.empty(count)
@@ -280,11 +303,21 @@ def _search_group(kind: type, searchers: list[Any], states: list[Any]) -> list[S
                 searchers[j]._grow_nodes()
             elif code == kernel.GROW_EDGES:
                 searchers[j]._grow_edges()
+    if moves_only:
+        pairs = enumerate(zip(searchers, states, strict=True))
+        return [_move(s, state, int(roots[j])) for j, (s, state) in pairs]
     now = perf_counter()
     return [
         s._result(state, int(roots[j]), int(ran[j]), now - starts[j], *prepared[j])
         for j, (s, state) in enumerate(zip(searchers, states, strict=True))
     ]
+
+
+def _move(searcher: Any, state: Any, root: int) -> int:
+    """The ``best_action`` of ``searcher._result`` for ``root``, computed alone."""
+    if not searcher._edges(root):  # no simulation ran: the result's fallback
+        return int(searcher.game.legal_actions(state)[0])
+    return int(searcher.ed[0][searcher._choose(root, searcher.config.final_move)])
 
 
 def _decisive(searcher: Any) -> bool:

@@ -380,7 +380,8 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             if not waiting:
                 break
             agents = [self.envs[i].opponents[seat] for i, seat in waiting]
-            replies = act_batch(agents, [self.envs[i].aec_env for i, _ in waiting])
+            envs = [self.envs[i].aec_env for i, _ in waiting]
+            replies = act_batch(agents, envs, keep_results=False)  # moves only: no result built
             for (i, seat), agent, reply in zip(waiting, agents, replies, strict=True):
                 self._play_reply(i, seat, agent, reply)
             pending = [i for i, _ in waiting]

@@ -126,3 +126,25 @@ def test_act_batch_asks_other_agents_through_act() -> None:
     assert mcts.last_result is not None and mcts.last_result.best_action == got[0]
     with pytest.raises(InvalidOptionError, match="2 agents and 1 envs"):
         act_batch([mcts, other], envs[:1])
+
+
+@pytest.mark.parametrize("make_env", [connect_four_v0.env, tic_tac_toe_v0.env])
+def test_act_batch_without_results_plays_the_same_moves_and_leaves_the_same_trees(
+    make_env: Any,
+) -> None:
+    envs = [make_env() for _ in range(3)]
+    for i, env in enumerate(envs):
+        env.reset(seed=i)
+    lean = [MCTSAgent(iterations=60, seed=i) for i in range(3)]
+    full = [MCTSAgent(iterations=60, seed=i) for i in range(3)]
+    for _ in range(2):
+        moves = act_batch(lean, envs, keep_results=False)
+        assert moves == [agent.act(env) for agent, env in zip(full, envs, strict=True)]
+        assert all(agent.last_result is None for agent in lean)
+        for env, move in zip(envs, moves, strict=True):
+            env.step(move)
+    after = act_batch(lean, envs)  # full results now: the trees were left as search leaves them
+    assert [summary(a.last_result) for a in lean if a.last_result] == [
+        summary(agent.search(env)) for agent, env in zip(full, envs, strict=True)
+    ]
+    assert after == [a.last_result.best_action for a in lean if a.last_result]
