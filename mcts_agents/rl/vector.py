@@ -34,67 +34,14 @@ from mcts_agents.errors import (
     NotResetError,
 )
 from mcts_agents.play import action_index
-from mcts_agents.rl.single_agent import IllegalActionMode, SingleAgentVsOpponent
-from mcts_agents.specs import make_agent, make_env
+from mcts_agents.rl.single_agent import IllegalActionMode
+from mcts_agents.rl.sub_env import SubEnv, learner_flags, opponent_specs
+from mcts_agents.specs import make_env
 
 __all__ = ["VectorVsOpponent", "make_vector_vs_agent"]
 
 DEFAULT_OPPONENT = "mcts:iterations=200"
 _MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
-
-
-class _SubEnv(SingleAgentVsOpponent):
-    """One game of the vector env: ``SingleAgentVsOpponent`` whose opponents the vector env
-    plays (in batches) and whose opponent spec may change between episodes."""
-
-    def __init__(self, aec_env: Any, spec: str, seed: int | None, **kwargs: Any) -> None:
-        super().__init__(aec_env, make_agent(spec, seed=seed), seed=seed, **kwargs)
-        self.opponent_spec = spec
-        self._next_spec: str | None = None
-        self.deferred = False  # the vector env plays the opponents after reset
-
-    def set_opponent(self, spec: str) -> None:
-        """Play ``spec`` (an agent spec) from the next episode on.
-
-        Raises:
-            SpecError: a bad spec, naming it (checked now).
-        """
-        make_agent(_check_spec(spec))
-        self._next_spec = spec
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        if self._next_spec is not None:
-            agent = make_agent(self._next_spec, seed=self.seed)
-            learner_seats = self.seats if self.learner == "random" else [self.learner]
-            self.opponents = self._check_opponents(agent, self.seats, learner_seats)
-            self.opponent, self.opponent_spec, self._next_spec = agent, self._next_spec, None
-        return super().reset(seed=seed, options=options)
-
-    def _play_opponents(self) -> None:
-        if not self.deferred:
-            super()._play_opponents()
-
-
-def _check_spec(spec: Any) -> str:
-    if not isinstance(spec, str):
-        raise TypeError(f"an opponent must be an agent spec string, got {spec!r}")
-    return spec
-
-
-def _opponent_specs(opponent: str | Sequence[str], num_envs: int) -> list[str]:
-    if isinstance(opponent, str):
-        return [opponent] * num_envs
-    if isinstance(opponent, Sequence):
-        specs = [_check_spec(spec) for spec in opponent]
-        if len(specs) != num_envs:
-            raise InvalidOptionError(
-                f"opponent lists {len(specs)} specs for num_envs={num_envs}; give one spec or "
-                "one per sub-env"
-            )
-        return specs
-    raise TypeError(f"opponent must be an agent spec or a list of them, got {opponent!r}")
 
 
 class VectorVsOpponent(VectorEnv[Any, Any, Any]):
@@ -145,9 +92,9 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             raise InvalidOptionError(
                 f"autoreset_mode must be one of {[m.value for m in _MODES]}, got {autoreset_mode!r}"
             )
-        specs = _opponent_specs(opponent, num_envs)
+        specs = opponent_specs(opponent, num_envs)
         self.envs = [
-            _SubEnv(
+            SubEnv(
                 make_env(env, render_mode=render_mode if i == 0 else None),
                 specs[i],
                 None if seed is None else seed + i,
@@ -267,7 +214,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         Raises:
             SpecError: a bad spec; InvalidOptionError: a list of the wrong length.
         """
-        specs = _opponent_specs(opponent, self.num_envs)
+        specs = opponent_specs(opponent, self.num_envs)
         for sub, spec in zip(self.envs, specs, strict=True):
             sub.set_opponent(spec)
 
@@ -387,17 +334,19 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             pending = [i for i, _ in waiting]
         for i in indices:
             sub = self.envs[i]
-            terminated, truncated = sub._learner_flags()
-            if terminated or truncated or not sub.aec_env.agents:
+            raw = sub.aec_env.unwrapped
+            terminated, truncated = learner_flags(raw, sub._learner_seat())
+            if terminated or truncated or not raw.agents:
                 sub._done = True
 
     def _next_opponent(self, i: int) -> str | None:
         """Step finished seats of sub-env ``i``; the opponent seat to move, or ``None`` when
         the learner is to move or its game is over."""
         sub = self.envs[i]
-        env, seat = sub.aec_env, sub._learner_seat()
+        seat = sub._learner_seat()
+        env = sub.aec_env.unwrapped  # read past the wrappers (steps still go through them)
         while env.agents:
-            terminated, truncated = sub._learner_flags()
+            terminated, truncated = learner_flags(env, seat)
             if terminated or truncated:
                 return None
             current = env.agent_selection
