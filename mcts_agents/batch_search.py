@@ -115,14 +115,15 @@ def _moves_batch(searchers: list[Searcher], games: list[Game], states: list[Stat
     return [int(move) for move in moves if move is not None]
 
 
-def act_batch(agents: Sequence[Any], envs: Sequence[Any], keep_results: bool = True) -> list[int]:
+def act_batch(agents: Sequence[Any], envs: Sequence[Any], keep_results: bool = True) -> list[Any]:
     """The move of ``agents[i]`` in ``envs[i]`` for every ``i``, as ``agents[i].act(envs[i])``.
 
     ``MCTSAgent`` s of one process (``workers == 1``) are searched as one batch
     (``search_batch``; their ``last_result`` is set as ``act`` sets it); any other agent is
-    asked through ``act(env)``. The envs are not changed. An agent may appear once. With
-    ``keep_results=False`` the compiled trees' results are not built (only their moves: the
-    same moves, the trees in the same state) and those agents' ``last_result`` is ``None``.
+    asked through ``act(env)`` (its action returned as it is, for the caller to check). The
+    envs are not changed. An agent may appear once. With ``keep_results=False`` the compiled
+    trees' results are not built (only their moves: the same moves, the trees in the same
+    state) and those agents' ``last_result`` is ``None``.
 
     Raises:
         InvalidOptionError: lists of different lengths, or an ``MCTSAgent`` given twice.
@@ -131,7 +132,8 @@ def act_batch(agents: Sequence[Any], envs: Sequence[Any], keep_results: bool = T
         raise InvalidOptionError(
             f"act_batch needs one agent per env; got {len(agents)} agents and {len(envs)} envs"
         )
-    actions: list[int | None] = [None] * len(envs)
+    actions: list[Any] = [None] * len(envs)
+    searched = [False] * len(envs)
     batched: list[int] = []
     searchers: list[Searcher] = []
     games: list[Game] = []
@@ -146,15 +148,15 @@ def act_batch(agents: Sequence[Any], envs: Sequence[Any], keep_results: bool = T
     if batched and not keep_results:
         for i, move in zip(batched, _moves_batch(searchers, games, states), strict=True):
             agents[i].last_result = None
-            actions[i] = move
+            actions[i], searched[i] = move, True
     elif batched:
         for i, result in zip(batched, search_batch(searchers, games, states), strict=True):
             agents[i].last_result = result
-            actions[i] = result.best_action
+            actions[i], searched[i] = result.best_action, True
     for i, (agent, env) in enumerate(zip(agents, envs, strict=True)):
-        if actions[i] is None:
-            actions[i] = agent.act(env)
-    return [int(action) for action in actions if action is not None]
+        if not searched[i]:
+            actions[i] = agent.act(env)  # as the agent gives it: the caller checks it
+    return actions
 
 
 class BatchedMCTS:
@@ -207,7 +209,7 @@ class BatchedMCTS:
             self.agents[t].last_result = result
         return results
 
-    def act_batch(self, envs: Sequence[Any], trees: Sequence[int] | None = None) -> list[int]:
+    def act_batch(self, envs: Sequence[Any], trees: Sequence[int] | None = None) -> list[Any]:
         """The move for ``envs[j]`` (an AEC env) from tree ``trees[j]`` (default: tree ``j``)."""
         chosen = self._trees(len(envs), trees)
         return act_batch([self.agents[t] for t in chosen], envs)

@@ -358,7 +358,8 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
 
     def _play_reply(self, i: int, seat: str, agent: Any, reply: Any) -> None:
         sub = self.envs[i]
-        action = action_index(reply, f"{agent!r} ({seat})")
+        # an int is an action already; anything else is checked (the message formatted then)
+        action = reply if type(reply) is int else action_index(reply, f"{agent!r} ({seat})")
         observation = sub.aec_env.observe(seat)
         if isinstance(observation, Mapping) and "action_mask" in observation:
             mask = np.asarray(observation["action_mask"]).astype(bool)

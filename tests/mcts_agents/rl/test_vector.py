@@ -253,3 +253,33 @@ def test_make_builds_the_opponents_searcher_before_the_first_reset() -> None:
     env = gymnasium.make(TTT, opponent="mcts:iterations=5", seed=0)
     opponent = env.unwrapped.opponent
     assert opponent.searcher is not None and type(opponent.searcher).__name__ == "CompiledSearch"
+
+
+class Stubborn:
+    """An opponent that always plays ``action`` (cell 0: taken once the learner played it)."""
+
+    def __init__(self, action: Any) -> None:
+        self.action = action
+
+    def act(self, env: Any) -> Any:
+        return self.action
+
+    def __repr__(self) -> str:
+        return "Stubborn"
+
+
+@pytest.mark.parametrize(
+    ("reply", "error", "message"),
+    [
+        (0, IllegalActionError, "Stubborn played the illegal action 0 for player_1 in sub-env 1"),
+        (True, ActionTypeError, r"Stubborn \(player_1\) gave the action True"),
+    ],
+)
+def test_an_opponents_bad_reply_raises_naming_the_opponent_and_the_sub_env(
+    reply: Any, error: type[Exception], message: str
+) -> None:
+    env = native(TTT, 2, opponent="random")
+    env.reset(seed=0)
+    env.envs[1].opponents = {"player_1": Stubborn(reply)}
+    with pytest.raises(error, match=message):
+        env.step(np.array([0, 0]))
