@@ -251,7 +251,8 @@ def _search_group(
     roots = np.empty(count, np.int64)
     prepared = []
     for j, (searcher, state) in enumerate(zip(searchers, states, strict=True)):
-        check_room(searcher.budget, len(searcher.game.legal_actions(state)))
+        if searcher.budget.max_nodes is not None:  # check_room refuses nothing without it
+            check_room(searcher.budget, len(searcher.game.legal_actions(state)))
         starts[j] = perf_counter()
         searcher.rng_state[0] = searcher.rng.getrandbits(64) | 1
         searcher.meta[2] = 0

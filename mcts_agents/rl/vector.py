@@ -24,6 +24,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
+from mcts_agents.agent import MCTSAgent
 from mcts_agents.batch_search import act_batch
 from mcts_agents.errors import (
     ActionTypeError,
@@ -330,7 +331,10 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             envs = [self.envs[i].aec_env for i, _ in waiting]
             replies = act_batch(agents, envs, keep_results=False)  # moves only: no result built
             for (i, seat), agent, reply in zip(waiting, agents, replies, strict=True):
-                self._play_reply(i, seat, agent, reply)
+                if isinstance(agent, MCTSAgent) and type(reply) is int:
+                    self.envs[i]._step_env(reply)  # a search's move: one of the legal moves
+                else:
+                    self._play_reply(i, seat, agent, reply)
             pending = [i for i, _ in waiting]
         for i in indices:
             sub = self.envs[i]
