@@ -37,6 +37,9 @@ class SubEnv(SingleAgentVsOpponent):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         if self._next_spec is not None:
+            close = getattr(self.opponent, "close", None)
+            if callable(close):
+                close()  # the replaced opponent's worker processes, if it has any
             agent = make_agent(self._next_spec, seed=self.seed)
             learner_seats = self.seats if self.learner == "random" else [self.learner]
             self.opponents = self._check_opponents(agent, self.seats, learner_seats)
