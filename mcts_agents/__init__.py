@@ -16,6 +16,7 @@ from mcts_agents.arena import (
     play_match,
     tournament,
 )
+from mcts_agents.batch_search import BatchedMCTS, search_batch
 from mcts_agents.cloning import clone_env
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import (
@@ -81,6 +82,7 @@ __all__ = [
     "AgentStats",
     "ArenaResult",
     "BatchEvaluator",
+    "BatchedMCTS",
     "Budget",
     "CheckpointError",
     "ChildStats",
@@ -146,6 +148,7 @@ __all__ = [
     "play_game",
     "play_match",
     "play_selfplay_game",
+    "search_batch",
     "select_move",
     "symmetries",
     "tournament",
