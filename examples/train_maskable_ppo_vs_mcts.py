@@ -1,8 +1,9 @@
 """Train sb3-contrib's MaskablePPO against an MCTS opponent; report its win rate before and after.
 
-Shows the RL drop-in: ``SingleAgentVsOpponent`` makes one seat of a PettingZoo AEC game a
-Gymnasium env (the opponent, a weak ``MCTSAgent``, moves inside ``step``; the learner's seat is
-drawn at random each episode) with ``action_masks()`` for ``MaskablePPO``. Before and after
+Shows the RL drop-in: ``sb3_vec_env`` gives ``--envs`` games of a PettingZoo AEC game as one
+Stable-Baselines3 vector env (``rl.vector.VectorVsOpponent``: the opponents, weak MCTS agents,
+move inside ``step``, all their searches of a step in one batch; the learner's seat is drawn at
+random each episode) with ``action_masks()`` for ``MaskablePPO``. Before and after
 training, the model is wrapped with ``PolicyAgent.from_sb3`` and plays a seat-swapping match
 against the same opponent in the arena; the script prints both results and win rates.
 
@@ -22,7 +23,7 @@ import sys
 import time
 from typing import Any
 
-from mcts_agents import MCTSAgent, PolicyAgent, SingleAgentVsOpponent
+from mcts_agents import PolicyAgent
 from mcts_agents.arena import play_match
 from mcts_agents.envs import connect_four_v0, tic_tac_toe_v0
 
@@ -62,6 +63,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, help="training steps (default 60000; quick: 2048)")
     parser.add_argument("--games", type=int, help="evaluation games (default 200; quick: 20)")
     parser.add_argument("--opponent-iterations", type=int, default=5)
+    parser.add_argument("--envs", type=int, default=8, help="games played at once")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--save", help="save the trained model to this path (.zip)")
     args = parser.parse_args()
@@ -70,17 +72,29 @@ def main() -> None:
     steps = args.steps or (2048 if args.quick else 60_000)
     games = args.games or (20 if args.quick else 200)
 
-    env = SingleAgentVsOpponent(
-        GAMES[args.game](),
-        MCTSAgent(iterations=args.opponent_iterations),
+    from mcts_agents.rl.sb3_vec import sb3_vec_env  # imports Stable-Baselines3
+
+    env = sb3_vec_env(
+        args.envs,
+        args.game,
+        opponent=f"mcts:iterations={args.opponent_iterations}",
         learner="random",
         seed=args.seed,
     )
-    model = MaskablePPO(
-        "MlpPolicy", env, n_steps=1024, batch_size=128, gamma=0.99, seed=args.seed, verbose=0
+    model = MaskablePPO(  # rollouts of 1024 steps in all, as with one env
+        "MlpPolicy",
+        env,
+        n_steps=max(1024 // args.envs, 1),
+        batch_size=128,
+        gamma=0.99,
+        seed=args.seed,
+        verbose=0,
     )
     opponent = f"MCTS ({args.opponent_iterations} iterations/move)"
-    print(f"== {args.game}: MaskablePPO vs {opponent}, learner seat random per episode")
+    print(
+        f"== {args.game}: MaskablePPO vs {opponent}, {args.envs} games at once, "
+        "learner seat random per episode"
+    )
     print("-- before training")
     before = win_rate(model, args.game, args.opponent_iterations, games, args.seed)
     start = time.perf_counter()

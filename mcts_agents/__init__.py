@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         play_match,
         tournament,
     )
+    from mcts_agents.batch_search import BatchedMCTS, search_batch
     from mcts_agents.cloning import clone_env
     from mcts_agents.config import Budget, SearchConfig
     from mcts_agents.errors import (
@@ -96,6 +97,7 @@ __all__ = [
     "AgentStats",
     "ArenaResult",
     "BatchEvaluator",
+    "BatchedMCTS",
     "Budget",
     "CheckpointError",
     "ChildStats",
@@ -162,6 +164,7 @@ __all__ = [
     "play_game",
     "play_match",
     "play_selfplay_game",
+    "search_batch",
     "select_move",
     "symmetries",
     "tournament",

@@ -7,7 +7,9 @@ Stable-Baselines3 model as an agent for the arena and the standard AEC loop. ``S
 (``sb3``) makes a trained Stable-Baselines3 policy the search's batch evaluator (PUCT over its
 priors). Importing this package registers ``gymnasium.make`` ids for every env
 (``registration``). Nothing here imports Stable-Baselines3 or torch until a model is loaded or
-evaluated.
+evaluated. ``VectorVsOpponent`` (``vector``) holds N such games with one batched opponent search
+per step (the ids' ``gymnasium.make_vec`` entry point); ``sb3_vec`` adapts it to
+Stable-Baselines3 and is imported only by name.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from mcts_agents.rl.policy import Policy, PolicyAgent
 from mcts_agents.rl.registration import gym_id, make_vs_agent, register_envs
 from mcts_agents.rl.sb3 import SB3Evaluator
 from mcts_agents.rl.single_agent import IllegalActionMode, SingleAgentVsOpponent
+from mcts_agents.rl.vector import VectorVsOpponent
 
 register_envs()  # gymnasium.make("mcts_agents/<variant>-vs-agent-v0", opponent=...)
 
@@ -25,6 +28,7 @@ __all__ = [
     "PolicyAgent",
     "SB3Evaluator",
     "SingleAgentVsOpponent",
+    "VectorVsOpponent",
     "gym_id",
     "make_vs_agent",
     "register_envs",

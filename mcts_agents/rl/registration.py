@@ -6,16 +6,19 @@ a ``SingleAgentVsOpponent`` whose opponent is built from an agent spec string (d
 ``"mcts:iterations=200"``), so the id, its keywords and the env pickle to worker processes as
 vectorised RL pipelines need. ``gymnasium.make`` sets ``env.spec``. Through gymnasium's wrappers
 the mask is ``env.unwrapped.action_masks()`` (or ``env.get_wrapper_attr("action_masks")()``).
+``gymnasium.make_vec(id, num_envs=N, opponent=...)`` builds the native vector env of the id
+(``vector.VectorVsOpponent``: one batched opponent for all N games; its ``vector_entry_point``).
 """
 
 from __future__ import annotations
 
 import gymnasium
 
+from mcts_agents.agent import MCTSAgent
 from mcts_agents.rl.single_agent import IllegalActionMode, SingleAgentVsOpponent
 from mcts_agents.specs import ENV_SPECS, make_agent, make_env
 
-__all__ = ["gym_id", "make_vs_agent", "register_envs"]
+__all__ = ["gym_id", "make_vs_agent", "prepare_opponents", "register_envs"]
 
 DEFAULT_OPPONENT = "mcts:iterations=200"
 
@@ -41,7 +44,7 @@ def make_vs_agent(
         SpecError: a bad env or agent spec, naming it.
     """
     aec = make_env(env, render_mode=render_mode)
-    return SingleAgentVsOpponent(
+    wrapper = SingleAgentVsOpponent(
         aec,
         make_agent(opponent, seed=seed),
         learner=learner,
@@ -49,6 +52,25 @@ def make_vs_agent(
         illegal_action=illegal_action,
         illegal_reward=illegal_reward,
     )
+    prepare_opponents(wrapper)
+    return wrapper
+
+
+def prepare_opponents(env: SingleAgentVsOpponent) -> None:
+    """Build the searchers of the env's ``MCTSAgent`` opponents (one process each) now, which
+    compiles their kernels or loads them from numba's cache.
+
+    ``make_vec(..., vectorization_mode="async")`` builds one env in the parent process before
+    it starts the workers: the kernels are compiled there once, and every worker only loads
+    them from the cache (instead of each compiling them at once). The AEC env is reset here
+    (seed 0) to show the agents the game; every episode resets it again with its own seed.
+    """
+    agents = {id(agent): agent for agent in env.opponents.values()}.values()
+    searching = [a for a in agents if isinstance(a, MCTSAgent) and a.workers == 1]
+    if searching:
+        env.aec_env.reset(seed=0)
+        for agent in searching:
+            agent.prepare(env.aec_env)
 
 
 def register_envs() -> None:
@@ -59,5 +81,6 @@ def register_envs() -> None:
             gymnasium.register(
                 id=env_id,
                 entry_point="mcts_agents.rl.registration:make_vs_agent",
+                vector_entry_point="mcts_agents.rl.vector:make_vector_vs_agent",
                 kwargs={"env": variant},
             )

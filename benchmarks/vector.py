@@ -1,0 +1,205 @@
+"""Vector envs against MCTS: learner steps/s of the native vector env and of Gymnasium's.
+
+Run from the repository root (a quiet machine; the full grid takes many minutes)::
+
+    python -m benchmarks.vector [--quick] [--games connect_four,othello,tic_tac_toe]
+        [--num-envs 16,64,256] [--cores 1,2] [--steps 20] [--repeats 3] [--json PATH]
+
+For each game (opponent: Connect Four 100 iterations, Othello 200, tic-tac-toe 100), number of
+sub-envs ``N`` and number of cores, side by side in one process:
+
+- ``native``: ``gymnasium.make_vec(id, num_envs=N)`` (the ``vector_entry_point``,
+  ``rl.vector.VectorVsOpponent``: every opponent search of a step in one parallel kernel call);
+- ``sync``: ``make_vec(..., vectorization_mode="sync")`` over the single-env wrapper (the
+  searches one after another);
+- ``async``: ``make_vec(..., vectorization_mode="async")`` (one process per sub-env; only for
+  ``N <= --async-max``, as each process loads the kernels).
+
+The learner plays uniformly random legal moves (from ``action_masks()``), seeded. Learner steps
+per second are medians of ``--repeats`` runs of ``--steps`` steps of every sub-env, after one
+warm-up step. For ``native``, the time inside the batch kernel calls is measured too:
+``kernel share`` is that time over the whole step time, i.e. the steps/s reached over the
+bound that the kernel alone would allow for the same simulations (the target is >= 0.8), and
+``search share`` the same for the whole batched search (roots, kernel, results). The cores
+are those the process may run on (``os.sched_setaffinity``, inherited by ``async`` workers)
+and numba's thread count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python benchmarks/...` too
+
+import gymnasium
+import numpy as np
+
+from benchmarks._common import fmt, machine_info, median, print_machine, print_table, write_json
+from mcts_agents.rl import gym_id
+
+ITERATIONS = {"connect_four": 100, "othello": 200, "tic_tac_toe": 100}
+MODES = ("native", "sync", "async")
+KERNELS = ("_run_connect_four", "_run_shared", "_serial_connect_four", "_serial_shared")
+
+
+class Timer:
+    """Wraps a function and adds the seconds spent in it to ``seconds``."""
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self.function = function
+        self.seconds = 0.0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        start = perf_counter()
+        try:
+            return self.function(*args, **kwargs)
+        finally:
+            self.seconds += perf_counter() - start
+
+
+def instrument() -> dict[str, Timer]:
+    """Time the batch kernels and the batched search (module attributes, looked up per call)."""
+    from mcts_agents.compiled import batch
+
+    timers = {}
+    for name in (*KERNELS, "_search_group"):
+        function = getattr(batch, name)
+        timer = function if isinstance(function, Timer) else Timer(function)
+        setattr(batch, name, timer)
+        timers[name] = timer
+    return timers
+
+
+def masks_of(env: Any) -> np.ndarray:
+    if hasattr(env, "action_masks"):
+        return np.asarray(env.action_masks())
+    return np.stack(env.call("action_masks"))
+
+
+def play(
+    env: Any, steps: int, seed: int, timers: dict[str, Timer]
+) -> tuple[float, dict[str, float]]:
+    """Seconds for ``steps`` steps of random legal learner moves (after reset and one step),
+    and the seconds each timer counted in them."""
+    rng = np.random.default_rng(seed)
+
+    def pick() -> np.ndarray:
+        masks = masks_of(env)
+        return np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+
+    env.reset(seed=seed)
+    env.step(pick())  # warm-up: kernels loaded, tables allocated
+    before = {name: t.seconds for name, t in timers.items()}
+    start = perf_counter()
+    for _ in range(steps):
+        env.step(pick())
+    seconds = perf_counter() - start
+    return seconds, {name: t.seconds - before[name] for name, t in timers.items()}
+
+
+def run(
+    game: str, mode: str, num_envs: int, steps: int, seed: int, iterations: int | None = None
+) -> dict[str, Any]:
+    """One measurement: learner steps/s (and the native env's kernel and search shares)."""
+    opponent = f"mcts:iterations={iterations or ITERATIONS.get(game, 100)}"
+    kwargs: dict[str, Any] = {"opponent": opponent}
+    if mode != "native":
+        kwargs["vectorization_mode"] = mode
+    env = gymnasium.make_vec(gym_id(game), num_envs=num_envs, **kwargs)
+    timers = instrument() if mode == "native" else {}
+    try:
+        seconds, spent = play(env, steps, seed, timers)
+    finally:
+        env.close()
+    report: dict[str, Any] = {"steps_per_s": num_envs * steps / seconds, "seconds": seconds}
+    if timers:
+        kernel = sum(spent[name] for name in KERNELS)
+        report["kernel_share"] = kernel / seconds
+        report["search_share"] = spent["_search_group"] / seconds
+    return report
+
+
+def set_cores(cores: int) -> None:
+    """Run on the first ``cores`` CPUs this process may use, with as many numba threads."""
+    import numba
+
+    if hasattr(os, "sched_setaffinity"):
+        allowed = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, allowed[:cores])
+    numba.set_num_threads(min(cores, numba.config.NUMBA_NUM_THREADS))
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default="connect_four,othello,tic_tac_toe")
+    parser.add_argument("--num-envs", default="16,64,256")
+    parser.add_argument("--cores", default="1,2")
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--steps", type=int, default=20, help="timed steps per repeat")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--async-max", type=int, default=16, help="largest N run async")
+    parser.add_argument("--iterations", type=int, default=None, help="override the budgets")
+    parser.add_argument("--quick", action="store_true", help="C4, N=16, 2 cores, 3 steps")
+    parser.add_argument("--json", default=None, help="save the results here")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.games, args.num_envs, args.cores, args.steps, args.repeats = (
+            "connect_four", "16", "2", 3, 1,
+        )  # fmt: skip
+    info = machine_info()
+    print_machine(info)
+    rows, results = [], []
+    for cores in (int(c) for c in args.cores.split(",")):
+        set_cores(cores)
+        for game in args.games.split(","):
+            for num_envs in (int(n) for n in args.num_envs.split(",")):
+                found: dict[str, dict[str, Any]] = {}
+                for mode in args.modes.split(","):
+                    if mode == "async" and num_envs > args.async_max:
+                        continue
+                    runs = [
+                        run(game, mode, num_envs, args.steps, seed, args.iterations)
+                        for seed in range(args.repeats)
+                    ]
+                    found[mode] = {
+                        key: median([r[key] for r in runs]) for key in runs[0] if key != "seconds"
+                    }
+                results.append({"game": game, "num_envs": num_envs, "cores": cores, **found})
+                native = found.get("native", {})
+                rows.append(
+                    [
+                        game,
+                        str(num_envs),
+                        str(cores),
+                        *(fmt(found.get(m, {}).get("steps_per_s")) for m in MODES),
+                        *(
+                            fmt(native["steps_per_s"] / found[m]["steps_per_s"], 1)
+                            if native and m in found
+                            else "-"
+                            for m in ("sync", "async")
+                        ),
+                        fmt(native.get("kernel_share"), 2),
+                        fmt(native.get("search_share"), 2),
+                    ]
+                )
+    print_table(
+        [
+            "game", "N", "cores", "native steps/s", "sync steps/s", "async steps/s",
+            "x sync", "x async", "kernel share", "search share",
+        ],
+        rows,
+    )  # fmt: skip
+    data = {"machine": info, "results": results, "steps": args.steps, "repeats": args.repeats}
+    if args.json:
+        write_json(args.json, data)
+    return data
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,352 @@
+"""Compiled searchers searched as one batch: one numba call over many trees, in parallel.
+
+``search_compiled`` (behind ``mcts_agents.batch_search.search_batch``) takes compiled
+searchers (``CompiledConnectFour``, ``CompiledSearch``), each with its own tree, and a position
+for each. Every tree is prepared as its own ``search`` prepares it (its seed drawn from its own
+generator, the root found or re-rooted with reachability pruning), then the simulations of all
+the trees run in one kernel call (``_run_connect_four`` or ``_run_shared``: a ``prange`` over
+the trees, each running the single kernel's ``run`` on its own arrays), again for the trees
+whose arrays had to grow, and each result is built by the searcher's own code. Each tree's
+simulations are exactly those of its own ``search``: same seed, same result.
+
+The kernel reaches the trees' arrays through numba typed lists kept in a ``_Pool`` per
+searcher class (a slot per searcher, freed when the searcher is collected); a slot is written
+again only when its searcher's arrays were reallocated (growth), so a batch call costs a few
+identity checks per tree instead of building lists.
+
+Batched here: an iteration budget without a time limit, and a final move other than
+``robust_max``; any other searcher searches on its own (``search``), in turn.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from time import perf_counter
+from typing import Any
+
+import numpy as np
+from numba import get_num_threads, njit, prange
+from numba.typed import List
+
+from mcts_agents.compiled import connect_four_kernel as c4_kernel
+from mcts_agents.compiled import kernel
+from mcts_agents.compiled.common import UNKNOWN
+from mcts_agents.compiled.connect_four import CompiledConnectFour
+from mcts_agents.compiled.search import NO_LIMIT, CompiledSearch
+from mcts_agents.errors import InvalidOptionError
+from mcts_agents.result import SearchResult
+from mcts_agents.searcher import check_room
+
+__all__ = ["PARALLEL_MIN", "batchable", "moves_compiled", "search_compiled", "warm_up"]
+
+#: Fewer simulations than this in one call run on one thread: waking the other threads (and,
+#: on a busy machine, waiting for them to be scheduled) would cost more than they save.
+PARALLEL_MIN = 2048
+
+
+@njit(cache=True, parallel=True)
+def _run_connect_four(
+    nds: Any, eds: Any, slots: Any, metas: Any, rngs: Any, geometry: tuple, trees: np.ndarray,
+    roots: np.ndarray, iterations: np.ndarray, c: np.ndarray, solver: np.ndarray,
+    decisive: np.ndarray, max_nodes: np.ndarray, done: np.ndarray, status: np.ndarray,
+) -> None:  # fmt: skip
+    """``connect_four_kernel.run`` of tree ``trees[j]`` from ``roots[j]``, for every ``j``."""
+    for j in prange(len(trees)):
+        t = trees[j]
+        done[j], status[j] = c4_kernel.run(
+            nds[t], eds[t], slots[t], metas[t], rngs[t], geometry, roots[j], iterations[j],
+            c[j], solver[j], decisive[j], max_nodes[j], False,
+        )  # fmt: skip
+
+
+@njit(cache=True, parallel=True)
+def _run_shared(
+    g: int, p: np.ndarray, nds: Any, eds: Any, slots: Any, metas: Any, rngs: Any,
+    trees: np.ndarray, roots: np.ndarray, iterations: np.ndarray, c: np.ndarray,
+    solver: np.ndarray, decisive: np.ndarray, max_nodes: np.ndarray, max_actions: int,
+    max_depth: int, outcomes: bool, done: np.ndarray, status: np.ndarray,
+) -> None:  # fmt: skip
+    """``kernel.run`` of tree ``trees[j]`` (game ``g``, parameters ``p``) for every ``j``."""
+    for j in prange(len(trees)):
+        t = trees[j]
+        done[j], status[j] = kernel.run(
+            g, p, nds[t], eds[t], slots[t], metas[t], rngs[t], roots[j], iterations[j], c[j],
+            solver[j], decisive[j], max_nodes[j], False, max_actions, max_depth, outcomes,
+        )  # fmt: skip
+
+
+@njit(cache=True)
+def _serial_connect_four(
+    nds: Any, eds: Any, slots: Any, metas: Any, rngs: Any, geometry: tuple, trees: np.ndarray,
+    roots: np.ndarray, iterations: np.ndarray, c: np.ndarray, solver: np.ndarray,
+    decisive: np.ndarray, max_nodes: np.ndarray, done: np.ndarray, status: np.ndarray,
+) -> None:  # fmt: skip
+    """``_run_connect_four`` on one thread (small batches: no thread to wake)."""
+    for j in range(len(trees)):
+        t = trees[j]
+        done[j], status[j] = c4_kernel.run(
+            nds[t], eds[t], slots[t], metas[t], rngs[t], geometry, roots[j], iterations[j],
+            c[j], solver[j], decisive[j], max_nodes[j], False,
+        )  # fmt: skip
+
+
+@njit(cache=True)
+def _serial_shared(
+    g: int, p: np.ndarray, nds: Any, eds: Any, slots: Any, metas: Any, rngs: Any,
+    trees: np.ndarray, roots: np.ndarray, iterations: np.ndarray, c: np.ndarray,
+    solver: np.ndarray, decisive: np.ndarray, max_nodes: np.ndarray, max_actions: int,
+    max_depth: int, outcomes: bool, done: np.ndarray, status: np.ndarray,
+) -> None:  # fmt: skip
+    """``_run_shared`` on one thread."""
+    for j in range(len(trees)):
+        t = trees[j]
+        done[j], status[j] = kernel.run(
+            g, p, nds[t], eds[t], slots[t], metas[t], rngs[t], roots[j], iterations[j], c[j],
+            solver[j], decisive[j], max_nodes[j], False, max_actions, max_depth, outcomes,
+        )  # fmt: skip
+
+
+@njit(cache=True)
+def _list_of(item: Any) -> Any:
+    """A typed list of ``item`` (built in compiled code: the interpreter's typed-list methods
+    would be compiled again in every process, about half a second per item type)."""
+    items = List()
+    items.append(item)
+    return items
+
+
+@njit(cache=True)
+def _append(items: Any, item: Any) -> None:
+    items.append(item)
+
+
+@njit(cache=True)
+def _put(items: Any, k: int, item: Any) -> None:
+    items[k] = item
+
+
+class _Pool:
+    """The arrays of every live searcher of one class, as typed lists the kernel indexes."""
+
+    def __init__(self, searcher: Any) -> None:
+        self.spare = tuple(_tiny(a) for a in _arrays(searcher))  # what a free slot holds
+        self.lists = tuple(_list_of(a) for a in self.spare)  # nd, ed, slots, meta, rng
+        self.held: list[tuple[Any, ...]] = [self.spare]  # what each slot holds now
+        self.index: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+        self.free: list[int] = [0]
+
+    def slot(self, searcher: Any) -> int:
+        """The searcher's slot, its arrays up to date."""
+        arrays = _arrays(searcher)
+        k = self.index.get(searcher)
+        if k is None:
+            if self.free:
+                k = self.free.pop()
+                self._store(k, arrays)
+            else:
+                k = len(self.held)
+                for column, a in zip(self.lists, arrays, strict=True):
+                    _append(column, a)
+                self.held.append(arrays)
+            self.index[searcher] = k
+            weakref.finalize(searcher, self._release, k)
+            return k
+        if any(a is not b for a, b in zip(arrays, self.held[k], strict=True)):
+            self._store(k, arrays)
+        return k
+
+    def _store(self, k: int, arrays: tuple[Any, ...]) -> None:
+        held = self.held[k]
+        for i, (column, a) in enumerate(zip(self.lists, arrays, strict=True)):
+            if held[i] is not a:
+                _put(column, k, a)
+        self.held[k] = arrays
+
+    def _release(self, k: int) -> None:
+        self._store(k, self.spare)
+        self.free.append(k)
+
+
+def _arrays(searcher: Any) -> tuple[Any, ...]:
+    return searcher.nd, searcher.ed, searcher.slots, searcher.meta, searcher.rng_state
+
+
+def _tiny(a: Any) -> Any:
+    """A one-row stand-in of the same types as ``a`` (an array or a tuple of arrays)."""
+    if isinstance(a, tuple):
+        return tuple(_tiny(column) for column in a)
+    return np.zeros((1, *a.shape[1:]), a.dtype)
+
+
+_POOLS: dict[type, _Pool] = {}
+
+
+def batchable(searcher: Any) -> bool:
+    """Whether ``searcher`` can run in a batch: a compiled searcher of this module's kinds with
+    an iteration budget, no time limit, and a final move other than ``robust_max``."""
+    budget = searcher.budget if type(searcher) in _KINDS else None
+    return (
+        budget is not None
+        and budget.iterations is not None
+        and budget.time_limit is None
+        and searcher.config.final_move != "robust_max"
+    )
+
+
+def search_compiled(
+    searchers: Sequence[Any], games: Sequence[Any], states: Sequence[Any]
+) -> list[SearchResult]:
+    """``searchers[i].search(games[i], states[i])`` for each ``i``: batched where ``batchable``
+    (one kernel call per class and game), else one by one. The searchers are distinct."""
+    return _batched(searchers, games, states, moves_only=False)
+
+
+def moves_compiled(
+    searchers: Sequence[Any], games: Sequence[Any], states: Sequence[Any]
+) -> list[int]:
+    """The moves ``search_compiled`` would give (``best_action``), without building the
+    results of the batched trees (their children's statistics and principal variations cost
+    more than a 100-simulation kernel search); the trees are left exactly as it leaves them."""
+    return [
+        r if isinstance(r, int) else r.best_action
+        for r in _batched(searchers, games, states, moves_only=True)
+    ]
+
+
+def _batched(
+    searchers: Sequence[Any], games: Sequence[Any], states: Sequence[Any], moves_only: bool
+) -> list[Any]:
+    results: list[Any] = [None] * len(searchers)
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, searcher in enumerate(searchers):
+        game = games[i]
+        if game is not searcher.game and game != searcher.game:
+            raise InvalidOptionError(
+                f"this compiled search plays {searcher.game!r}, got {game!r}; build one per "
+                "game with mcts_agents.make_searcher"
+            )
+        if batchable(searcher):
+            groups.setdefault((type(searcher), searcher.game), []).append(i)
+    for (kind, _), members in groups.items():
+        done = _search_group(
+            kind, [searchers[i] for i in members], [states[i] for i in members], moves_only
+        )
+        for i, result in zip(members, done, strict=True):
+            results[i] = result
+    for i, searcher in enumerate(searchers):
+        if results[i] is None:
+            results[i] = searcher.search(games[i], states[i])
+    return [result for result in results if result is not None]
+
+
+def _search_group(
+    kind: type, searchers: list[Any], states: list[Any], moves_only: bool = False
+) -> list[Any]:
+    """One game, one searcher class: prepare each root, run all trees, build each result (or,
+    ``moves_only``, each move)."""
+    count = len(searchers)
+    proven_column = 3 if kind is CompiledConnectFour else 2
+    starts = np.empty(count)
+    roots = np.empty(count, np.int64)
+    prepared = []
+    for j, (searcher, state) in enumerate(zip(searchers, states, strict=True)):
+        if searcher.budget.max_nodes is not None:  # check_room refuses nothing without it
+            check_room(searcher.budget, len(searcher.game.legal_actions(state)))
+        starts[j] = perf_counter()
+        searcher.rng_state[0] = searcher.rng.getrandbits(64) | 1
+        searcher.meta[2] = 0
+        root, reused, pruned = searcher._prepare_root(state)
+        roots[j] = root
+        prepared.append((reused, pruned))
+    limits = np.array([s.budget.iterations for s in searchers], np.int64)
+    ran = np.zeros(count, np.int64)
+    c = np.array([s.config.c for s in searchers], np.float64)
+    solver = np.array([s.config.solver for s in searchers], np.bool_)
+    decisive = np.array([_decisive(s) for s in searchers], np.bool_)
+    max_nodes = np.array([s.budget.max_nodes or NO_LIMIT for s in searchers], np.int64)
+    pool = _POOLS.get(kind)
+    if pool is None:
+        pool = _POOLS[kind] = _Pool(searchers[0])
+    while True:
+        active = [
+            j
+            for j, s in enumerate(searchers)
+            if ran[j] < limits[j] and int(s.nd[proven_column][roots[j]]) == UNKNOWN
+        ]
+        if not active:
+            break
+        trees = np.array([pool.slot(searchers[j]) for j in active], np.int64)
+        picked = np.array(active, np.int64)
+        done = np.zeros(len(active), np.int64)
+        status = np.zeros(len(active), np.int64)
+        nds, eds, slots, metas, rngs = pool.lists
+        want = limits[picked] - ran[picked]
+        parallel = len(active) > 1 and int(want.sum()) >= PARALLEL_MIN and get_num_threads() > 1
+        if kind is CompiledConnectFour:
+            run = _run_connect_four if parallel else _serial_connect_four
+            run(
+                nds, eds, slots, metas, rngs, searchers[0].geometry, trees, roots[picked], want,
+                c[picked], solver[picked], decisive[picked], max_nodes[picked], done, status,
+            )  # fmt: skip
+        else:
+            rules = searchers[0].codec
+            shared = _run_shared if parallel else _serial_shared
+            shared(
+                rules.game_id, rules.params, nds, eds, slots, metas, rngs, trees,
+                roots[picked], want, c[picked], solver[picked], decisive[picked],
+                max_nodes[picked], rules.max_actions, rules.max_depth, rules.players > 2, done,
+                status,
+            )  # fmt: skip
+        ran[picked] += done
+        for j, code in zip(active, status.tolist(), strict=True):
+            if code == kernel.GROW_NODES:
+                searchers[j]._grow_nodes()
+            elif code == kernel.GROW_EDGES:
+                searchers[j]._grow_edges()
+    if moves_only:
+        pairs = enumerate(zip(searchers, states, strict=True))
+        return [_move(s, state, int(roots[j])) for j, (s, state) in pairs]
+    now = perf_counter()
+    return [
+        s._result(state, int(roots[j]), int(ran[j]), now - starts[j], *prepared[j])
+        for j, (s, state) in enumerate(zip(searchers, states, strict=True))
+    ]
+
+
+def _move(searcher: Any, state: Any, root: int) -> int:
+    """The ``best_action`` of ``searcher._result`` for ``root``, computed alone."""
+    if not searcher._edges(root):  # no simulation ran: the result's fallback
+        return int(searcher.game.legal_actions(state)[0])
+    return int(searcher.ed[0][searcher._choose(root, searcher.config.final_move)])
+
+
+def _decisive(searcher: Any) -> bool:
+    decisive = searcher.config.playout == "decisive"
+    if isinstance(searcher, CompiledSearch):
+        return decisive and searcher.codec.decisive
+    return decisive
+
+
+_KINDS = (CompiledConnectFour, CompiledSearch)
+_warm = False
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) both batch kernels once per process."""
+    global _warm
+    if _warm:
+        return
+    _warm = True
+    from mcts_agents.config import Budget, SearchConfig
+    from mcts_agents.envs.games.connect_four import ConnectFour
+    from mcts_agents.envs.games.mnk import MNK
+
+    for game in (ConnectFour(), MNK(3, 3, 3)):
+        searchers = [
+            CompiledConnectFour(game, Budget(iterations=32), SearchConfig(), seed, capacity=16)
+            if isinstance(game, ConnectFour) and game.k == 4
+            else CompiledSearch(game, Budget(iterations=32), SearchConfig(), seed, capacity=16)
+            for seed in range(2)
+        ]
+        search_compiled(searchers, [game, game], [game.initial_state()] * 2)

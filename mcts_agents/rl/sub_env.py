@@ -1,0 +1,80 @@
+"""The pieces of ``rl.vector``'s sub-envs: ``SubEnv`` (a ``SingleAgentVsOpponent`` whose
+opponents the vector env plays, in batches, and whose opponent spec may change between
+episodes), the opponent specs of N sub-envs, and the learner's flags read past the wrappers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mcts_agents.errors import InvalidOptionError
+from mcts_agents.rl.single_agent import SingleAgentVsOpponent
+from mcts_agents.specs import make_agent
+
+__all__ = ["SubEnv", "check_spec", "learner_flags", "opponent_specs"]
+
+
+class SubEnv(SingleAgentVsOpponent):
+    """One game of the vector env: ``SingleAgentVsOpponent`` whose opponents the vector env
+    plays (in batches) and whose opponent spec may change between episodes."""
+
+    def __init__(self, aec_env: Any, spec: str, seed: int | None, **kwargs: Any) -> None:
+        super().__init__(aec_env, make_agent(spec, seed=seed), seed=seed, **kwargs)
+        self.opponent_spec = spec
+        self._next_spec: str | None = None
+        self.deferred = False  # the vector env plays the opponents after reset
+
+    def set_opponent(self, spec: str) -> None:
+        """Play ``spec`` (an agent spec) from the next episode on.
+
+        Raises:
+            SpecError: a bad spec, naming it (checked now).
+        """
+        make_agent(check_spec(spec))
+        self._next_spec = spec
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        if self._next_spec is not None:
+            close = getattr(self.opponent, "close", None)
+            if callable(close):
+                close()  # the replaced opponent's worker processes, if it has any
+            agent = make_agent(self._next_spec, seed=self.seed)
+            learner_seats = self.seats if self.learner == "random" else [self.learner]
+            self.opponents = self._check_opponents(agent, self.seats, learner_seats)
+            self.opponent, self.opponent_spec, self._next_spec = agent, self._next_spec, None
+        return super().reset(seed=seed, options=options)
+
+    def _play_opponents(self) -> None:
+        if not self.deferred:
+            super()._play_opponents()
+
+
+def check_spec(spec: Any) -> str:
+    if not isinstance(spec, str):
+        raise TypeError(f"an opponent must be an agent spec string, got {spec!r}")
+    return spec
+
+
+def opponent_specs(opponent: str | Sequence[str], num_envs: int) -> list[str]:
+    if isinstance(opponent, str):
+        return [opponent] * num_envs
+    if isinstance(opponent, Sequence):
+        specs = [check_spec(spec) for spec in opponent]
+        if len(specs) != num_envs:
+            raise InvalidOptionError(
+                f"opponent lists {len(specs)} specs for num_envs={num_envs}; give one spec or "
+                "one per sub-env"
+            )
+        return specs
+    raise TypeError(f"opponent must be an agent spec or a list of them, got {opponent!r}")
+
+
+def learner_flags(env: Any, seat: str) -> tuple[bool, bool]:
+    """``SingleAgentVsOpponent._learner_flags`` on the unwrapped AEC env (the wrappers' attribute
+    lookups cost more than the reads)."""
+    if seat not in env.agents:
+        return True, False
+    terminated = bool(env.terminations[seat])
+    return terminated, bool(env.truncations[seat]) and not terminated

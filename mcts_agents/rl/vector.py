@@ -1,0 +1,448 @@
+"""``VectorVsOpponent``: N games against MCTS opponents as one ``gymnasium.vector.VectorEnv``.
+
+``gymnasium.make_vec("mcts_agents/<variant>-vs-agent-v0", num_envs=N, opponent=...)`` builds it
+(the ids' ``vector_entry_point``; ``vectorization_mode="vector_entry_point"`` is the default
+when none is given). Each sub-env is a ``SingleAgentVsOpponent`` over its own game and its own
+opponent; the vector env plays the learner's actions in every sub-env, then asks all the
+opponents that are to move for their replies in one call (``batch_search.act_batch``: the
+compiled kernels search every tree in one parallel call), and repeats until every learner is
+to move again or its game is over.
+
+Sub-env ``i`` plays exactly the games that ``SingleAgentVsOpponent`` (``gymnasium.make`` of
+the same id) plays when reset with seed ``s + i``, which is what ``make_vec(...,
+vectorization_mode="sync").reset(seed=s)`` does: ``reset(seed=s)`` seeds sub-env ``i`` with
+``s + i`` (a list gives each its own), and the constructor's ``seed`` seeds the first reset the
+same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
+
+from mcts_agents.agent import MCTSAgent
+from mcts_agents.batch_search import act_batch
+from mcts_agents.errors import (
+    ActionTypeError,
+    GameOverError,
+    IllegalActionError,
+    InvalidOptionError,
+    NoLegalActionError,
+    NotResetError,
+)
+from mcts_agents.play import action_index
+from mcts_agents.rl.single_agent import IllegalActionMode
+from mcts_agents.rl.sub_env import SubEnv, learner_flags, opponent_specs
+from mcts_agents.specs import make_env
+
+__all__ = ["VectorVsOpponent", "make_vector_vs_agent"]
+
+DEFAULT_OPPONENT = "mcts:iterations=200"
+_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+
+
+class VectorVsOpponent(VectorEnv[Any, Any, Any]):
+    """``num_envs`` games of one env variant, each against its own opponent (see the module).
+
+    Args:
+        num_envs: the number of games.
+        env: an env spec (``"connect_four"``, ``"connect_four:width=8"``).
+        opponent: an agent spec for every sub-env, or a list of one spec per sub-env (a
+            curriculum of strengths); ``set_opponent`` changes them between episodes.
+        learner, illegal_action, illegal_reward: as ``SingleAgentVsOpponent``'s, for every
+            sub-env. Under ``illegal_action="lose"`` an illegal action ends only its own
+            sub-env's episode (reward ``illegal_reward``, ``info["illegal_action"]``); under
+            ``"raise"`` it raises ``IllegalActionError`` before any sub-env is stepped.
+        seed: seed of the first reset without one (sub-env ``i`` gets ``seed + i``).
+        render_mode: sub-env 0's (the one ``render`` shows).
+        autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default: a finished sub-env is reset by
+            the next ``step``, which ignores its action) or ``SAME_STEP`` (reset at once; the
+            last observation and info are in ``info["final_obs"]``/``info["final_info"]``).
+
+    Observations are the learner's, stacked (``[N, *shape]``); rewards, terminations and
+    truncations are arrays of ``N``. ``action_masks()`` (``[N, A]`` bool, all False for a
+    finished game) is also ``info["action_mask"]``; ``info["learner"]`` holds each learner's
+    seat.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        env: str = "connect_four",
+        opponent: str | Sequence[str] = DEFAULT_OPPONENT,
+        learner: str | None = None,
+        seed: int | None = None,
+        illegal_action: IllegalActionMode = "lose",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise InvalidOptionError(f"num_envs must be a positive int, got {num_envs!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise InvalidOptionError(f"seed must be an int or None, got {seed!r}")
+        try:
+            mode = AutoresetMode(autoreset_mode)
+        except ValueError:
+            mode = None
+        if mode not in _MODES:
+            raise InvalidOptionError(
+                f"autoreset_mode must be one of {[m.value for m in _MODES]}, got {autoreset_mode!r}"
+            )
+        specs = opponent_specs(opponent, num_envs)
+        self.envs = [
+            SubEnv(
+                make_env(env, render_mode=render_mode if i == 0 else None),
+                specs[i],
+                None if seed is None else seed + i,
+                learner=learner,
+                illegal_action=illegal_action,
+                illegal_reward=illegal_reward,
+            )
+            for i in range(num_envs)
+        ]
+        first = self.envs[0]
+        self.num_envs = num_envs
+        self.autoreset_mode = mode
+        self.metadata = {**first.metadata, "autoreset_mode": mode}
+        self.render_mode = first.render_mode
+        self.single_observation_space = first.observation_space
+        self.single_action_space = first.action_space
+        self.observation_space = batch_space(first.observation_space, num_envs)
+        self.action_space = batch_space(first.action_space, num_envs)
+        self._start = first._start
+        self._num_actions = first._num_actions
+        self._observations: Any = create_empty_array(first.observation_space, num_envs)
+        self._autoreset = np.zeros(num_envs, dtype=bool)
+        self._masks = np.zeros((num_envs, self._num_actions), dtype=bool)
+        self._has_reset = False
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset every sub-env (sub-env ``i`` with ``seed + i``); the opponents move first
+        where the learner is not first to play. ``options={"opponent": spec or list}`` sets
+        the opponents first (as ``set_opponent``)."""
+        seeds = self._seeds(seed)
+        super().reset(seed=seeds[0])
+        options = dict(options or {})
+        if "opponent" in options:
+            self.set_opponent(options.pop("opponent"))
+        if options:
+            raise InvalidOptionError(
+                f"reset got the options {sorted(options)}; the only option is 'opponent'"
+            )
+        indices = list(range(self.num_envs))
+        for i in indices:
+            self._reset_sub(i, seeds[i])
+        self._advance(indices)
+        for i in indices:
+            self._check_started(i)
+        self._autoreset[:] = False
+        self._has_reset = True
+        observations = self._collect()
+        return observations, self._infos()
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Play ``actions`` (one per sub-env), then every opponent's reply (in one batch)."""
+        if not self._has_reset:
+            raise NotResetError("reset() must be called before step()")
+        actions = self._check_actions(actions)
+        n = self.num_envs
+        rewards = np.zeros(n, dtype=np.float64)
+        terminated = np.zeros(n, dtype=bool)
+        truncated = np.zeros(n, dtype=bool)
+        illegal = np.full(n, -1, dtype=np.int64)
+        resetting = np.flatnonzero(self._autoreset).tolist()
+        playing = [i for i in range(n) if not self._autoreset[i]]
+        self._check_legality(actions, playing)  # under "raise": before anything changes
+        moved: list[int] = []
+        before = np.zeros(n, dtype=np.float64)
+        for i in playing:
+            sub = self.envs[i]
+            action = int(actions[i])
+            if not self._masks[i, action - self._start]:
+                legal = [self._start + int(a) for a in np.flatnonzero(self._masks[i])]
+                _, reward, _, _, _ = sub._lose_on_illegal(action, legal)
+                rewards[i] = float(reward)
+                terminated[i] = True
+                illegal[i] = action
+                continue
+            seat = sub._learner_seat()
+            before[i] = sub._returns[seat]
+            sub._step_env(action)
+            moved.append(i)
+        for i in resetting:
+            self._reset_sub(i, None)
+        self._advance(moved + resetting)
+        for i in resetting:
+            self._check_started(i)
+        for i in moved:
+            sub = self.envs[i]
+            rewards[i] = sub._returns[sub._learner_seat()] - before[i]
+            terminated[i], truncated[i] = sub._learner_flags()
+        ended = np.logical_or(terminated, truncated)
+        final: dict[str, Any] = {}
+        if self.autoreset_mode == AutoresetMode.SAME_STEP and ended.any():
+            final = self._reset_finished(np.flatnonzero(ended).tolist())
+            self._autoreset[:] = False
+        else:
+            self._autoreset = ended
+        observations = self._collect()
+        infos = {**self._infos(), **final}
+        if illegal.max() >= 0:
+            infos["illegal_action"], infos["_illegal_action"] = illegal, illegal >= 0
+        return observations, rewards, terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """``[N, A]`` bool: each sub-env's legal actions (all False where its game is over)."""
+        if not self._has_reset:
+            raise NotResetError("reset() must be called before action_masks()")
+        return self._masks.copy()
+
+    def set_opponent(self, opponent: str | Sequence[str]) -> None:
+        """Play ``opponent`` (one agent spec, or one per sub-env) from each sub-env's next
+        episode on (its next reset, autoresets included).
+
+        Raises:
+            SpecError: a bad spec; InvalidOptionError: a list of the wrong length.
+        """
+        specs = opponent_specs(opponent, self.num_envs)
+        for sub, spec in zip(self.envs, specs, strict=True):
+            sub.set_opponent(spec)
+
+    def render(self) -> Any:
+        """Sub-env 0's ``render()``."""
+        return self.envs[0].render()
+
+    def close_extras(self, **kwargs: Any) -> None:
+        for sub in self.envs:
+            for agent in {id(a): a for a in sub.opponents.values()}.values():
+                close = getattr(agent, "close", None)
+                if callable(close):
+                    close()
+            sub.close()
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """``name(*args, **kwargs)`` of every sub-env (an attribute's value if not callable)."""
+        results = []
+        for sub in self.envs:
+            attribute = getattr(sub, name)
+            results.append(attribute(*args, **kwargs) if callable(attribute) else attribute)
+        return tuple(results)
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """The attribute ``name`` of every sub-env."""
+        return tuple(getattr(sub, name) for sub in self.envs)
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Set ``name`` on every sub-env: one value each from a list or tuple, else the same."""
+        if not isinstance(values, (list, tuple)):
+            values = [values] * self.num_envs
+        if len(values) != self.num_envs:
+            raise InvalidOptionError(
+                f"set_attr({name!r}) got {len(values)} values for {self.num_envs} sub-envs"
+            )
+        for sub, value in zip(self.envs, values, strict=True):
+            setattr(sub, name, value)
+
+    # ------------------------------------------------------------------ internals
+    def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None]:
+        n = self.num_envs
+        if seed is None:
+            return [None] * n
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            return [int(seed) + i for i in range(n)]
+        if isinstance(seed, Sequence) and len(seed) == n:
+            return list(seed)
+        raise InvalidOptionError(
+            f"seed must be an int, None or a list of {n} seeds (one per sub-env), got {seed!r}"
+        )
+
+    def _reset_sub(self, i: int, seed: int | None) -> None:
+        sub = self.envs[i]
+        sub.deferred = True
+        try:
+            sub.reset(seed=seed)
+        finally:
+            sub.deferred = False
+
+    def _check_started(self, i: int) -> None:
+        sub = self.envs[i]
+        if sub._done:
+            raise GameOverError(
+                f"the game of sub-env {i} ({sub.aec_env}) ended before {sub.seat}'s first turn "
+                f"(returns {sub._returns}); the learner needs at least one move per episode"
+            )
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        array = np.asarray(actions)
+        if array.shape != (self.num_envs,):
+            raise InvalidOptionError(
+                f"actions must have shape ({self.num_envs},) (one per sub-env), got shape "
+                f"{array.shape}: {actions!r}"
+            )
+        if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+            for i, action in enumerate(array.tolist()):
+                action_index(action, f"the learner of sub-env {i}")  # names the first bad one
+            raise ActionTypeError(f"actions must be integers, got dtype {array.dtype}")
+        outside = (array < self._start) | (array >= self._start + self._num_actions)
+        for i in np.flatnonzero(outside & ~self._autoreset).tolist():
+            raise IllegalActionError(
+                f"action {int(array[i])} of sub-env {i} is outside the action space "
+                f"{self.single_action_space}"
+            )
+        return array.astype(np.int64)
+
+    def _check_legality(self, actions: np.ndarray, playing: list[int]) -> None:
+        for i in playing:
+            sub = self.envs[i]
+            if sub.illegal_action != "raise":
+                continue
+            mask = self._masks[i]
+            if not mask[int(actions[i]) - self._start]:
+                legal = [self._start + int(a) for a in np.flatnonzero(mask)]
+                raise IllegalActionError(
+                    f"action {int(actions[i])} is not legal for {sub.seat} in sub-env {i}; "
+                    f"legal: {legal} (no sub-env was stepped)"
+                )
+
+    def _advance(self, indices: list[int]) -> None:
+        """Play the opponents of ``indices`` (their moves in batches) until each learner is to
+        move or its game is over, as ``SingleAgentVsOpponent._play_opponents`` does."""
+        pending = list(indices)
+        while pending:
+            waiting: list[tuple[int, str]] = []
+            for i in pending:
+                seat = self._next_opponent(i)
+                if seat is not None:
+                    waiting.append((i, seat))
+            if not waiting:
+                break
+            agents = [self.envs[i].opponents[seat] for i, seat in waiting]
+            envs = [self.envs[i].aec_env for i, _ in waiting]
+            replies = act_batch(agents, envs, keep_results=False)  # moves only: no result built
+            for (i, seat), agent, reply in zip(waiting, agents, replies, strict=True):
+                if isinstance(agent, MCTSAgent) and type(reply) is int:
+                    self.envs[i]._step_env(reply)  # a search's move: one of the legal moves
+                else:
+                    self._play_reply(i, seat, agent, reply)
+            pending = [i for i, _ in waiting]
+        for i in indices:
+            sub = self.envs[i]
+            raw = sub.aec_env.unwrapped
+            terminated, truncated = learner_flags(raw, sub._learner_seat())
+            if terminated or truncated or not raw.agents:
+                sub._done = True
+
+    def _next_opponent(self, i: int) -> str | None:
+        """Step finished seats of sub-env ``i``; the opponent seat to move, or ``None`` when
+        the learner is to move or its game is over."""
+        sub = self.envs[i]
+        seat = sub._learner_seat()
+        env = sub.aec_env.unwrapped  # read past the wrappers (steps still go through them)
+        while env.agents:
+            terminated, truncated = learner_flags(env, seat)
+            if terminated or truncated:
+                return None
+            current = env.agent_selection
+            if env.terminations[current] or env.truncations[current]:
+                sub._step_env(None)
+                continue
+            return None if current == seat else str(current)
+        return None
+
+    def _play_reply(self, i: int, seat: str, agent: Any, reply: Any) -> None:
+        sub = self.envs[i]
+        # an int is an action already; anything else is checked (the message formatted then)
+        action = reply if type(reply) is int else action_index(reply, f"{agent!r} ({seat})")
+        observation = sub.aec_env.observe(seat)
+        if isinstance(observation, Mapping) and "action_mask" in observation:
+            mask = np.asarray(observation["action_mask"]).astype(bool)
+            index = action - self._start
+            if not 0 <= index < len(mask) or not mask[index]:
+                legal = [self._start + int(a) for a in np.flatnonzero(mask)]
+                raise IllegalActionError(
+                    f"{agent!r} played the illegal action {action} for {seat} in sub-env {i}; "
+                    f"legal: {legal}"
+                )
+        sub._step_env(action)
+
+    def _reset_finished(self, finished: list[int]) -> dict[str, Any]:
+        """``SAME_STEP``: reset the finished sub-envs; their last observations and infos."""
+        final_obs = np.empty(self.num_envs, dtype=object)
+        final_mask = np.zeros(self.num_envs, dtype=bool)
+        final_info: dict[str, Any] = {}
+        for i in finished:
+            final_obs[i] = self.envs[i]._observation()
+            final_mask[i] = True
+            final_info = self._add_info(final_info, self._sub_info(i), i)
+        for i in finished:
+            self._reset_sub(i, None)
+        self._advance(finished)
+        for i in finished:
+            self._check_started(i)
+        return {
+            "final_obs": final_obs,
+            "_final_obs": final_mask,
+            "final_info": final_info,
+            "_final_info": final_mask.copy(),
+        }
+
+    def _sub_info(self, i: int) -> dict[str, Any]:
+        sub = self.envs[i]
+        return {"learner": sub.seat, "returns": dict(sub._returns)}
+
+    def _infos(self) -> dict[str, Any]:
+        everyone = np.ones(self.num_envs, dtype=bool)
+        seats = np.array([sub.seat for sub in self.envs], dtype=object)
+        return {
+            "action_mask": self._masks.copy(),
+            "_action_mask": everyone,
+            "learner": seats,
+            "_learner": everyone.copy(),
+        }
+
+    def _collect(self) -> Any:
+        """Observe every sub-env once: the batched observations (returned, a copy) and the masks
+        (kept for ``action_masks``, ``info`` and the next step's checks).
+
+        Raises:
+            NoLegalActionError: a learner to move with an empty mask, naming the sub-env.
+        """
+        masks = np.zeros((self.num_envs, self._num_actions), dtype=bool)
+        observations = []
+        for i, sub in enumerate(self.envs):
+            seen = sub._observe()
+            observations.append(seen["observation"])
+            if sub._done:
+                continue
+            mask = np.asarray(seen["action_mask"]).astype(bool)
+            if not mask.any():
+                raise NoLegalActionError(
+                    f"{sub.seat} is to move in sub-env {i} ({sub.aec_env}) but its action mask "
+                    "has no legal action"
+                )
+            masks[i] = mask
+        self._observations = concatenate(
+            self.single_observation_space, observations, self._observations
+        )
+        self._masks = masks
+        return np.copy(self._observations)
+
+    def __repr__(self) -> str:
+        return f"VectorVsOpponent({self.num_envs} x {self.envs[0]!r})"
+
+
+def make_vector_vs_agent(num_envs: int = 1, env: str = "connect_four", **kwargs: Any) -> Any:
+    """The ``vector_entry_point`` of the ``mcts_agents/<variant>-vs-agent-v0`` ids: a
+    ``VectorVsOpponent`` (keywords as its constructor's)."""
+    return VectorVsOpponent(num_envs, env, **kwargs)

@@ -1,0 +1,117 @@
+"""``compiled.batch``: one parallel kernel call over many trees gives each tree's own search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("numba")
+
+from mcts_agents.compiled import batch
+from mcts_agents.compiled.connect_four import CompiledConnectFour
+from mcts_agents.compiled.search import CompiledSearch
+from mcts_agents.config import Budget, SearchConfig
+from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.envs.games.othello import Othello
+from mcts_agents.result import SearchResult
+
+
+def summary(result: SearchResult) -> tuple[Any, ...]:
+    return (
+        result.best_action,
+        result.iterations,
+        result.nodes,
+        result.reused_nodes,
+        result.pruned_nodes,
+        result.children,
+        result.principal_variation,
+        result.root_value,
+        result.proven,
+        result.extra["mean_depth"],
+    )
+
+
+def build(game: Any, budget: Budget, config: SearchConfig, seed: int) -> Any:
+    if isinstance(game, ConnectFour):
+        return CompiledConnectFour(game, budget, config, seed, capacity=16)
+    return CompiledSearch(game, budget, config, seed, capacity=16)
+
+
+def play_line(game: Any, moves: list[int]) -> Any:
+    state = game.initial_state()
+    for move in moves:
+        state = game.next_state(state, move)
+    return state
+
+
+@pytest.fixture(params=["threads", "one thread"])
+def threads(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both kernels: the parallel one (every batch) and the serial one (no batch)."""
+    monkeypatch.setattr(batch, "PARALLEL_MIN", 0 if request.param == "threads" else 1 << 62)
+    return str(request.param)
+
+
+@pytest.mark.parametrize(
+    ("game", "budget", "config"),
+    [
+        (ConnectFour(), Budget(iterations=300), SearchConfig()),
+        (ConnectFour(), Budget(iterations=300, max_nodes=120), SearchConfig(playout="random")),
+        (MNK(3, 3, 3), Budget(iterations=400), SearchConfig(c=0.7)),  # proves the root
+        (Othello(6), Budget(iterations=200), SearchConfig(solver=False)),
+    ],
+)
+def test_one_batch_call_equals_each_trees_own_search_with_growth_and_reuse(
+    game: Any, budget: Budget, config: SearchConfig, threads: str
+) -> None:
+    """Tables that start at 16 nodes grow inside the batch; three moves re-root each tree."""
+    lines = [[], [game.legal_actions(game.initial_state())[0]], []]
+    alone = [build(game, budget, config, seed) for seed in range(3)]
+    batched = [build(game, budget, config, seed) for seed in range(3)]
+    assert all(batch.batchable(s) for s in batched)
+    states = [play_line(game, line) for line in lines]
+    for _ in range(3):
+        want = [s.search(game, st) for s, st in zip(alone, states, strict=True)]
+        got = batch.search_compiled(batched, [game] * 3, states)
+        assert [summary(r) for r in got] == [summary(r) for r in want]
+        # the trees are the searchers' own tables: the same bytes per node as alone
+        assert [s.used_bytes for s in batched] == [s.used_bytes for s in alone]
+        assert [s.nbytes for s in batched] == [s.nbytes for s in alone]
+        following = []
+        for state, result in zip(states, want, strict=True):
+            state = game.next_state(state, result.best_action)
+            if not game.is_terminal(state):
+                state = game.next_state(state, game.legal_actions(state)[-1])
+            following.append(game.initial_state() if game.is_terminal(state) else state)
+        states = following
+
+
+def test_a_collected_searchers_slot_is_reused_by_the_next() -> None:
+    game = MNK(3, 3, 3)
+    budget, config = Budget(iterations=50), SearchConfig()
+    first = build(game, budget, config, 0)
+    batch.search_compiled([first], [game], [game.initial_state()])
+    pool = batch._POOLS[CompiledSearch]
+    slot = pool.index[first]
+    del first
+    import gc
+
+    gc.collect()
+    assert slot in pool.free and pool.held[slot] is pool.spare
+    second = build(game, budget, config, 0)
+    result = batch.search_compiled([second], [game], [game.initial_state()])[0]
+    assert pool.index[second] == slot
+    alone = build(game, budget, config, 0).search(game, game.initial_state())
+    assert summary(result) == summary(alone)
+
+
+def test_time_budgets_and_robust_max_search_one_by_one() -> None:
+    game = MNK(3, 3, 3)
+    timed = build(game, Budget(time_limit=0.01), SearchConfig(), 0)
+    robust = build(game, Budget(iterations=30), SearchConfig(final_move="robust_max"), 0)
+    assert not batch.batchable(timed) and not batch.batchable(robust)
+    results = batch.search_compiled([timed, robust], [game, game], [game.initial_state()] * 2)
+    want = build(game, Budget(iterations=30), SearchConfig(final_move="robust_max"), 0)
+    assert summary(results[1]) == summary(want.search(game, game.initial_state()))
+    assert results[0].iterations > 0
