@@ -40,9 +40,12 @@ def play_game(task: dict[str, Any]) -> tuple[float, list[int]]:
     rng = random.Random(seed * 1_000_003 + index)
     sides = []
     for decisive in (True, False):
-        searcher = CompiledSearch(
-            game, Budget(time_limit=task["time"]), SearchConfig(), seed=rng.getrandbits(32)
+        budget = (
+            Budget(iterations=task["iterations"])
+            if task.get("iterations")
+            else Budget(time_limit=task["time"])
         )
+        searcher = CompiledSearch(game, budget, SearchConfig(), seed=rng.getrandbits(32))
         searcher.codec = dataclasses.replace(searcher.codec, decisive=decisive)
         sides.append(searcher)
     decisive_seat = index % 2
@@ -64,6 +67,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--game", default="ultimate_tic_tac_toe", help="one of our envs' modules")
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--time", type=float, default=0.1, help="seconds per move")
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        default=0,
+        help="simulations per move instead of --time (the playouts' quality, not their cost)",
+    )
     parser.add_argument("--games", type=int, default=60)
     parser.add_argument("--opening-plies", type=int, default=2)
     parser.add_argument("--workers", type=int, default=2)
@@ -73,7 +82,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     env = dict(parse_option(o) for o in args.env)
     info = machine_info()
     print_machine(info)
-    base = {"game": args.game, "env": env, "time": args.time, "seed": args.seed}
+    base = {
+        "game": args.game, "env": env, "time": args.time, "iterations": args.iterations,
+        "seed": args.seed,
+    }  # fmt: skip
     tasks = [{**base, "index": i, "opening_plies": args.opening_plies} for i in range(args.games)]
     with Pool(args.workers) as pool:
         results = pool.map(play_game, tasks, chunksize=1)
@@ -84,12 +96,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     low, high = wilson_interval(points, len(results))
     sims = [sum(s[0] for _, s in results), sum(s[1] for _, s in results)]
     summary = {
-        "game": args.game, "env": env, "time": args.time, "games": len(results),
+        "game": args.game, "env": env, "time": args.time, "iterations": args.iterations,
+        "games": len(results),
         "decisive_wins": wins, "draws": draws, "decisive_losses": losses,
         "decisive_score": points / len(results), "score_ci95": [low, high],
         "simulations_decisive": sims[0], "simulations_uniform": sims[1],
     }  # fmt: skip
-    print(f"\n## Decisive vs uniform playouts: {args.game}{env or ''}, {args.time} s a move\n")
+    per_move = f"{args.iterations} simulations" if args.iterations else f"{args.time} s"
+    print(f"\n## Decisive vs uniform playouts: {args.game}{env or ''}, {per_move} a move\n")
     print_table(
         ["games", "decisive W/D/L", "decisive score (95% CI)", "simulations decisive / uniform"],
         [[

@@ -26,11 +26,11 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import get_num_threads, literally, njit, prange
 from numba.typed import List
 
 from mcts_agents.compiled import connect_four_kernel as c4_kernel
-from mcts_agents.compiled import kernel
+from mcts_agents.compiled import entries, kernel
 from mcts_agents.compiled.common import UNKNOWN
 from mcts_agents.compiled.connect_four import CompiledConnectFour
 from mcts_agents.compiled.search import NO_LIMIT, CompiledSearch
@@ -68,6 +68,7 @@ def _run_shared(
     max_depth: int, outcomes: bool, done: np.ndarray, status: np.ndarray,
 ) -> None:  # fmt: skip
     """``kernel.run`` of tree ``trees[j]`` (game ``g``, parameters ``p``) for every ``j``."""
+    literally(g)  # compiled per game: the rules of game g only (see compiled.entries)
     for j in prange(len(trees)):
         t = trees[j]
         done[j], status[j] = kernel.run(
@@ -99,6 +100,7 @@ def _serial_shared(
     max_depth: int, outcomes: bool, done: np.ndarray, status: np.ndarray,
 ) -> None:  # fmt: skip
     """``_run_shared`` on one thread."""
+    literally(g)  # compiled per game: the rules of game g only (see compiled.entries)
     for j in range(len(trees)):
         t = trees[j]
         done[j], status[j] = kernel.run(
@@ -124,6 +126,12 @@ def _append(items: Any, item: Any) -> None:
 @njit(cache=True)
 def _put(items: Any, k: int, item: Any) -> None:
     items[k] = item
+
+
+# The batch kernels compile the single kernels' code into their own cache: emptied with theirs
+# when the sources change (numba checks only this file).
+entries.GROUPS["batch"] = (_run_connect_four, _run_shared, _serial_connect_four, _serial_shared)
+entries.check_sources("batch")
 
 
 class _Pool:

@@ -176,7 +176,7 @@ def reroot(g: int, *args: Any) -> None:
 
 #: The sources compiled into the entry points: this package and the rules cores it compiles.
 SOURCES = (Path(__file__).parent, Path(rules_cores.__file__).parent)
-_STAMP = "entries-sources.sha256"
+_STAMP = "-sources.sha256"
 
 
 def sources_hash() -> str:
@@ -189,18 +189,28 @@ def sources_hash() -> str:
     return digest.hexdigest()
 
 
+#: Other cached kernels that compile the kernel's code into their own (``compiled.batch``'s),
+#: by group name: ``check_sources(name)`` treats them as it treats the entry points.
+GROUPS: dict[str, tuple[Any, ...]] = {}
+
+
 @functools.cache
-def check_sources() -> bool:
-    """Empty the entry points' cache if the sources changed since it was filled (see the
-    module's docstring); return whether it did. Once per process."""
+def check_sources(group: str = "entries") -> bool:
+    """Empty the cache of the entry points (or of the dispatchers of ``GROUPS[group]``) if the
+    sources changed since it was filled (see the module's docstring); return whether it did.
+    Once per process and group."""
+    dispatchers = (
+        tuple(entry for pair in ENTRIES.values() for entry in pair)
+        if group == "entries"
+        else GROUPS[group]
+    )
     try:
-        stamp = Path(ENTRIES[games.MNK][0]._cache._cache_path) / _STAMP
+        stamp = Path(dispatchers[0]._cache._cache_path) / f"{group}{_STAMP}"
         current = sources_hash()
         if stamp.is_file() and stamp.read_text() == current:
             return False
-        for pair in ENTRIES.values():
-            for entry in pair:
-                entry._cache.flush()
+        for dispatcher in dispatchers:
+            dispatcher._cache.flush()
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(current)
     except (AttributeError, OSError):  # another numba, a read-only cache: numba's own rules
