@@ -3,7 +3,11 @@ worker processes end with it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 
@@ -51,3 +55,22 @@ def descendants(pid: int) -> dict[int, str]:
                 found[child] = command
                 frontier.append(child)
     return found
+
+
+def kill_and_find_survivors(
+    parent: subprocess.Popen[bytes], processes: dict[int, str], seconds: float = 10.0
+) -> list[str]:
+    """SIGKILL ``parent``, wait up to ``seconds`` for ``processes`` (pid -> command line) to
+    end, and return the command lines of those still alive then (each then killed, so that
+    nothing outlives the test)."""
+    parent.kill()
+    parent.wait(10)
+    deadline = time.monotonic() + seconds
+    while any(alive(pid) for pid in processes) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    survivors = [processes[pid] for pid in processes if alive(pid)]
+    for pid in processes:
+        if alive(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    return survivors

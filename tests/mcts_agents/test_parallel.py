@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import multiprocessing
 import os
 import pickle
 import random
-import signal
 import subprocess
 import sys
 import time
@@ -31,7 +29,7 @@ from mcts_agents import (
 from mcts_agents.envs import connect_four_v0, nim_v0, tic_tac_toe_v0
 from mcts_agents.parallel import worker_seed
 from mcts_agents.searcher import split_iterations
-from tests.processes import alive, cpu_seconds, descendants
+from tests.processes import cpu_seconds, descendants, kill_and_find_survivors
 from tests.reference import exact_returns, optimal_actions
 
 TTT = tic_tac_toe_v0.raw_env().game
@@ -291,16 +289,7 @@ def test_search_workers_end_when_the_searching_process_is_killed() -> None:
             workers = {p: c for p, c in descendants(parent.pid).items() if cpu_seconds(p) > 2.0}
         assert workers, (parent.poll(), descendants(parent.pid))
         everything = descendants(parent.pid)
-        parent.kill()
-        parent.wait(10)
-        deadline = time.monotonic() + 10.0
-        while any(alive(pid) for pid in everything) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [everything[pid] for pid in everything if alive(pid)]
+        assert not kill_and_find_survivors(parent, everything)
     finally:
         if parent.poll() is None:
             parent.kill()
-        for pid in everything:
-            if alive(pid):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)

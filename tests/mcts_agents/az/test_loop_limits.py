@@ -24,7 +24,7 @@ from mcts_agents.az import RunConfig, train  # noqa: E402
 from mcts_agents.az.pools import pool_size  # noqa: E402
 from mcts_agents.cli import main  # noqa: E402
 from mcts_agents.specs import parse_env_spec  # noqa: E402
-from tests.processes import alive, children, cpu_seconds  # noqa: E402
+from tests.processes import alive, children, cpu_seconds, kill_and_find_survivors  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -99,12 +99,7 @@ def test_training_workers_end_when_the_training_process_is_killed(tmp_path: Path
         while min(cpu_seconds(pid) for pid in workers) < 4.0 and time.monotonic() < deadline:
             time.sleep(0.2)
         everything = children(trainer.pid)  # the workers and multiprocessing's helpers
-        trainer.kill()
-        trainer.wait(10)
-        deadline = time.monotonic() + 10.0
-        while any(alive(pid) for pid in everything) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [everything[pid] for pid in everything if alive(pid)]
+        assert not kill_and_find_survivors(trainer, everything)
     finally:
         if trainer.poll() is None:
             trainer.kill()
