@@ -45,7 +45,8 @@ from mcts_agents.rl import gym_id
 
 ITERATIONS = {"connect_four": 100, "othello": 200, "tic_tac_toe": 100}
 MODES = ("native", "sync", "async")
-KERNELS = ("_run_connect_four", "_run_shared", "_serial_connect_four", "_serial_shared")
+#: The batch kernels' calls (``_for_game`` calls the shared kernels, compiled per game).
+KERNELS = ("_run_connect_four", "_serial_connect_four", "_for_game")
 
 
 class Timer:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -88,6 +89,7 @@ def test_one_batch_call_equals_each_trees_own_search_with_growth_and_reuse(
 
 
 def test_a_collected_searchers_slot_is_reused_by_the_next() -> None:
+    gc.collect()  # searchers of earlier tests, freed now: then only ``first``'s slot is freed below
     game = MNK(3, 3, 3)
     budget, config = Budget(iterations=50), SearchConfig()
     first = build(game, budget, config, 0)
@@ -95,8 +97,6 @@ def test_a_collected_searchers_slot_is_reused_by_the_next() -> None:
     pool = batch._POOLS[CompiledSearch]
     slot = pool.index[first]
     del first
-    import gc
-
     gc.collect()
     assert slot in pool.free and pool.held[slot] is pool.spare
     second = build(game, budget, config, 0)
