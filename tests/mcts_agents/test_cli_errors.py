@@ -52,8 +52,8 @@ def refused(*args: str, code: int = 2) -> str:
     return err.strip()
 
 
-# ------------------------------------------------------------ fault 11: values and files
-def test_fault11_demo_iterations_0_and_negative_seeds_are_refused() -> None:
+# ------------------------------------------------------------ values and files
+def test_demo_iterations_0_and_negative_seeds_are_refused() -> None:
     assert "--iterations: must be an int >= 1, got 0" in refused("demo", "--iterations", "0")
     assert "--seed: must be an int >= 0, got -1" in refused("demo", "--seed", "-1")
     assert "--seed: must be an int >= 0, got -1" in refused("play", "tic_tac_toe", "--seed", "-1")
@@ -61,7 +61,7 @@ def test_fault11_demo_iterations_0_and_negative_seeds_are_refused() -> None:
     assert "'x' is not an integer" in refused("demo", "--iterations", "x")
 
 
-def test_fault11_out_that_cannot_be_written_is_refused_before_playing(tmp_path: Path) -> None:
+def test_out_that_cannot_be_written_is_refused_before_playing(tmp_path: Path) -> None:
     assert f"--out {str(tmp_path)!r} is a folder" in refused(*ARENA, "--out", str(tmp_path))
     assert "--out is empty" in refused(*ARENA, "--out", "")
     a_file = tmp_path / "file.txt"
@@ -74,13 +74,13 @@ def test_fault11_out_that_cannot_be_written_is_refused_before_playing(tmp_path: 
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root writes anyway")
-def test_fault11_out_in_a_read_only_folder_is_refused(tmp_path: Path) -> None:
+def test_out_in_a_read_only_folder_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "ro"
     folder.mkdir(mode=0o500)
     assert "cannot write there" in refused(*ARENA, "--out", str(folder / "games.jsonl"))
 
 
-def test_fault11_out_folders_that_do_not_exist_yet_are_made(tmp_path: Path) -> None:
+def test_out_folders_that_do_not_exist_yet_are_made(tmp_path: Path) -> None:
     out = tmp_path / "new" / "games.jsonl"
     code, _, err = run(*ARENA, "--games", "1", "--out", str(out))
     assert code == 0, err
@@ -95,7 +95,7 @@ needs_matplotlib = pytest.mark.skipif(
 
 
 @needs_matplotlib
-def test_fault11_bad_plots_are_refused_before_playing(tmp_path: Path) -> None:
+def test_bad_plots_are_refused_before_playing(tmp_path: Path) -> None:
     out = tmp_path / "games.jsonl"
     recorded = ["--games", "1", "--out", str(out)]
     line = refused(*ARENA, *recorded, "--plot", str(tmp_path / "missing" / "elo.png"))
@@ -110,7 +110,7 @@ def test_fault11_bad_plots_are_refused_before_playing(tmp_path: Path) -> None:
     assert not out.exists()  # refused before the results file was started
 
 
-def test_fault11_plot_without_matplotlib_is_refused_before_playing(
+def test_plot_without_matplotlib_is_refused_before_playing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
@@ -123,14 +123,14 @@ def test_fault11_plot_without_matplotlib_is_refused_before_playing(
 
 
 @needs_matplotlib
-def test_fault11_a_plot_is_saved_in_a_format_matplotlib_writes(tmp_path: Path) -> None:
+def test_a_plot_is_saved_in_a_format_matplotlib_writes(tmp_path: Path) -> None:
     plot = tmp_path / "elo.svg"
     code, out, err = run(*ARENA, "--games", "2", "--plot", str(plot))
     assert code == 0, err
     assert f"plot saved to {plot}" in out and plot.read_text().lstrip().startswith("<?xml")
 
 
-def test_fault11_ctrl_c_in_play_exits_130_with_one_line() -> None:
+def test_ctrl_c_in_play_exits_130_with_one_line() -> None:
     class CtrlC(io.StringIO):
         def readline(self, size: int = -1) -> str:
             raise KeyboardInterrupt
@@ -140,7 +140,7 @@ def test_fault11_ctrl_c_in_play_exits_130_with_one_line() -> None:
     assert err.strip() == "mcts-agents: interrupted"
 
 
-def test_fault11_ctrl_c_while_an_agent_searches_in_play() -> None:
+def test_ctrl_c_while_an_agent_searches_in_play() -> None:
     """A real SIGINT to ``python -m mcts_agents play`` during a long search."""
     process = subprocess.Popen(
         [sys.executable, "-m", "mcts_agents", "play", "connect_four",  # no quick proof
@@ -184,28 +184,28 @@ def failing_games(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[BaseExceptio
         (TypeError("cannot pickle 'generator'"), 2, "cannot pickle 'generator'"),
     ],
 )
-def test_fault11_library_errors_while_playing_are_one_line(
+def test_library_errors_while_playing_are_one_line(
     failing_games: list[BaseException], error: BaseException, code: int, words: str
 ) -> None:
     failing_games.append(error)
     assert words in refused(*ARENA, "--games", "2", code=code)
 
 
-# --------------------------------------------------------- fault 13: games, seats, UX
-def test_fault13_games_0_is_refused() -> None:
+# --------------------------------------------------------- games, seats, UX
+def test_games_0_is_refused() -> None:
     assert "--games: must be an int between 1 and" in refused(*ARENA, "--games", "0")
     assert "--games" in refused(*ARENA, "--games", str(10**30))
     assert "--workers" in refused(*ARENA, "--workers", "0")
     assert "--workers" in refused(*ARENA, "--workers", str(10**20))
 
 
-def test_fault13_a_seat_the_env_does_not_have_is_refused() -> None:
+def test_a_seat_the_env_does_not_have_is_refused() -> None:
     line = refused("play", "tic_tac_toe", "--p2", "random")
     assert "--p2 'random'" in line and "tic_tac_toe has 2 seats" in line
     assert "--p3" in refused("play", "tic_tac_toe", "--p1", "random", "--p3", "human")
 
 
-def test_fault13_progress_without_tqdm_logs_lines_to_stderr(
+def test_progress_without_tqdm_logs_lines_to_stderr(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(sys.modules, "tqdm", None)
@@ -215,26 +215,26 @@ def test_fault13_progress_without_tqdm_logs_lines_to_stderr(
     assert "mcts-agents: tic_tac_toe: 1/2 games" in err and "2/2 games" in err
 
 
-def test_fault13_version_is_the_package_version() -> None:
+def test_version_is_the_package_version() -> None:
     code, out, _ = run("--version")
     assert code == 0 and out.strip() == f"mcts-agents {mcts_agents.__version__}"
 
 
 @pytest.mark.parametrize("command", [[], ["arena"], ["play"], ["demo"], ["list"]])
-def test_fault13_help_is_plain_text(command: list[str]) -> None:
+def test_help_is_plain_text(command: list[str]) -> None:
     code, out, _ = run(*command, "--help")
     assert code == 0 and "usage: mcts-agents" in out
     assert "``" not in out and ":class:" not in out
 
 
-def test_fault13_help_names_the_commands_and_env_forms() -> None:
+def test_help_names_the_commands_and_env_forms() -> None:
     _, out, _ = run("--help")
     assert all(re.search(rf"\n +{name} +\w", out) for name in ("list", "play", "arena", "demo"))
     assert "classic/connect_four-v3" in out and "module:factory" in out
 
 
-# ------------------------------------------------- fault 16: envs that are not ours
-def test_fault16_arena_and_demo_accept_registry_ids_and_modules() -> None:
+# ------------------------------------------------- envs that are not ours
+def test_arena_and_demo_accept_registry_ids_and_modules() -> None:
     code, out, err = run(
         *ARENA[:1], "mcts_agents/connect_four-v0:width=5", *ARENA[2:], "--games", "2"
     )
@@ -247,13 +247,13 @@ def test_fault16_arena_and_demo_accept_registry_ids_and_modules() -> None:
     assert "player_1 plays" in out and out.strip().splitlines()[-1].startswith("result:")
 
 
-def test_fault16_bad_envs_exit_2_naming_the_text() -> None:
+def test_bad_envs_exit_2_naming_the_text() -> None:
     assert "unknown env 'chess'" in refused("arena", "chess", "--agents", "random", "random")
     assert "did you mean 'classic/chess-v6'" in refused("demo", "chess")
     assert "cannot import 'nowhere_xyz:make'" in refused("play", "nowhere_xyz:make")
 
 
-def test_fault16_a_module_factory_in_the_current_folder_plays_in_workers(tmp_path: Path) -> None:
+def test_a_module_factory_in_the_current_folder_plays_in_workers(tmp_path: Path) -> None:
     """``module:factory`` from the folder the command runs in, sent to worker processes by
     its import path. The launcher stands in for the ``mcts-agents`` script: Python puts the
     script's folder on the path, not the current one."""

@@ -132,7 +132,7 @@ def test_bad_agent_specs_name_the_spec(text: str, message: str) -> None:
         ("policy:model=/no/run,temprature=1", "temprature", "temperature"),
     ],
 )
-def test_fault12_a_typo_in_an_option_is_named_with_the_close_one(
+def test_a_typo_in_an_option_is_named_with_the_close_one(
     text: str, key: str, suggested: str
 ) -> None:
     """A misspelt budget key was reported as "a budget is needed"; now the spec names the
@@ -149,7 +149,7 @@ def test_fault12_a_typo_in_an_option_is_named_with_the_close_one(
         make_agent(AgentSpec(kind, {key: 5}, text=text))
 
 
-def test_fault12_the_list_of_valid_options_is_complete() -> None:
+def test_the_list_of_valid_options_is_complete() -> None:
     with pytest.raises(SpecError) as caught:
         parse_agent_spec("mcts:iteration=5")
     listed = str(caught.value).split("options of 'mcts': ", 1)[1]
@@ -201,7 +201,7 @@ def test_bad_env_specs_name_the_spec(text: str, message: str) -> None:
 FACTORIES = "tests.mcts_agents.env_factories"
 
 
-def test_fault16_pettingzoo_registry_ids_are_env_specs() -> None:
+def test_pettingzoo_registry_ids_are_env_specs() -> None:
     spec = parse_env_spec("mcts_agents/connect_four-v0:width=8")
     assert spec.factory == "mcts_agents.envs.connect_four_v0:env" and spec.kwargs == {"width": 8}
     env = spec()
@@ -217,7 +217,7 @@ def test_fault16_pettingzoo_registry_ids_are_env_specs() -> None:
         assert spec().metadata["name"] == "connect_four_v3"
 
 
-def test_fault16_any_id_in_the_registry_and_its_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_any_id_in_the_registry_and_its_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     registry = pettingzoo.aec_registry
     by_path = pettingzoo.EnvSpec(
         id="tests/small-v1", entry_point=f"{FACTORIES}:sized_connect_four", kwargs={"width": 5}
@@ -235,14 +235,14 @@ def test_fault16_any_id_in_the_registry_and_its_defaults(monkeypatch: pytest.Mon
         parse_env_spec("tests/small-v3")
 
 
-def test_fault16_pettingzoo_classic_module_names() -> None:
+def test_pettingzoo_classic_module_names() -> None:
     spec = parse_env_spec("pettingzoo.classic.tictactoe_v3")
     assert spec.factory == "pettingzoo.classic.tictactoe_v3:env" and spec.module == ""
     assert spec().metadata["name"] == "tictactoe_v3"
     assert pickle.loads(pickle.dumps(spec)) == spec
 
 
-def test_fault16_module_factory_envs_with_options_keep_the_import_path() -> None:
+def test_module_factory_envs_with_options_keep_the_import_path() -> None:
     spec = parse_env_spec(f"{FACTORIES}:small_connect_four")
     assert spec.factory == f"{FACTORIES}:small_connect_four" and spec.kwargs == {}
     first, second = spec(), spec()
@@ -272,7 +272,7 @@ def test_fault16_module_factory_envs_with_options_keep_the_import_path() -> None
         (f"{FACTORIES}:small_connect_four:width", "'width' is not of the form key=value"),
     ],
 )
-def test_fault16_bad_envs_name_the_text_and_what_was_tried(text: str, message: str) -> None:
+def test_bad_envs_name_the_text_and_what_was_tried(text: str, message: str) -> None:
     with pytest.raises(SpecError, match=message) as caught:
         parse_env_spec(text)
     assert repr(text) in str(caught.value)
