@@ -37,9 +37,8 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None, pressed: list[int]) -> int:
     def on_interrupt(signum: int, frame: FrameType | None) -> Any:
-        if not pressed:  # a second Ctrl-C while the first one unwinds changes nothing
-            pressed.append(signum)
-            raise KeyboardInterrupt
+        pressed.append(signum)
+        raise KeyboardInterrupt
 
     previous = signal.getsignal(signal.SIGINT)
     signal.signal(signal.SIGINT, on_interrupt)
