@@ -48,8 +48,10 @@ class MCTSAgent:
             ``rollout_depth``, ``cutoff_value``, ``playout``, ``evaluator``, ``batch_size``,
             ``virtual_loss``, ``solver``, ``final_move``, ``reuse``, ``backend``, ...); an
             unknown option raises ``InvalidOptionError`` naming it. With numba installed (extra
-            ``fast``), Connect Four runs in a compiled kernel (``backend="auto"``); the first
-            such search in a process loads it (0.3-0.6 s, outside ``time_limit``).
+            ``fast``), Connect Four, Othello, m,n,k, ultimate tic-tac-toe and Nim run in a
+            compiled kernel (``backend="auto"``); the first such search of a game in a process
+            loads its kernel (0.3-0.6 s, outside ``time_limit``; compiled once, with a warning,
+            where numba's cache does not hold it).
 
     The searcher (``searcher``: ``make_searcher``'s choice for the game) is built at the first
     search and again when the agent meets another game. Our envs are searched through their

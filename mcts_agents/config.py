@@ -84,7 +84,8 @@ class SearchConfig:
         cutoff_value: value of a playout stopped by ``rollout_depth``.
         playout: ``"decisive"`` (default): playouts win at once when they can and block the
             opponent's immediate win, through the game's ``decisive_rollout`` where it has one
-            (Connect Four), else uniformly random; ``"random"``: uniformly random playouts.
+            (Connect Four, Othello, ultimate tic-tac-toe, Pig), else uniformly random;
+            ``"random"``: uniformly random playouts.
         evaluator: what replaces random playouts: a position evaluator (a callable, see
             ``Evaluator``) or a batch evaluator (an object with ``evaluate_batch``, see
             ``mcts_agents.evaluators.BatchEvaluator``: two-player or one-player games without
