@@ -18,6 +18,7 @@ from mcts_agents.arena.entrants import Entrant, env_factory, env_label, make_ent
 from mcts_agents.arena.games import GameTask
 from mcts_agents.arena.results import MatchResult, TournamentResult
 from mcts_agents.arena.runner import MAX_GAMES, check_options, run_tasks
+from mcts_agents.errors import InvalidOptionError
 from mcts_agents.seeding import derive_seed
 
 __all__ = ["play_match", "tournament"]
@@ -27,7 +28,7 @@ def _prepare(
     env_fn: Any, agents: Any, seed: int, backend: str, workers: int
 ) -> tuple[Callable[[], Any], str, int, list[Entrant]]:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+        raise InvalidOptionError(f"seed must be an int >= 0, got {seed!r}")
     check_options(backend, workers)
     make = env_factory(env_fn)
     env = make()
@@ -53,10 +54,10 @@ def _header(
 def _check_count(name: str, value: Any, per_game: int = 1) -> None:
     """``value`` must be an int >= 0 with ``value * per_game <= MAX_GAMES`` games in all."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+        raise InvalidOptionError(f"{name} must be an int >= 0, got {value!r}")
     if value * per_game > MAX_GAMES:
         games = "" if per_game == 1 else f" ({value} x {per_game} pairs = {value * per_game} games)"
-        raise ValueError(
+        raise InvalidOptionError(
             f"{name}={value} is too many{games}: at most {MAX_GAMES} games per run; "
             "split the run (results files can be extended)"
         )
@@ -106,7 +107,7 @@ def play_match(
     make, env_name, seats, entrants = _prepare(env_fn, agents, seed, backend, workers)
     _check_count("games", games)
     if len(entrants) != seats:
-        raise ValueError(
+        raise InvalidOptionError(
             f"{env_name} has {seats} seats but {len(entrants)} agents were given: "
             f"{[e.name for e in entrants]}"
         )
@@ -147,13 +148,17 @@ def tournament(
     """
     make, env_name, seats, entrants = _prepare(env_fn, agents, seed, backend, workers)
     if seats != 2:
-        raise ValueError(f"a round robin needs a 2-player env; {env_name} has {seats} seats")
+        raise InvalidOptionError(
+            f"a round robin needs a 2-player env; {env_name} has {seats} seats"
+        )
     if len(entrants) < 2:
-        raise ValueError(f"a tournament needs at least 2 agents, got {[e.name for e in entrants]}")
+        raise InvalidOptionError(
+            f"a tournament needs at least 2 agents, got {[e.name for e in entrants]}"
+        )
     names = [e.name for e in entrants]
     anchor = names[0] if anchor is None else anchor
     if anchor not in names:
-        raise ValueError(f"anchor {anchor!r} is not one of the agents {names}")
+        raise InvalidOptionError(f"anchor {anchor!r} is not one of the agents {names}")
     _check_count("games_per_pair", games_per_pair, len(names) * (len(names) - 1) // 2)
     pairs = list(itertools.combinations(entrants, 2)) if games_per_pair else []
     tasks = []

@@ -11,7 +11,7 @@ from typing import Any
 from mcts_agents.arena.backends import BACKENDS, game_records
 from mcts_agents.arena.games import GameTask, Record
 from mcts_agents.arena.records import open_results
-from mcts_agents.errors import ResultsFileError, WorkerError
+from mcts_agents.errors import InvalidOptionError, ResultsFileError, WorkerError
 from mcts_agents.process_pool import MAX_WORKERS, check_workers
 
 __all__ = ["MAX_GAMES", "MAX_WORKERS", "Progress", "check_options", "run_tasks"]
@@ -55,7 +55,7 @@ MAX_GAMES = 10_000_000
 def check_options(backend: str, workers: int) -> None:
     """Refuse an unknown backend or a worker count outside ``1 .. MAX_WORKERS``."""
     if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; expected one of {list(BACKENDS)}")
+        raise InvalidOptionError(f"unknown backend {backend!r}; expected one of {list(BACKENDS)}")
     check_workers(workers)
 
 

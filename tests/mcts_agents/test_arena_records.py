@@ -16,7 +16,13 @@ from typing import Any
 
 import pytest
 
-from mcts_agents import ResultsFileBusyError, ResultsFileError, play_match, tournament
+from mcts_agents import (
+    InvalidOptionError,
+    ResultsFileBusyError,
+    ResultsFileError,
+    play_match,
+    tournament,
+)
 from mcts_agents.arena.runner import MAX_GAMES, MAX_WORKERS
 from tests.mcts_agents.arena_helpers import PidReporter
 
@@ -304,3 +310,19 @@ def test_counts_beyond_the_limits_are_refused_before_any_task_is_made() -> None:
     assert time.perf_counter() - started < 10
     run = cli("arena", "tic_tac_toe", "--agents", *AGENTS, "--games", str(10**12))
     assert run.returncode == 2 and "--games" in run.stderr and "1000000000000" in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("call", "said"),
+    [
+        (lambda: play_match("tic_tac_toe", AGENTS, games=2, seed=-1), "seed"),
+        (lambda: play_match("tic_tac_toe", AGENTS, games=2, backend="threads"), "backend"),
+        (lambda: play_match("tic_tac_toe", AGENTS, games=2, workers=0), "workers"),
+        (lambda: tournament("tic_tac_toe", ["random"], 2), "at least 2 agents"),
+        (lambda: tournament("tic_tac_toe", AGENTS, 2, anchor="nobody"), "anchor"),
+        (lambda: tournament("multi_mnk", AGENTS, 2), "2-player"),
+    ],
+)
+def test_the_arenas_refusals_are_the_librarys_option_error(call: Any, said: str) -> None:
+    with pytest.raises(InvalidOptionError, match=said):
+        call()
