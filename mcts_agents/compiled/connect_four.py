@@ -11,7 +11,7 @@ import numpy as np
 
 from mcts_agents.compiled import connect_four_kernel as kernel
 from mcts_agents.compiled import entries
-from mcts_agents.compiled.search import STOP_CHUNK_SECONDS, CompiledSearch
+from mcts_agents.compiled.search import STOP_CHUNK_SECONDS, CompiledSearch, next_chunk
 from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.errors import InvalidOptionError
@@ -136,11 +136,9 @@ class CompiledConnectFour:
             elif status == kernel.GROW_EDGES:
                 self._grow_edges()
             if chunked:  # keep each call near its target
-                took = perf_counter() - began
-                if status == kernel.DONE and took < target / 2:
-                    self._chunk = min(self._chunk * 2, 1 << 16)
-                elif took > target * 2:
-                    self._chunk = max(self._chunk // 2, 8)
+                self._chunk = next_chunk(
+                    self._chunk, status == kernel.DONE, perf_counter() - began, target
+                )
             return int(done)
 
         iterations = run_budget(

@@ -222,11 +222,9 @@ class CompiledSearch:
             elif status == kernel.GROW_EDGES:
                 self._grow_edges()
             if chunked:  # keep each call near its target
-                took = perf_counter() - began
-                if status == kernel.DONE and took < target / 2:
-                    self._chunk = min(self._chunk * 2, 1 << 16)
-                elif took > target * 2:
-                    self._chunk = max(self._chunk // 2, 8)
+                self._chunk = next_chunk(
+                    self._chunk, status == kernel.DONE, perf_counter() - began, target
+                )
             return int(done)
 
         iterations = run_budget(
@@ -383,6 +381,17 @@ class CompiledSearch:
             line.append(int(self.ed[0][e]))
             node = int(self.ed[1][e])
         return line
+
+
+def next_chunk(chunk: int, done: bool, took: float, target: float) -> int:
+    """The simulations of a searcher's next kernel call, so that calls last about ``target``
+    seconds: twice as many after a call that ran its count (``done``) in under half of it, half
+    as many after one that took over twice it."""
+    if done and took < target / 2:
+        return min(chunk * 2, 1 << 16)
+    if took > target * 2:
+        return max(chunk // 2, 8)
+    return chunk
 
 
 _warm: set[int] = set()  # the game ids whose kernel this process has loaded
