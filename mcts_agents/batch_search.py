@@ -18,7 +18,7 @@ opponents.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcts_agents.adapters import game_from_env
@@ -56,21 +56,35 @@ def search_batch(
         InvalidOptionError: lists of different lengths, or a searcher given twice.
     """
     game_list = _check(searchers, games, states)
-    results: list[SearchResult | None] = [None] * len(states)
+    return _by_kind(
+        searchers, game_list, states, "search_compiled", lambda s, g, state: s.search(g, state)
+    )
+
+
+def _by_kind(
+    searchers: Sequence[Searcher],
+    games: list[Game],
+    states: Sequence[State],
+    compiled_call: str,
+    alone: Callable[[Searcher, Game, State], Any],
+) -> list[Any]:
+    """For every ``i``: the compiled searchers' answers from one ``compiled.batch`` call
+    (``compiled_call``), the others' ``alone(searcher, game, state)`` in turn."""
+    answers: list[Any] = [None] * len(states)
     compiled = [i for i, searcher in enumerate(searchers) if _is_compiled(searcher)]
     if compiled:
         batch = importlib.import_module(_COMPILED_BATCH)
-        done = batch.search_compiled(
+        found = getattr(batch, compiled_call)(
             [searchers[i] for i in compiled],
-            [game_list[i] for i in compiled],
+            [games[i] for i in compiled],
             [states[i] for i in compiled],
         )
-        for i, result in zip(compiled, done, strict=True):
-            results[i] = result
+        for i, answer in zip(compiled, found, strict=True):
+            answers[i] = answer
     for i, searcher in enumerate(searchers):
-        if results[i] is None:
-            results[i] = searcher.search(game_list[i], states[i])
-    return [result for result in results if result is not None]
+        if answers[i] is None:
+            answers[i] = alone(searcher, games[i], states[i])
+    return answers
 
 
 def _check(
@@ -98,21 +112,12 @@ def _check(
 def _moves_batch(searchers: list[Searcher], games: list[Game], states: list[State]) -> list[int]:
     """``search_batch``'s best actions; compiled trees build no result (``moves_compiled``)."""
     _check(searchers, games, states)
-    compiled = [i for i, searcher in enumerate(searchers) if _is_compiled(searcher)]
-    moves: list[int | None] = [None] * len(states)
-    if compiled:
-        batch = importlib.import_module(_COMPILED_BATCH)
-        found = batch.moves_compiled(
-            [searchers[i] for i in compiled],
-            [games[i] for i in compiled],
-            [states[i] for i in compiled],
-        )
-        for i, move in zip(compiled, found, strict=True):
-            moves[i] = move
-    for i, searcher in enumerate(searchers):
-        if moves[i] is None:
-            moves[i] = searcher.search(games[i], states[i]).best_action
-    return [int(move) for move in moves if move is not None]
+
+    def alone(searcher: Searcher, game: Game, state: State) -> int:
+        return searcher.search(game, state).best_action
+
+    moves = _by_kind(searchers, games, states, "moves_compiled", alone)
+    return [int(move) for move in moves]
 
 
 def act_batch(agents: Sequence[Any], envs: Sequence[Any], keep_results: bool = True) -> list[Any]:
