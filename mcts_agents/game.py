@@ -151,10 +151,17 @@ def return_normalizer(game: Game) -> Callable[[Sequence[float]], tuple[float, ..
         return None
     if not high > low:
         raise ValueError(f"{game!r}: return_range must be (low, high) with low < high")
-    scale = 2.0 / (high - low)
+    return range_normalizer(low, high)
+
+
+def range_normalizer(
+    low: float, high: float, bound: float = 1.0
+) -> Callable[[Sequence[float]], tuple[float, ...]]:
+    """The affine map of returns in [``low``, ``high``] onto [-``bound``, ``bound``]."""
+    scale = 2.0 * bound / (high - low)
 
     def normalize(returns: Sequence[float]) -> tuple[float, ...]:
-        return tuple((r - low) * scale - 1.0 for r in returns)
+        return tuple((r - low) * scale - bound for r in returns)
 
     return normalize
 
@@ -167,6 +174,7 @@ __all__ = [
     "has_chance",
     "is_perfect_information",
     "make_playout",
+    "range_normalizer",
     "return_normalizer",
     "sample_chance",
 ]

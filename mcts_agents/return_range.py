@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from mcts_agents.errors import InvalidStateError
-from mcts_agents.game import Game, return_normalizer
+from mcts_agents.game import Game, range_normalizer, return_normalizer
 from mcts_agents.searcher import game_identity
 
 __all__ = ["LEARNED_BOUND", "ReturnScale"]
@@ -48,7 +48,7 @@ class ReturnScale:
         self.low, self.high = option if option is not None else (-1.0, 1.0)
         self._fixed: Normalizer | None = None
         if option is not None:
-            self._fixed = _affine(*option, 1.0)
+            self._fixed = range_normalizer(*option)
         elif not self.learned:
             self._fixed = return_normalizer(game)
 
@@ -97,15 +97,6 @@ class ReturnScale:
         if self.source is None:
             return {}
         return {"return_range": (self.low, self.high), "return_range_source": self.source}
-
-
-def _affine(low: float, high: float, bound: float) -> Normalizer:
-    scale = 2.0 * bound / (high - low)
-
-    def normalize(returns: Sequence[float]) -> tuple[float, ...]:
-        return tuple((r - low) * scale - bound for r in returns)
-
-    return normalize
 
 
 def rescale(table: Iterable[Any], a: float, b: float) -> None:
