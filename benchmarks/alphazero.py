@@ -6,15 +6,14 @@ Run from the repository root (needs the ``az`` extra, torch)::
     python -m benchmarks.alphazero [--minutes 3] [--games 200] [--simulations 50] [--out DIR]
                                    [--threads 1] [--seed 0] [--json PATH]
 
-The issue's target: a network trained in at most 3 minutes, searching 50 simulations per move,
-never loses in 200 games against perfect play. ``main()`` trains with ``mcts_agents.az.train``
-(self-play, training, gating; resumed if ``--out`` holds a run), then plays ``--games`` games
-against a perfect player, seats alternating: the network's side is the Python search (PUCT
-over ``TorchEvaluator``, ``--simulations`` per move, temperature 0, MCTS-Solver on); the perfect
-player is a negamax over the rules core written here (no MCTS code), which picks uniformly
-among the moves that keep its game-theoretic value, so the games differ. The same games are
-played by the untrained network (the run's seed, no training) for comparison.
-"""
+The issue's target: a network trained in at most 3 minutes, searching 50 simulations per move, never
+loses in 200 games against perfect play. ``main()`` trains with
+``mcts_agents.alphazero.learn.train`` (self-play, training, gating; resumed if ``--out`` holds a
+run), then plays ``--games`` games against a perfect player, seats alternating: the network's side
+is the Python search (PUCT over ``TorchEvaluator``, ``--simulations`` per move, temperature 0,
+MCTS-Solver on); the perfect player is a negamax over the rules core written here (no MCTS code),
+which picks uniformly among the moves that keep its game-theoretic value, so the games differ. The
+same games are played by the untrained network (the run's seed, no training) for comparison."""
 
 from __future__ import annotations
 
@@ -120,7 +119,7 @@ def against_perfect(make_player: Any, games: int, seed: int, solver: Negamax) ->
 
 
 def run_config(args: argparse.Namespace) -> Any:
-    from mcts_agents.az import NetConfig, RunConfig, TrainConfig
+    from mcts_agents.alphazero.learn import NetConfig, RunConfig, TrainConfig
 
     return RunConfig(
         net=NetConfig(channels=32, blocks=2, value_hidden=32),
@@ -159,7 +158,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     import torch
 
-    from mcts_agents.az import TorchEvaluator, build_net, load_net, train
+    from mcts_agents.alphazero.learn import TorchEvaluator, build_net, load_net, train
 
     torch.set_num_threads(args.threads)
     info = machine_info()

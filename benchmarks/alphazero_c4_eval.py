@@ -81,7 +81,7 @@ def _player(spec: str, seed: int) -> Any:
     """A fresh player for one game: ``"win-or-block"`` or an agent spec."""
     if spec == "win-or-block":
         return WinOrBlock(seed)
-    from mcts_agents.specs import make_agent
+    from mcts_agents.agents.specs import make_agent
 
     return make_agent(spec, seed=seed)
 
@@ -188,7 +188,7 @@ def _print_matches(results: Sequence[dict[str, Any]]) -> None:
 def positions(model: str, simulations: int, seed: int) -> dict[str, Any]:
     """The labelled positions: the network's moves, then our MCTS at the network's time."""
     from benchmarks.positions import load
-    from mcts_agents.specs import make_agent
+    from mcts_agents.agents.specs import make_agent
 
     records = []
     for index, p in enumerate(load()):

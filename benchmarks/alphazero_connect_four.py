@@ -4,10 +4,9 @@ Run from the repository root (needs the ``az`` extra, torch)::
 
     python -m benchmarks.alphazero_connect_four train --out runs/c4 [--minutes 45] [--teacher]
 
-``train`` runs ``mcts_agents.az.train`` with the settings below (resumes the folder's run):
-AlphaZero from zero, or with ``--teacher`` a warm start by Expert Iteration (``TEACHER``).
-``benchmarks.alphazero_c4_eval`` measures the result.
-"""
+``train`` runs ``mcts_agents.alphazero.learn.train`` with the settings below (resumes the folder's
+run): AlphaZero from zero, or with ``--teacher`` a warm start by Expert Iteration (``TEACHER``).
+``benchmarks.alphazero_c4_eval`` measures the result."""
 
 from __future__ import annotations
 
@@ -56,7 +55,7 @@ TEACHER: dict[str, Any] = {
 
 
 def run_config(seed: int, workers: int, teacher: bool = False) -> Any:
-    from mcts_agents.az import RunConfig
+    from mcts_agents.alphazero.learn import RunConfig
 
     settings = {**SETTINGS, **(TEACHER if teacher else {}), "seed": seed, "workers": workers}
     return RunConfig.from_dict(settings)
@@ -65,7 +64,7 @@ def run_config(seed: int, workers: int, teacher: bool = False) -> Any:
 def train_main(args: argparse.Namespace) -> None:
     import torch
 
-    from mcts_agents.az import train
+    from mcts_agents.alphazero.learn import train
     from mcts_agents.envs.games.connect_four import ConnectFour
 
     torch.set_num_threads(args.threads)

@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.model is not None:
         import torch
 
-        from mcts_agents.az import TorchEvaluator, load_net
+        from mcts_agents.alphazero.learn import TorchEvaluator, load_net
 
         torch.set_num_threads(args.threads)
         model = TorchEvaluator(load_net(args.model), "cpu")

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python benchmar
 from benchmarks._common import machine_info, print_machine, print_table, write_json
 from benchmarks.matches import parse_option
 from mcts_agents import Budget, SearchConfig, envs
-from mcts_agents.compiled.search import CompiledSearch
+from mcts_agents.compiled.searcher import CompiledSearch
 from mcts_agents.ratings import wilson_interval
 
 

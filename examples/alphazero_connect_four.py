@@ -1,15 +1,15 @@
 """Train an AlphaZero network for Connect Four by self-play, then play it against MCTS.
 
-Shows the ``az`` extra end to end: ``mcts_agents.az.train`` runs self-play with the best
-network (PUCT search, root noise), training steps and the gate, writing a run folder that a
+Shows the ``az`` extra end to end: ``mcts_agents.alphazero.learn.train`` runs self-play with the
+best network (PUCT search, root noise), training steps and the gate, writing a run folder that a
 second call resumes; the trained network then plays through the agent spec
-``az:model=DIR,simulations=N`` (the Python search with the network as its batch evaluator)
-against plain MCTS at 1000 iterations of uniform playouts per move in the arena, seats
-swapped, and the script prints the score. A new run starts warm (Expert Iteration: its first
-100 iterations' games are played by our compiled MCTS), then plays AlphaZero's self-play:
-these are the settings of ``benchmarks/alphazero_connect_four.py --teacher``, which after 45
-minutes on 2 CPU cores scored 85.1% against that opponent in 400 games (``docs/benchmarks.md``,
-run 9); 5 minutes (the default) end inside the warm start.
+``az:model=DIR,simulations=N`` (the Python search with the network as its batch evaluator) against
+plain MCTS at 1000 iterations of uniform playouts per move in the arena, seats swapped, and the
+script prints the score. A new run starts warm (Expert Iteration: its first 100 iterations' games
+are played by our compiled MCTS), then plays AlphaZero's self-play: these are the settings of
+``benchmarks/alphazero_connect_four.py --teacher``, which after 45 minutes on 2 CPU cores scored
+85.1% against that opponent in 400 games (``docs/benchmarks.md``, run 9); 5 minutes (the default)
+end inside the warm start.
 
 Needs the ``az`` extra (torch):
     pip install ".[az]"     # CPU-only machine: first pip install torch --index-url
@@ -40,9 +40,9 @@ from mcts_agents.envs.games.connect_four import ConnectFour
 
 
 def import_az() -> Any:
-    """``mcts_agents.az``, or exit with a clear message if torch is missing."""
+    """``mcts_agents.alphazero.learn``, or exit with a clear message if torch is missing."""
     try:
-        from mcts_agents import az
+        from mcts_agents.alphazero import learn as az
     except ImportError as error:
         print(f"this example needs the 'az' extra (torch): {error}", file=sys.stderr)
         sys.exit(2)

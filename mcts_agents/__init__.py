@@ -20,8 +20,24 @@ from mcts_agents import _source_tree  # noqa: F401
 
 if TYPE_CHECKING:
     from mcts_agents.adapters import EnvGame, OpenSpielGame, game_from_env
-    from mcts_agents.aec import legal_actions
-    from mcts_agents.agent import Agent, HumanAgent, MCTSAgent, RandomAgent
+    from mcts_agents.adapters.aec import legal_actions
+    from mcts_agents.adapters.cloning import clone_env
+    from mcts_agents.agents.agent import Agent, HumanAgent, MCTSAgent, RandomAgent
+    from mcts_agents.agents.batch import BatchedMCTS, search_batch
+    from mcts_agents.agents.models import ModelInfo, PriorAgent, PUCTAgent, open_model
+    from mcts_agents.agents.play import Move, play_game
+    from mcts_agents.agents.specs import AgentSpec, EnvSpec, make_agent, make_env, parse_agent_spec
+    from mcts_agents.alphazero.gate import GateResult, gate
+    from mcts_agents.alphazero.replay import ReplayBuffer
+    from mcts_agents.alphazero.selfplay import (
+        GameRecord,
+        PlayoutCap,
+        Resign,
+        TemperatureSchedule,
+        play_selfplay_game,
+    )
+    from mcts_agents.alphazero.symmetries import Symmetry, symmetries
+    from mcts_agents.alphazero.targets import select_move, visit_distribution
     from mcts_agents.arena import (
         AgentStats,
         ArenaResult,
@@ -30,9 +46,6 @@ if TYPE_CHECKING:
         play_match,
         tournament,
     )
-    from mcts_agents.batch_search import BatchedMCTS, search_batch
-    from mcts_agents.cloning import clone_env
-    from mcts_agents.config import Budget, SearchConfig
     from mcts_agents.errors import (
         ActionTypeError,
         CheckpointError,
@@ -58,32 +71,19 @@ if TYPE_CHECKING:
         WebNotInstalledError,
         WorkerError,
     )
-    from mcts_agents.evaluators import BatchEvaluator, PositionEvaluator
-    from mcts_agents.factory import make_searcher
-    from mcts_agents.game import Game
-    from mcts_agents.gate import GateResult, gate
-    from mcts_agents.ismcts import ISMCTS
-    from mcts_agents.mcts import MCTS
-    from mcts_agents.model_agents import ModelInfo, PriorAgent, PUCTAgent, open_model
-    from mcts_agents.parallel import RootParallelSearch
-    from mcts_agents.pimc import PIMC
-    from mcts_agents.play import Move, play_game
+    from mcts_agents.planner.factory import make_searcher
+    from mcts_agents.planner.parallel import RootParallelSearch
     from mcts_agents.ratings import bradley_terry_elo, wilson_interval
-    from mcts_agents.replay import ReplayBuffer
-    from mcts_agents.result import ChildStats, SearchResult
     from mcts_agents.rl import PolicyAgent, SB3Evaluator, SingleAgentVsOpponent
-    from mcts_agents.searcher import Searcher
+    from mcts_agents.search.config import Budget, SearchConfig
+    from mcts_agents.search.evaluators import BatchEvaluator, PositionEvaluator
+    from mcts_agents.search.game import Game
+    from mcts_agents.search.ismcts import ISMCTS
+    from mcts_agents.search.mcts import MCTS
+    from mcts_agents.search.pimc import PIMC
+    from mcts_agents.search.result import ChildStats, SearchResult
+    from mcts_agents.search.searcher import Searcher
     from mcts_agents.seeding import derive_seed
-    from mcts_agents.selfplay import (
-        GameRecord,
-        PlayoutCap,
-        Resign,
-        TemperatureSchedule,
-        play_selfplay_game,
-    )
-    from mcts_agents.specs import AgentSpec, EnvSpec, make_agent, make_env, parse_agent_spec
-    from mcts_agents.symmetries import Symmetry, symmetries
-    from mcts_agents.targets import select_move, visit_distribution
 
 __version__ = "0.1.0"
 

@@ -1,5 +1,5 @@
 """``python -m mcts_agents``: the command line."""
 
-from mcts_agents.launch import run
+from mcts_agents.cli.launch import run
 
 raise SystemExit(run())

@@ -34,7 +34,8 @@ exception                  base             raised for
 ``ResultsFileBusyError``   ``ValueError``   a results file another run is writing (it is locked)
 ``WorkerError``            ``RuntimeError`` a search or arena worker that died, hung or failed
 ``RayNotInstalledError``   ``ImportError``  ``backend="ray"`` without Ray installed
-``TorchNotInstalledError`` ``ImportError``  ``mcts_agents.az`` without torch (the ``az`` extra), or
+``TorchNotInstalledError`` ``ImportError``  ``mcts_agents.alphazero.learn`` without torch (the
+``az`` extra), or
                                             a Stable-Baselines3 model without sb3-contrib
 ``WebNotInstalledError``   ``ImportError``  ``mcts_agents.web`` (``mcts-agents serve``) without
                                             Starlette and Uvicorn (the ``web`` extra)
@@ -111,8 +112,8 @@ class RayNotInstalledError(ImportError):
 
 
 class TorchNotInstalledError(ImportError):
-    """``mcts_agents.az`` (the reference network and its trainer), or a model that needs it,
-    without torch installed; or a Stable-Baselines3 model without sb3-contrib (the ``rl``
+    """``mcts_agents.alphazero.learn`` (the reference network and its trainer), or a model that
+    needs it, without torch installed; or a Stable-Baselines3 model without sb3-contrib (the ``rl``
     extra). The message names what to install."""
 
 

@@ -118,11 +118,15 @@ def test_relative_and_lazy_imports_are_read(tmp_path: Path) -> None:
     source = tmp_path / "mod.py"
     source.write_text(
         "from typing import TYPE_CHECKING\n"
-        "if TYPE_CHECKING:\n    from mcts_agents.mcts import MCTS\n"
-        "def f():\n    from . import generic\n    import mcts_agents.play\n"
+        "if TYPE_CHECKING:\n    from mcts_agents.search.mcts import MCTS\n"
+        "def f():\n    from . import generic\n    import mcts_agents.agents.play\n"
     )
     names = set(imported_names("mcts_agents.adapters.mod", source))
-    assert {"mcts_agents.mcts", "mcts_agents.adapters.generic", "mcts_agents.play"} <= names
+    assert {
+        "mcts_agents.search.mcts",
+        "mcts_agents.adapters.generic",
+        "mcts_agents.agents.play",
+    } <= names
 
 
 def test_no_import_cycles_between_library_modules() -> None:
@@ -143,16 +147,16 @@ def test_envs_import_nothing_of_the_planner() -> None:
 
 def test_the_shared_search_pieces_import_nothing_search_specific() -> None:
     """``searcher`` (protocol, budgets, final move, proofs) is what every searcher imports."""
-    neutral = {"mcts_agents.config", "mcts_agents.game", "mcts_agents.result"}
-    assert import_graph()["mcts_agents.searcher"] <= neutral | {"mcts_agents.errors"}
+    neutral = {"mcts_agents.search.config", "mcts_agents.search.game", "mcts_agents.search.result"}
+    assert import_graph()["mcts_agents.search.searcher"] <= neutral | {"mcts_agents.errors"}
 
 
 def test_searchers_do_not_import_each_other() -> None:
     """The Python search and the compiled kernels share only the neutral module."""
     graph = import_graph()
     compiled = {name for name in MODULES if name.startswith("mcts_agents.compiled")}
-    assert not graph["mcts_agents.mcts"] & compiled
-    assert not any("mcts_agents.mcts" in graph[name] for name in compiled)
+    assert not graph["mcts_agents.search.mcts"] & compiled
+    assert not any("mcts_agents.search.mcts" in graph[name] for name in compiled)
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

@@ -11,7 +11,8 @@
 4. PettingZoo's rlcard poker envs: ``rlcard.RLCardGame``, verified clones with information
    sets and redealing, for Information Set MCTS;
 5. anyone else's AEC env: ``generic.EnvGame`` over verified clones of the whole wrapper chain
-   (``mcts_agents.cloning``), refused where it is found to hide information or draw randomness.
+   (``mcts_agents.adapters.cloning``), refused where it is found to hide information or draw
+   randomness.
 
 A new adapter is a module here with a ``Game`` and a function ``(env) -> (game, state)`` that
 ``game_from_env`` calls when the env is of its kind.
@@ -33,15 +34,15 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 
+from mcts_agents.adapters.aec import check_live, check_reset, describe_env, legal_actions
 from mcts_agents.adapters.generic import EnvGame, EnvState, env_game
 from mcts_agents.adapters.openspiel import OpenSpielGame, openspiel_env_type, openspiel_game
 from mcts_agents.adapters.pettingzoo_classic import classic_game
 from mcts_agents.adapters.rlcard import RLCardGame, rlcard_env_type, rlcard_game
-from mcts_agents.aec import check_live, check_reset, describe_env, legal_actions
 from mcts_agents.envs.core.aec import BoardGameEnv
 from mcts_agents.errors import CloneError, GameOverError, NoLegalActionError
-from mcts_agents.evaluators import evaluate, evaluator_name, is_batch_evaluator
-from mcts_agents.game import Game, State
+from mcts_agents.search.evaluators import evaluate, evaluator_name, is_batch_evaluator
+from mcts_agents.search.game import Game, State
 
 __all__ = [
     "SLOW_SEARCH_RATE",

@@ -1,8 +1,8 @@
 """Anyone else's PettingZoo AEC env as a ``Game``: states are verified clones of the env.
 
 The generic, slower path of ``game_from_env``: ``EnvGame.next_state`` clones the state's env
-(``mcts_agents.cloning``, which copies what ``copy.deepcopy`` of a PettingZoo classic env gets
-wrong) and steps the clone.
+(``mcts_agents.adapters.cloning``, which copies what ``copy.deepcopy`` of a PettingZoo classic env
+gets wrong) and steps the clone.
 
 A clone holds everything the env holds, hidden cards and the generator of its future dice
 included, so the generic path never searches an env that is known or found to hide information
@@ -26,7 +26,7 @@ proves it (``sampled_outcomes``). The caller's global random state is put back a
 step. A generator the env makes inside ``step`` (``np.random.default_rng()``) is not seen.
 
 Returns: an env may declare ``metadata["return_range"] = (low, high)``; else the Python search
-learns the range and never calls a return a win (``mcts_agents.return_range``).
+learns the range and never calls a return a win (``mcts_agents.search.return_range``).
 """
 
 from __future__ import annotations
@@ -39,17 +39,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from mcts_agents.adapters.probes import (
-    declared_perfect_information,
-    declared_return_range,
-    hidden_state_message,
-    refuse_declared_hidden,
-    refuse_hidden_state,
-    refuse_randomness_at_reset,
-)
-from mcts_agents.aec import bookkeeper, bookkeeping, check_live, describe_env, info_mask
-from mcts_agents.cloning import Memo, clone_with_memo, verified_clone
-from mcts_agents.compare import (
+from mcts_agents.adapters.aec import bookkeeper, bookkeeping, check_live, describe_env, info_mask
+from mcts_agents.adapters.cloning import Memo, clone_with_memo, verified_clone
+from mcts_agents.adapters.compare import (
     GlobalRandom,
     fingerprint,
     first_difference,
@@ -58,8 +50,16 @@ from mcts_agents.compare import (
     rng_state,
     structurally_equal,
 )
+from mcts_agents.adapters.probes import (
+    declared_perfect_information,
+    declared_return_range,
+    hidden_state_message,
+    refuse_declared_hidden,
+    refuse_hidden_state,
+    refuse_randomness_at_reset,
+)
 from mcts_agents.errors import CloneError, GameOverError, IllegalActionError, NoLegalActionError
-from mcts_agents.game import CHANCE
+from mcts_agents.search.game import CHANCE
 
 __all__ = ["OUTCOMES", "EnvGame", "EnvState", "ReachableEnvGame", "env_game"]
 

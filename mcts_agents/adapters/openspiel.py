@@ -15,7 +15,7 @@ import sys
 from collections.abc import Hashable
 from typing import Any
 
-from mcts_agents.aec import bookkeeping, check_live
+from mcts_agents.adapters.aec import bookkeeping, check_live
 from mcts_agents.envs.core.game import CHANCE, draw_outcome
 from mcts_agents.errors import (
     CloneError,

@@ -27,10 +27,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from mcts_agents.aec import bookkeeping, check_live, wrapper_chain
+from mcts_agents.adapters.aec import bookkeeping, check_live, wrapper_chain
 from mcts_agents.envs.games.connect_four import ConnectFour, won4
 from mcts_agents.envs.games.mnk import MNK
-from mcts_agents.game import Game, State
+from mcts_agents.search.game import Game, State
 
 __all__ = [
     "CLASSIC_ENVS",

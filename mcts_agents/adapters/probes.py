@@ -35,9 +35,9 @@ import weakref
 from collections import deque
 from typing import Any
 
-from mcts_agents.aec import describe_env
-from mcts_agents.cloning import clone_with_memo
-from mcts_agents.compare import GlobalRandom, first_difference
+from mcts_agents.adapters.aec import describe_env
+from mcts_agents.adapters.cloning import clone_with_memo
+from mcts_agents.adapters.compare import GlobalRandom, first_difference
 from mcts_agents.errors import CloneError
 
 __all__ = [

@@ -22,9 +22,9 @@ import sys
 from collections.abc import Hashable
 from typing import Any
 
+from mcts_agents.adapters.aec import bookkeeping, check_live, describe_env
+from mcts_agents.adapters.cloning import Memo, verified_clone
 from mcts_agents.adapters.generic import EnvGame, EnvState
-from mcts_agents.aec import bookkeeping, check_live, describe_env
-from mcts_agents.cloning import Memo, verified_clone
 from mcts_agents.errors import CloneError, GameOverError
 
 __all__ = ["RLCardGame", "rlcard_env_type", "rlcard_game"]

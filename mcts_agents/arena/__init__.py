@@ -6,7 +6,7 @@ Modules, in the order data flows:
 - ``match``: ``play_match`` and ``tournament`` decide the games (seats, seeds);
 - ``runner``: skips games already in the results file and plays the rest;
 - ``backends``: plays them here, in worker processes or as Ray tasks;
-- ``games``: one game (``mcts_agents.play.play_game``) and its record;
+- ``games``: one game (``mcts_agents.agents.play.play_game``) and its record;
 - ``records``: the JSONL results file (header, a line per game; locked, resumed, extended);
 - ``checks``: what a results file may hold, checked line by line;
 - ``results`` and ``plots``: standings, score matrix, Elo, tables and figures.
@@ -20,7 +20,7 @@ survives from one game to the next); agent instances are ``reset(seed=...)`` bef
 
 from __future__ import annotations
 
-from mcts_agents.arena.backends import BACKENDS
+from mcts_agents.arena.executors import BACKENDS
 from mcts_agents.arena.match import play_match, tournament
 from mcts_agents.arena.results import AgentStats, ArenaResult, MatchResult, TournamentResult
 from mcts_agents.errors import (

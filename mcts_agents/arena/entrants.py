@@ -11,7 +11,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mcts_agents.specs import AgentSpec, EnvSpec, make_agent, parse_agent_spec, parse_env_spec
+from mcts_agents.agents.specs import (
+    AgentSpec,
+    EnvSpec,
+    make_agent,
+    parse_agent_spec,
+    parse_env_spec,
+)
 
 __all__ = ["Entrant", "build_agent", "env_factory", "env_label", "make_entrant", "make_entrants"]
 

@@ -13,11 +13,11 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mcts_agents.arena.checks import VERSION
 from mcts_agents.arena.entrants import Entrant, env_factory, env_label, make_entrants
-from mcts_agents.arena.games import GameTask
+from mcts_agents.arena.record_checks import VERSION
 from mcts_agents.arena.results import MatchResult, TournamentResult
 from mcts_agents.arena.runner import MAX_GAMES, check_options, run_tasks
+from mcts_agents.arena.tasks import GameTask
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.seeding import derive_seed
 

@@ -25,14 +25,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mcts_agents.arena.checks import (
+from mcts_agents.arena.record_checks import (
     check_header,
     check_record,
     count_key,
     different_run,
     header_total,
 )
-from mcts_agents.arena.games import Record
+from mcts_agents.arena.tasks import Record
 from mcts_agents.errors import ResultsFileBusyError, ResultsFileError
 
 __all__ = ["ResultsFile", "open_results"]

@@ -15,8 +15,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mcts_agents.arena.games import Record
 from mcts_agents.arena.plots import plot_ratings
+from mcts_agents.arena.tasks import Record
 from mcts_agents.ratings import Z95, bradley_terry_elo, mle_is_finite, wilson_interval
 
 __all__ = ["AgentStats", "ArenaResult", "MatchResult", "TournamentResult", "mean_interval"]

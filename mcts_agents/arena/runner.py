@@ -8,11 +8,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from mcts_agents.arena.backends import BACKENDS, game_records
-from mcts_agents.arena.games import GameTask, Record
+from mcts_agents.arena.executors import BACKENDS, game_records
 from mcts_agents.arena.records import open_results
+from mcts_agents.arena.tasks import GameTask, Record
 from mcts_agents.errors import InvalidOptionError, ResultsFileError, WorkerError
-from mcts_agents.process_pool import MAX_WORKERS, check_workers
+from mcts_agents.processes import MAX_WORKERS, check_workers
 
 __all__ = ["MAX_GAMES", "MAX_WORKERS", "Progress", "check_options", "run_tasks"]
 

@@ -1,12 +1,12 @@
 """Compiled search kernels (numba, the optional ``fast`` extra), registered per game type.
 
-``mcts_agents.factory.make_searcher`` hands a search to a kernel when ``SearchConfig.backend``
-allows it (``"auto"``, the default, or ``"numba"``), numba is installed, and a kernel is
-registered for the game's type and implements its parameters and the options; everything else
-runs the Python search. A kernel runs the same algorithm as ``MCTS`` (UCB1, random expansion
-order, the game's playouts, MCTS-Solver through transpositions, tree reuse with reachability
-pruning, the same budgets and final-move rules) over a structure-of-arrays node table, with its
-own random numbers: same seed, same result within a backend, not across backends.
+``mcts_agents.planner.factory.make_searcher`` hands a search to a kernel when
+``SearchConfig.backend`` allows it (``"auto"``, the default, or ``"numba"``), numba is installed,
+and a kernel is registered for the game's type and implements its parameters and the options;
+everything else runs the Python search. A kernel runs the same algorithm as ``MCTS`` (UCB1, random
+expansion order, the game's playouts, MCTS-Solver through transpositions, tree reuse with
+reachability pruning, the same budgets and final-move rules) over a structure-of-arrays node table,
+with its own random numbers: same seed, same result within a backend, not across backends.
 
 Registered here: Connect Four with ``k == 4`` (``connect_four.CompiledConnectFour``, its own
 kernel), and through the one kernel for every other game (``kernel``, ``games``,
@@ -68,7 +68,7 @@ def _connect_four_supports(game: Any) -> str | None:
 register_kernel(
     KernelEntry(
         ConnectFour,
-        "mcts_agents.compiled.connect_four:connect_four_searcher",
+        "mcts_agents.compiled.connect_four_searcher:connect_four_searcher",
         _connect_four_supports,
         UCB1_PLAYOUTS,
     )
@@ -100,7 +100,7 @@ def _any(game: Any) -> str | None:
     return None
 
 
-_SEARCH = "mcts_agents.compiled.search:CompiledSearch"
+_SEARCH = "mcts_agents.compiled.searcher:CompiledSearch"
 for _type, _supports in (
     (Othello, _othello_supports),
     (MNK, _mnk_supports),
@@ -109,8 +109,8 @@ for _type, _supports in (
 ):
     register_kernel(KernelEntry(_type, _SEARCH, _supports, UCB1_PLAYOUTS))
 
-register_playout(PlayoutEntry(Pig, "mcts_agents.compiled.pig:pig_playout"))
-register_playout(PlayoutEntry(Othello, "mcts_agents.compiled.othello:othello_playout"))
+register_playout(PlayoutEntry(Pig, "mcts_agents.compiled.rules.pig:pig_playout"))
+register_playout(PlayoutEntry(Othello, "mcts_agents.compiled.rules.othello:othello_playout"))
 
 __all__ = [
     "KernelEntry",

@@ -1,6 +1,6 @@
 """Compiled searchers searched as one batch: one numba call over many trees, in parallel.
 
-``search_compiled`` (behind ``mcts_agents.batch_search.search_batch``) takes compiled
+``search_compiled`` (behind ``mcts_agents.agents.batch.search_batch``) takes compiled
 searchers (``CompiledConnectFour``, ``CompiledSearch``), each with its own tree, and a position
 for each. Every tree is prepared as its own ``search`` prepares it (its seed drawn from its own
 generator, the root found or re-rooted with reachability pruning), then the simulations of all
@@ -32,11 +32,11 @@ from numba.typed import List
 from mcts_agents.compiled import connect_four_kernel as c4_kernel
 from mcts_agents.compiled import entries, kernel
 from mcts_agents.compiled.common import UNKNOWN
-from mcts_agents.compiled.connect_four import CompiledConnectFour
-from mcts_agents.compiled.search import NO_LIMIT, CompiledSearch
+from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
+from mcts_agents.compiled.searcher import NO_LIMIT, CompiledSearch
 from mcts_agents.errors import InvalidOptionError
-from mcts_agents.result import SearchResult
-from mcts_agents.searcher import check_room
+from mcts_agents.search.result import SearchResult
+from mcts_agents.search.searcher import check_room
 
 __all__ = ["PARALLEL_MIN", "batchable", "moves_compiled", "search_compiled", "warm_up"]
 
@@ -367,9 +367,9 @@ def warm_up() -> None:
     if _warm:
         return
     _warm = True
-    from mcts_agents.config import Budget, SearchConfig
     from mcts_agents.envs.games.connect_four import ConnectFour
     from mcts_agents.envs.games.mnk import MNK
+    from mcts_agents.search.config import Budget, SearchConfig
 
     for game in (ConnectFour(), MNK(3, 3, 3)):
         searchers = [

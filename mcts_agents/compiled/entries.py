@@ -26,11 +26,12 @@ from typing import Any
 
 from numba import njit
 
-from mcts_agents.compiled import games, kernel
+from mcts_agents.compiled import dispatch as games
+from mcts_agents.compiled import kernel
 
 # The ids by name: numba reads a module's global int as a constant (a literal, on which
 # ``games`` picks the rules), but ``games.MNK`` as a plain int64.
-from mcts_agents.compiled.games import CONNECT_FOUR, MNK, NIM, OTHELLO, OTHELLO_WIDE, ULTIMATE
+from mcts_agents.compiled.dispatch import CONNECT_FOUR, MNK, NIM, OTHELLO, OTHELLO_WIDE, ULTIMATE
 from mcts_agents.envs import games as rules_cores
 
 __all__ = [

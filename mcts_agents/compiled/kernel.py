@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mcts_agents.compiled import games
+from mcts_agents.compiled import dispatch as games
 from mcts_agents.compiled.common import UNKNOWN, gain, random01
 
 DONE, ROOT_PROVEN, GROW_NODES, GROW_EDGES, TABLE_FULL = 0, 1, 2, 3, 4

@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcts_agents.config import Budget, SearchConfig
-from mcts_agents.searcher import Searcher
+from mcts_agents.search.config import Budget, SearchConfig
+from mcts_agents.search.searcher import Searcher
 
 __all__ = [
     "KernelEntry",

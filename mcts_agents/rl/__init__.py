@@ -14,9 +14,9 @@ Stable-Baselines3 and is imported only by name.
 
 from __future__ import annotations
 
-from mcts_agents.rl.policy import Policy, PolicyAgent
+from mcts_agents.agents.policy import Policy, PolicyAgent
+from mcts_agents.agents.sb3 import SB3Evaluator
 from mcts_agents.rl.registration import gym_id, make_vs_agent, register_envs
-from mcts_agents.rl.sb3 import SB3Evaluator
 from mcts_agents.rl.single_agent import IllegalActionMode, SingleAgentVsOpponent
 from mcts_agents.rl.vector import VectorVsOpponent
 

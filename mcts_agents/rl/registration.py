@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import gymnasium
 
-from mcts_agents.agent import MCTSAgent
+from mcts_agents.agents.agent import MCTSAgent
+from mcts_agents.agents.specs import ENV_SPECS, make_agent, make_env
 from mcts_agents.rl.single_agent import IllegalActionMode, SingleAgentVsOpponent
-from mcts_agents.specs import ENV_SPECS, make_agent, make_env
 
 __all__ = ["gym_id", "make_vs_agent", "prepare_opponents", "register_envs"]
 

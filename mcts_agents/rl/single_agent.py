@@ -1,7 +1,7 @@
 """``SingleAgentVsOpponent``: one seat of a PettingZoo AEC game as a single-agent Gymnasium env.
 
 The opponents (an ``MCTSAgent``, say) move inside ``reset`` and ``step`` through
-``mcts_agents.play.play_game``; ``action_masks()`` serves sb3-contrib's ``MaskablePPO``.
+``mcts_agents.agents.play.play_game``; ``action_masks()`` serves sb3-contrib's ``MaskablePPO``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from mcts_agents.agents.play import action_index, play_game
 from mcts_agents.errors import (
     GameOverError,
     IllegalActionError,
@@ -21,7 +22,6 @@ from mcts_agents.errors import (
     NoLegalActionError,
     NotResetError,
 )
-from mcts_agents.play import action_index, play_game
 
 __all__ = ["SingleAgentVsOpponent"]
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from mcts_agents.agents.specs import make_agent
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.rl.single_agent import SingleAgentVsOpponent
-from mcts_agents.specs import make_agent
 
 __all__ = ["SubEnv", "check_spec", "learner_flags", "opponent_specs"]
 

@@ -24,8 +24,10 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
-from mcts_agents.agent import MCTSAgent
-from mcts_agents.batch_search import act_batch
+from mcts_agents.agents.agent import MCTSAgent
+from mcts_agents.agents.batch import act_batch
+from mcts_agents.agents.play import action_index
+from mcts_agents.agents.specs import make_env
 from mcts_agents.errors import (
     ActionTypeError,
     GameOverError,
@@ -34,10 +36,8 @@ from mcts_agents.errors import (
     NoLegalActionError,
     NotResetError,
 )
-from mcts_agents.play import action_index
 from mcts_agents.rl.single_agent import IllegalActionMode
 from mcts_agents.rl.sub_env import SubEnv, learner_flags, opponent_specs
-from mcts_agents.specs import make_env
 
 __all__ = ["VectorVsOpponent", "make_vector_vs_agent"]
 

@@ -40,8 +40,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from mcts_agents.agents.specs import AGENT_KINDS, ENV_SPECS, agent_options, env_parameters
 from mcts_agents.errors import ResultsFileError, SpecError, TooManyGamesError
-from mcts_agents.specs import AGENT_KINDS, ENV_SPECS, agent_options, env_parameters
 from mcts_agents.web import pages
 from mcts_agents.web.guard import RequestGuard
 from mcts_agents.web.policy import ServerPolicy

@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcts_agents.agent import MCTSAgent
-from mcts_agents.config import Budget
-from mcts_agents.result import SearchResult
+from mcts_agents.agents.agent import MCTSAgent
+from mcts_agents.search.config import Budget
+from mcts_agents.search.result import SearchResult
 from mcts_agents.web.svg import Heat
 
 __all__ = ["SLICES", "SLICE_SECONDS", "SearchView", "search_view", "sliced_search"]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from mcts_agents.specs import AGENT_KINDS, ENV_SPECS, agent_options, env_parameters
+from mcts_agents.agents.specs import AGENT_KINDS, ENV_SPECS, agent_options, env_parameters
 from mcts_agents.web.svg import esc
 
 __all__ = ["error_page", "game_page", "index_page", "layout", "replay_page"]

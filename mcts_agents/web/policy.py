@@ -32,9 +32,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mcts_agents import env_sources
-from mcts_agents.errors import InvalidOptionError, SpecError
-from mcts_agents.specs import (
+from mcts_agents.adapters import env_sources
+from mcts_agents.agents.specs import (
     ENV_SPECS,
     AgentSpec,
     EnvSpec,
@@ -45,6 +44,7 @@ from mcts_agents.specs import (
     read_agent_spec,
     split_spec,
 )
+from mcts_agents.errors import InvalidOptionError, SpecError
 
 __all__ = ["LOOPBACK_HOSTS", "Limits", "ServerPolicy", "host_name", "hosts_for"]
 

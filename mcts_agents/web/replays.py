@@ -14,8 +14,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from mcts_agents.aec import legal_actions
-from mcts_agents.arena.checks import check_header, check_record
+from mcts_agents.adapters.aec import legal_actions
+from mcts_agents.arena.record_checks import check_header, check_record
 from mcts_agents.errors import ResultsFileError
 from mcts_agents.web.policy import ServerPolicy
 from mcts_agents.web.session import core_position, picture

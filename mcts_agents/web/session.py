@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcts_agents.adapters.aec import legal_actions
 from mcts_agents.adapters.pettingzoo_classic import (
     classic_env_name,
     connect_four_core,
@@ -25,11 +26,10 @@ from mcts_agents.adapters.pettingzoo_classic import (
     tictactoe_core,
     tictactoe_state,
 )
-from mcts_agents.aec import legal_actions
-from mcts_agents.agent import MCTSAgent
+from mcts_agents.agents.agent import MCTSAgent
+from mcts_agents.agents.play import action_index
 from mcts_agents.envs.core.aec import BoardGameEnv
-from mcts_agents.play import action_index
-from mcts_agents.result import SearchResult
+from mcts_agents.search.result import SearchResult
 from mcts_agents.web.live import SearchView, search_view, sliced_search
 
 __all__ = ["Move", "Position", "Seat", "Session", "Snapshot", "core_position", "picture"]

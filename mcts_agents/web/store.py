@@ -17,9 +17,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from mcts_agents.agents.specs import AgentSpec, EnvSpec, make_agent
 from mcts_agents.errors import SpecError, TooManyGamesError
 from mcts_agents.seeding import derive_seed
-from mcts_agents.specs import AgentSpec, EnvSpec, make_agent
 from mcts_agents.web.policy import ServerPolicy
 from mcts_agents.web.session import Seat, Session
 

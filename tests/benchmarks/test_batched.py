@@ -6,7 +6,7 @@ import numpy as np
 
 from benchmarks.batched import DummyNetwork, run
 from mcts_agents.envs.games.connect_four import ConnectFour
-from mcts_agents.evaluators import check_batch
+from mcts_agents.search.evaluators import check_batch
 
 
 def test_the_dummy_network_gives_checkable_output_and_counts_its_calls() -> None:

@@ -26,7 +26,7 @@ from mcts_agents import MCTSAgent
 from mcts_agents.adapters import EnvGame, game_from_env
 from mcts_agents.adapters.generic import env_game
 from mcts_agents.errors import CloneError, GameOverError, IllegalActionError, NoLegalActionError
-from mcts_agents.game import default_rollout
+from mcts_agents.search.game import default_rollout
 from tests.mcts_agents.adapters.support import (
     Pile,
     fingerprint,

@@ -17,11 +17,11 @@ from pettingzoo import AECEnv
 
 from mcts_agents import MCTSAgent
 from mcts_agents.adapters import EnvGame, game_from_env
-from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.errors import CloneError
-from mcts_agents.game import CHANCE
-from mcts_agents.mcts import MCTS
-from mcts_agents.tree import Node
+from mcts_agents.search.config import Budget, SearchConfig
+from mcts_agents.search.game import CHANCE
+from mcts_agents.search.mcts import MCTS
+from mcts_agents.search.tree import Node
 from tests.mcts_agents.adapters.support import fingerprint, new_classic
 
 

@@ -15,7 +15,7 @@ import pytest
 from mcts_agents import Budget, MCTSAgent, SearchConfig, make_searcher
 from mcts_agents.adapters import OpenSpielGame, game_from_env
 from mcts_agents.errors import CloneError, GameOverError, IllegalActionError
-from mcts_agents.game import CHANCE, default_rollout
+from mcts_agents.search.game import CHANCE, default_rollout
 from tests.mcts_agents.adapters.support import fingerprint, is_over, mask_actions, new_classic
 
 

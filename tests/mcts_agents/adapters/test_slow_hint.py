@@ -12,7 +12,7 @@ import pytest
 from mcts_agents import MCTSAgent, adapters
 from mcts_agents.adapters import SLOW_SEARCH_RATE, evaluator_share, hint_if_slow
 from mcts_agents.envs import connect_four_v0, tic_tac_toe_v0
-from mcts_agents.evaluators import evaluator_name
+from mcts_agents.search.evaluators import evaluator_name
 from tests.mcts_agents.adapters.support import Pile
 
 

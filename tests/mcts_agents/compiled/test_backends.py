@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("numba")
 
 from mcts_agents import MCTSAgent
-from mcts_agents.specs import make_env
+from mcts_agents.agents.specs import make_env
 
 SPECS = ["tic_tac_toe", "gomoku", "tic_tac_toe_deluxe", "mnk_5x5x4", "othello", "nim"]
 SPECS += ["othello:size=6", "othello:size=10", "ultimate_tic_tac_toe", "connect_four"]

@@ -10,13 +10,13 @@ import pytest
 pytest.importorskip("numba")
 
 from mcts_agents.compiled import batch
-from mcts_agents.compiled.connect_four import CompiledConnectFour
-from mcts_agents.compiled.search import CompiledSearch
-from mcts_agents.config import Budget, SearchConfig
+from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
+from mcts_agents.compiled.searcher import CompiledSearch
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.envs.games.othello import Othello
-from mcts_agents.result import SearchResult
+from mcts_agents.search.config import Budget, SearchConfig
+from mcts_agents.search.result import SearchResult
 
 
 def summary(result: SearchResult) -> tuple[Any, ...]:

@@ -14,7 +14,8 @@ import pytest
 
 import mcts_agents
 from mcts_agents import MCTSAgent
-from mcts_agents.compiled import entries, games
+from mcts_agents.compiled import dispatch as games
+from mcts_agents.compiled import entries
 from mcts_agents.envs import mnk_v0, tic_tac_toe_v0
 
 pytest.importorskip("numba")
@@ -78,8 +79,9 @@ def test_the_first_search_of_a_game_compiles_its_rules_and_no_others(tmp_path: P
     code = (
         "import json\n"
         "from mcts_agents import MCTSAgent\n"
-        "from mcts_agents.compiled import connect_four_rules, mnk, nim, othello, othello_wide\n"
-        "from mcts_agents.compiled import ultimate\n"
+        "from mcts_agents.compiled.rules import connect_four as connect_four_rules\n"
+        "from mcts_agents.compiled.rules import mnk, nim, othello, othello_wide\n"
+        "from mcts_agents.compiled.rules import ultimate\n"
         "from mcts_agents.envs import tic_tac_toe_v0\n"
         "env = tic_tac_toe_v0.env()\n"
         "env.reset(seed=0)\n"
@@ -95,7 +97,7 @@ def test_the_first_search_of_a_game_compiles_its_rules_and_no_others(tmp_path: P
     compiled = json.loads(first.stdout)
     assert compiled["mnk"] > 0
     assert {k: v for k, v in compiled.items() if k != "mnk"} == {
-        "othello": 0, "ultimate": 0, "nim": 0, "othello_wide": 0, "connect_four_rules": 0,
+        "othello": 0, "ultimate": 0, "nim": 0, "othello_wide": 0, "connect_four": 0,
     }  # fmt: skip
     assert "compiling the search kernel for m,n,k" in first.stderr
     second = run_python(code, tmp_path)
@@ -108,14 +110,14 @@ def test_changed_sources_empty_the_entry_points_cache(tmp_path: Path) -> None:
     empty the cache of the entry points, which ``check_sources`` does once per process (a
     stand-in index entry here instead of a compile)."""
     fill = (
-        "from mcts_agents.compiled import entries, games\n"
+        "from mcts_agents.compiled import dispatch as games, entries\n"
         "print(entries.check_sources())\n"
         "for entry in entries.ENTRIES[games.MNK]:\n"
         "    entry._cache._cache_file._save_index({'compiled': 'stand-in'})\n"
         "print(entries.is_cached(games.MNK))\n"
     )
     check = (
-        "from mcts_agents.compiled import entries, games\n"
+        "from mcts_agents.compiled import dispatch as games, entries\n"
         "print(entries.check_sources(), entries.is_cached(games.MNK))\n"
     )
     first = run_python(fill, tmp_path)

@@ -20,9 +20,11 @@ import pytest
 pytest.importorskip("numba")
 
 from mcts_agents import Budget, SearchConfig, make_searcher
-from mcts_agents.compiled import games, kernel, ultimate
+from mcts_agents.compiled import dispatch as games
+from mcts_agents.compiled import kernel
 from mcts_agents.compiled.common import UNKNOWN, outcome_returns
-from mcts_agents.compiled.search import CompiledSearch, codec
+from mcts_agents.compiled.rules import ultimate
+from mcts_agents.compiled.searcher import CompiledSearch, codec
 from mcts_agents.envs.games import ultimate_tic_tac_toe as ultimate_core
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK

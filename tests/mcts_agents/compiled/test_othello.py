@@ -13,8 +13,8 @@ from mcts_agents.envs.games.othello import TERMINAL, Othello, _kernels
 
 pytest.importorskip("numba")
 
-from mcts_agents.compiled import othello as compiled
-from mcts_agents.compiled.othello import othello_playout
+from mcts_agents.compiled.rules import othello as compiled
+from mcts_agents.compiled.rules.othello import othello_playout
 from tests.mcts_agents.compiled.playouts import assert_same_outcomes
 
 

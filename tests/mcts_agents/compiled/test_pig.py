@@ -11,7 +11,7 @@ from mcts_agents.envs.games.pig import DECIDING, OVER, ROLLING, Pig
 
 pytest.importorskip("numba")
 
-from mcts_agents.compiled.pig import pig_playout
+from mcts_agents.compiled.rules.pig import pig_playout
 from tests.mcts_agents.compiled.playouts import assert_same_outcomes
 
 #: (game, state): starts, a rolling die, a player near the win, three players, piglet, and a

@@ -17,8 +17,8 @@ pytest.importorskip("httpx")
 from starlette.testclient import TestClient
 
 from mcts_agents import play_match
+from mcts_agents.agents.specs import AGENT_KINDS, ENV_SPECS
 from mcts_agents.envs.games.connect_four import ConnectFour
-from mcts_agents.specs import AGENT_KINDS, ENV_SPECS
 from mcts_agents.web.app import create_app
 from mcts_agents.web.store import Sessions
 

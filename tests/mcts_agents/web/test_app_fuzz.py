@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from mcts_agents import envs, play_match
-from mcts_agents.specs import ENV_SPECS
+from mcts_agents.agents.specs import ENV_SPECS
 from mcts_agents.web.app import create_app
 from mcts_agents.web.policy import Limits, ServerPolicy
 from mcts_agents.web.store import Sessions

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mcts_agents.cli import main
+from mcts_agents.cli.main import main
 from mcts_agents.errors import WebNotInstalledError
 from mcts_agents.web import require_web
 
@@ -38,7 +38,7 @@ def test_without_the_web_extra_serve_names_it(
 def test_the_core_imports_without_the_web_packages() -> None:
     code = (
         "import sys; sys.modules['starlette'] = None; sys.modules['uvicorn'] = None\n"
-        "import mcts_agents, mcts_agents.cli, mcts_agents.web.views\n"
+        "import mcts_agents, mcts_agents.cli.main, mcts_agents.web.views\n"
         "print('ok')"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -85,8 +85,8 @@ def test_a_port_in_use_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]
 
 
 def test_serve_options_make_the_servers_policy(tmp_path: Path) -> None:
-    from mcts_agents.cli import build_parser
-    from mcts_agents.cli_serve import policy_of
+    from mcts_agents.cli.main import build_parser
+    from mcts_agents.cli.serve import policy_of
 
     args = build_parser().parse_args(
         ["serve", "--allow-env", "mygames:make_env", "--models", str(tmp_path),

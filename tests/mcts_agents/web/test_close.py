@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from mcts_agents import MCTSAgent, make_searcher
-from mcts_agents.config import Budget, SearchConfig
 from mcts_agents.envs import connect_four_v0
 from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.web.session import Seat, Session
 
 pytest.importorskip("starlette")

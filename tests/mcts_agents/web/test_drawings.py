@@ -12,14 +12,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mcts_agents.aec import legal_actions
+from mcts_agents.adapters.aec import legal_actions
+from mcts_agents.agents.specs import ENV_SPECS, parse_env_spec
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.kuhn_poker import KuhnPoker
 from mcts_agents.envs.games.leduc_holdem import LeducHoldem
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.envs.games.othello import Othello
 from mcts_agents.envs.games.phantom_mnk import PhantomMNK
-from mcts_agents.specs import ENV_SPECS, parse_env_spec
 from mcts_agents.web.svg import Heat, compose, value_chart
 from mcts_agents.web.tables import DRAWERS, draw_pixels, png_bytes
 from mcts_agents.web.views import position_drawing

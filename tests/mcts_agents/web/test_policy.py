@@ -22,8 +22,8 @@ pytest.importorskip("httpx")
 from starlette.testclient import TestClient
 
 from mcts_agents import legal_actions, make_agent, play_match
+from mcts_agents.agents.specs import ENV_SPECS
 from mcts_agents.errors import InvalidOptionError, SpecError
-from mcts_agents.specs import ENV_SPECS
 from mcts_agents.web.app import create_app
 from mcts_agents.web.policy import Limits, ServerPolicy, host_name, hosts_for
 from mcts_agents.web.store import Sessions, make_env
@@ -215,7 +215,7 @@ def test_models_come_only_by_name_from_the_models_folder(
 
 def test_a_model_of_the_models_folder_plays(tmp_path: Path) -> None:
     pytest.importorskip("torch")
-    from mcts_agents.az import build_net, save_net
+    from mcts_agents.alphazero.learn import build_net, save_net
     from mcts_agents.envs.games.mnk import MNK
 
     game = MNK(3, 3, 3, name="tic_tac_toe")

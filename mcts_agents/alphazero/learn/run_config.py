@@ -1,0 +1,177 @@
+"""A training run's settings: ``RunConfig`` (stored in the run's ``run.json``)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcts_agents.alphazero.learn.net import NetConfig
+from mcts_agents.alphazero.learn.trainer import TrainConfig
+from mcts_agents.alphazero.selfplay import PlayoutCap, Resign, TemperatureSchedule
+from mcts_agents.errors import InvalidOptionError
+from mcts_agents.processes import check_workers
+from mcts_agents.search.config import SearchConfig
+
+__all__ = ["RunConfig"]
+
+
+def _int(name: str, value: Any, low: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InvalidOptionError(f"RunConfig's {name} must be an int >= {low}, got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class RunConfig:
+    """One training run's settings (stored in ``run.json``; a resumed run must match them).
+
+    Attributes:
+        net: the network's size.
+        training: the trainer's options (batch, learning rate, weight decay, optimizer).
+        simulations: simulations per self-play move (and per gate move unless
+            ``gate_simulations``).
+        search_batch: leaves per network call in the searches (``SearchConfig.batch_size``).
+        c: PUCT's exploration constant.
+        root_noise: self-play's Dirichlet noise ``(alpha, epsilon)`` at the root, or ``None``.
+        temperature: self-play's ``(moves, t_early, t_late)``.
+        games_per_iteration: self-play games per iteration.
+        steps_per_iteration: training steps per iteration.
+        buffer_capacity: positions the replay buffer keeps.
+        augment: sample the buffer through the game's symmetries.
+        gate_every: gate every this many iterations; 0: no gate, self-play with the latest net.
+        gate_games: games per gate (even; the issue's real runs: >= 200).
+        gate_simulations: simulations per gate move (``None``: ``simulations``).
+        gate_threshold: the candidate's score needed to replace the best network.
+        seed: seeds the network's initial weights, the trainer, self-play and the gates.
+        workers: self-play (and gate) processes (1: here; at most
+            ``process_pool.MAX_WORKERS``, 256, and no more than an iteration's games use).
+        playout_cap: playout-cap randomisation ``(full_probability, fast_simulations)``
+            (``selfplay.PlayoutCap``): only the full searches' positions are trained on; or
+            ``None``: every self-play move searches ``simulations``.
+        resign: resignation ``(threshold, disabled_fraction)`` (``selfplay.Resign``), or
+            ``None``: self-play games are played out.
+        value_mix: the value target's share of the search's root value (``ReplayBuffer.add``);
+            0: the game's result alone.
+        elo_games: after each promotion, the new best network plays this many games (even)
+            against each fixed opponent of ``elo_opponents`` (``gate.against_mcts``) and the
+            metrics line records its scores and Elo against them; 0: not measured.
+        elo_opponents: the fixed opponents, MCTS iterations of uniform random playouts each.
+        teacher_iterations: a warm start by Expert Iteration: the first this many iterations'
+            games are played by plain MCTS against itself (``selfplay.play_teacher_game``, the
+            compiled search where the game has one), whose visits and results the network
+            learns; AlphaZero's self-play with the network after. 0: self-play from the start.
+        teacher_simulations: the teacher's simulations per move.
+    """
+
+    net: NetConfig = field(default_factory=NetConfig)
+    training: TrainConfig = field(default_factory=TrainConfig)
+    simulations: int = 50
+    search_batch: int = 8
+    c: float = 1.5
+    root_noise: tuple[float, float] | None = (0.3, 0.25)
+    temperature: tuple[int, float, float] = (8, 1.0, 0.0)
+    games_per_iteration: int = 16
+    steps_per_iteration: int = 50
+    buffer_capacity: int = 50_000
+    augment: bool = True
+    gate_every: int = 5
+    gate_games: int = 20
+    gate_simulations: int | None = None
+    gate_threshold: float = 0.55
+    seed: int = 0
+    workers: int = 1
+    playout_cap: tuple[float, int] | None = None
+    resign: tuple[float, float] | None = None
+    value_mix: float = 0.0
+    elo_games: int = 0
+    elo_opponents: tuple[int, ...] = (100, 1000)
+    teacher_iterations: int = 0
+    teacher_simulations: int = 5000
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.net, NetConfig) or not isinstance(self.training, TrainConfig):
+            raise InvalidOptionError(
+                f"RunConfig's net must be a NetConfig and training a TrainConfig, got "
+                f"{self.net!r} and {self.training!r}"
+            )
+        for name in (
+            "simulations",
+            "search_batch",
+            "games_per_iteration",
+            "steps_per_iteration",
+            "buffer_capacity",
+            "teacher_simulations",
+        ):
+            _int(name, getattr(self, name), 1)
+        for name in ("gate_every", "seed", "elo_games", "teacher_iterations"):
+            _int(name, getattr(self, name), 0)
+        check_workers(self.workers, "RunConfig's workers")
+        if self.gate_every:
+            _int("gate_games", self.gate_games, 2)
+            if self.gate_games % 2:
+                raise InvalidOptionError(
+                    f"RunConfig's gate_games must be even (each opening from both seats), got "
+                    f"{self.gate_games!r}"
+                )
+        if self.elo_games % 2:
+            raise InvalidOptionError(
+                f"RunConfig's elo_games must be even (each opening from both seats), got "
+                f"{self.elo_games!r}"
+            )
+        opponents = self.elo_opponents
+        if not isinstance(opponents, (tuple, list)) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in opponents
+        ):
+            raise InvalidOptionError(
+                f"RunConfig's elo_opponents must be MCTS iteration counts (ints >= 1), got "
+                f"{opponents!r}"
+            )
+        if self.gate_simulations is not None:
+            _int("gate_simulations", self.gate_simulations, 1)
+        TemperatureSchedule.of(self.temperature)  # checks it
+        self.selfplay_options()  # checks the cap and the resignation
+        mix = self.value_mix
+        if isinstance(mix, bool) or not isinstance(mix, (int, float)) or not 0.0 <= mix <= 1.0:
+            raise InvalidOptionError(f"RunConfig's value_mix must be in [0, 1], got {mix!r}")
+        # the search options are checked where they are used: SearchConfig checks them here
+        SearchConfig(selection="puct", c=self.c, root_noise=self.root_noise)
+        t = self.gate_threshold
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0.0 <= t <= 1.0:
+            raise InvalidOptionError(f"RunConfig's gate_threshold must be in [0, 1], got {t!r}")
+
+    def selfplay_options(self) -> tuple[PlayoutCap | None, Resign | None]:
+        """The self-play game's ``playout_cap`` and ``resign`` options (checked)."""
+        pairs = (self.playout_cap, self.resign)
+        try:
+            if any(p is not None and not isinstance(p, (tuple, list)) for p in pairs):
+                raise TypeError
+            cap = None if self.playout_cap is None else PlayoutCap(*self.playout_cap)
+            resign = None if self.resign is None else Resign(*self.resign)
+        except TypeError:
+            raise InvalidOptionError(
+                f"RunConfig's playout_cap must be (full_probability, fast_simulations) and "
+                f"resign (threshold, disabled_fraction), or None; got {self.playout_cap!r} and "
+                f"{self.resign!r}"
+            ) from None
+        if cap is not None and cap.fast_simulations > self.simulations:
+            raise InvalidOptionError(
+                f"RunConfig's playout_cap fast_simulations ({cap.fast_simulations}) must not "
+                f"exceed simulations ({self.simulations})"
+            )
+        return cap, resign
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields (``RunConfig.from_dict`` rebuilds an equal config)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        """The config ``to_dict`` (or its JSON round trip) describes."""
+        data = dict(data)
+        data["net"] = NetConfig(**data["net"])
+        data["training"] = TrainConfig(**data["training"])
+        data["temperature"] = tuple(data["temperature"])
+        for name in ("root_noise", "playout_cap", "resign", "elo_opponents"):
+            if data.get(name) is not None:
+                data[name] = tuple(data[name])
+        return cls(**data)

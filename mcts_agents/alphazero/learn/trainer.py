@@ -1,0 +1,213 @@
+"""Training the network on replay-buffer batches: AlphaZero's loss, Adam or SGD, exact state.
+
+The loss of a batch of positions with policy targets ``pi`` (visit distributions), value
+targets ``z`` (final returns from the mover's view) and the network's logits and values ``v``::
+
+    loss = mean((z - v)^2) + mean(-sum(pi * log_softmax(logits over the legal moves)))
+           + weight_decay * sum(theta^2 over every parameter)
+
+(AlphaZero's ``l = (z - v)^2 - pi^T log p + c ||theta||^2``, the L2 term written into the loss
+rather than left to the optimizer, so that Adam and SGD minimise the same thing). Illegal moves
+are masked out of the softmax: the targets put no mass there and the search never asks.
+
+``Trainer(net, config, seed)`` owns the optimizer, the step count and the generator that
+samples batches from a ``ReplayBuffer``; ``state_dict``/``load_state_dict`` capture all of
+it, so that a trainer saved after ``N`` steps and resumed for ``M`` ends bit for bit where one
+that ran ``N + M`` steps does (on the CPU, with the same torch build and thread count).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import torch
+
+from mcts_agents.alphazero.learn.net import PolicyValueNet
+from mcts_agents.alphazero.replay import ReplayBuffer
+from mcts_agents.errors import InvalidOptionError
+
+__all__ = ["Losses", "TrainConfig", "Trainer", "loss_terms"]
+
+Optimizer = Literal["adam", "sgd"]
+
+
+@dataclass(frozen=True, slots=True)
+class TrainConfig:
+    """How the network is trained.
+
+    Attributes:
+        batch_size: positions per step, sampled from the replay buffer.
+        learning_rate: the optimizer's step size.
+        weight_decay: ``c`` of the L2 term ``c * sum(theta^2)`` in the loss.
+        optimizer: ``"adam"`` or ``"sgd"`` (with ``momentum``).
+        momentum: SGD's momentum (unused by Adam).
+    """
+
+    batch_size: int = 64
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-4
+    optimizer: Optimizer = "adam"
+    momentum: float = 0.9
+
+    def __post_init__(self) -> None:
+        size = self.batch_size
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise InvalidOptionError(f"TrainConfig's batch_size must be an int >= 1, got {size!r}")
+        for name, low in (("learning_rate", 0.0), ("weight_decay", 0.0), ("momentum", 0.0)):
+            value = getattr(self, name)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value < low
+                or (name == "learning_rate" and value == 0)
+                or (name == "momentum" and value >= 1)
+            ):
+                expected = {"learning_rate": "> 0", "weight_decay": ">= 0"}.get(name, "in [0, 1)")
+                raise InvalidOptionError(
+                    f"TrainConfig's {name} must be a finite number {expected}, got {value!r}"
+                )
+        if self.optimizer not in ("adam", "sgd"):
+            raise InvalidOptionError(
+                f"TrainConfig's optimizer must be 'adam' or 'sgd', got {self.optimizer!r}"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-ready dict (``TrainConfig(**d)`` rebuilds it)."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Losses:
+    """One step's loss and its terms (floats): ``total = policy + value + l2``."""
+
+    policy: float
+    value: float
+    l2: float
+    total: float
+
+    def to_dict(self) -> dict[str, float]:
+        """The terms as a dict."""
+        return dataclasses.asdict(self)
+
+
+def loss_terms(
+    net: PolicyValueNet,
+    observations: torch.Tensor,
+    masks: torch.Tensor,
+    policies: torch.Tensor,
+    values: torch.Tensor,
+    weight_decay: float,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(policy, value, l2)`` loss tensors of one batch (see the module); their sum is the loss.
+
+    ``masks`` are bools ``[B, A]``; ``policies`` ``[B, A]`` and ``values`` ``[B]`` floats.
+    """
+    logits, predicted = net(observations)
+    logits = logits.masked_fill(~masks, float("-inf"))
+    log_priors = torch.log_softmax(logits, dim=1).masked_fill(~masks, 0.0)
+    policy = -(policies * log_priors).sum(dim=1).mean()
+    value = torch.mean((values - predicted) ** 2)
+    l2 = weight_decay * torch.stack([(p * p).sum() for p in net.parameters()]).sum()
+    return policy, value, l2
+
+
+class Trainer:
+    """The optimizer, step count and sampling generator of one network.
+
+    Attributes:
+        net: the network trained (in train mode during each step).
+        config: the training options.
+        step: steps taken.
+        rng: the numpy generator that samples the batches.
+    """
+
+    def __init__(
+        self, net: PolicyValueNet, config: TrainConfig | None = None, seed: int = 0
+    ) -> None:
+        if not isinstance(net, PolicyValueNet):
+            raise InvalidOptionError(f"Trainer needs a PolicyValueNet, got {net!r}")
+        config = TrainConfig() if config is None else config
+        if not isinstance(config, TrainConfig):
+            raise InvalidOptionError(f"config must be a TrainConfig or None, got {config!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise InvalidOptionError(f"seed must be an int, got {seed!r}")
+        self.net = net
+        self.config = config
+        self.step = 0
+        self.rng = np.random.default_rng(seed)
+        self.optimizer: torch.optim.Optimizer
+        if config.optimizer == "adam":
+            self.optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
+        else:
+            self.optimizer = torch.optim.SGD(
+                net.parameters(), lr=config.learning_rate, momentum=config.momentum
+            )
+
+    @property
+    def device(self) -> torch.device:
+        """Where the network's parameters are."""
+        return next(self.net.parameters()).device
+
+    def train_step(self, buffer: ReplayBuffer) -> Losses:
+        """One step on ``config.batch_size`` positions sampled from ``buffer`` by ``rng``."""
+        return self.update(*buffer.sample(self.config.batch_size, self.rng))
+
+    def update(
+        self,
+        observations: np.ndarray,
+        masks: np.ndarray,
+        policies: np.ndarray,
+        values: np.ndarray,
+    ) -> Losses:
+        """One optimizer step on a batch (``ReplayBuffer.sample``'s arrays); its losses."""
+        device = self.device
+        batch = (
+            torch.from_numpy(np.asarray(observations)).to(device),
+            torch.from_numpy(np.asarray(masks, dtype=bool)).to(device),
+            torch.from_numpy(np.asarray(policies, dtype=np.float32)).to(device),
+            torch.from_numpy(np.asarray(values, dtype=np.float32)).to(device),
+        )
+        self.net.train()
+        policy, value, l2 = loss_terms(self.net, *batch, self.config.weight_decay)
+        total = policy + value + l2
+        self.optimizer.zero_grad(set_to_none=True)
+        total.backward()
+        self.optimizer.step()
+        self.step += 1
+        return Losses(*(float(term.detach()) for term in (policy, value, l2, total)))
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything a resumed trainer needs: the network's and the optimizer's state, the step,
+        the config and the sampling generator's state (as JSON text)."""
+        return {
+            "net": self.net.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "step": self.step,
+            "config": json.dumps(self.config.to_dict()),
+            "rng": json.dumps(self.rng.bit_generator.state),
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore ``state_dict()``'s output into this trainer (same network shape and config).
+
+        Raises:
+            InvalidOptionError: a state of another config or missing fields.
+        """
+        missing = [k for k in ("net", "optimizer", "step", "config", "rng") if k not in state]
+        if missing:
+            raise InvalidOptionError(f"a trainer state needs {missing}; got {sorted(state)}")
+        config = TrainConfig(**json.loads(state["config"]))
+        if config != self.config:
+            raise InvalidOptionError(
+                f"the trainer state was saved with {config}; this trainer has {self.config}"
+            )
+        self.net.load_state_dict(state["net"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.step = int(state["step"])
+        self.rng.bit_generator.state = json.loads(state["rng"])

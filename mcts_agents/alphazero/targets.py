@@ -1,0 +1,99 @@
+"""From a search's root statistics to training targets and self-play moves.
+
+``visit_distribution`` is AlphaZero's policy target: the root's visit counts over the whole
+action space, normalised. ``select_move`` plays from the same counts: the most visited move at
+temperature 0, else a move drawn with probability proportional to ``visits ** (1 / t)``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from mcts_agents.errors import InvalidOptionError
+from mcts_agents.search.result import SearchResult
+from mcts_agents.search.searcher import pick_child
+
+__all__ = ["check_temperature", "select_move", "visit_distribution"]
+
+
+def visit_distribution(result: SearchResult, num_actions: int) -> np.ndarray:
+    """The root's visits as a float64 distribution over ``range(num_actions)``.
+
+    Each root action gets ``visits / total``; actions that are illegal or never visited get 0.
+    If no simulation reached a child (a budget spent before the first), the distribution is
+    uniform over the root's legal actions, like ``SearchResult.policy``.
+
+    Raises:
+        InvalidOptionError: ``num_actions`` is not a positive int, or a root action lies
+            outside ``range(num_actions)``.
+    """
+    if isinstance(num_actions, bool) or not isinstance(num_actions, int) or num_actions < 1:
+        raise InvalidOptionError(f"num_actions must be a positive int, got {num_actions!r}")
+    target = np.zeros(num_actions, dtype=np.float64)
+    children = result.children
+    outside = [c.action for c in children if not 0 <= c.action < num_actions]
+    if outside:
+        raise InvalidOptionError(
+            f"the result's root actions {outside} lie outside range({num_actions}); "
+            "num_actions must be the game's action count"
+        )
+    total = sum(c.visits for c in children)
+    for c in children:
+        target[c.action] = c.visits / total if total else 1.0 / len(children)
+    return target
+
+
+def check_temperature(temperature: Any, name: str = "temperature") -> float:
+    """``temperature`` as a float, or ``InvalidOptionError`` unless it is a finite number >= 0."""
+    if (
+        isinstance(temperature, bool)
+        or not isinstance(temperature, (int, float))
+        or not math.isfinite(temperature)
+        or temperature < 0
+    ):
+        raise InvalidOptionError(f"{name} must be a finite number >= 0, got {temperature!r}")
+    return float(temperature)
+
+
+def select_move(result: SearchResult, temperature: float, rng: Any) -> int:
+    """The move to play from ``result``'s root visits at ``temperature``.
+
+    ``temperature = 0``: the final-move rule by visits (``searcher.pick_child``): a proven win
+    first, proven losses avoided, then the most visited child, ties to the higher value and then
+    the lower action. ``temperature = t > 0``: a visited child drawn with probability
+    proportional to ``visits ** (1 / t)`` (``t = 1``: in proportion to visits; large ``t``:
+    towards uniform over the visited children; small ``t``: towards the most visited). With no
+    visits at all, a root action drawn uniformly.
+
+    Args:
+        result: a search result (``children`` lists every root action).
+        temperature: a finite number >= 0.
+        rng: anything with ``random()`` in [0, 1): a ``numpy.random.Generator`` or a
+            ``random.Random`` (only drawn from when ``temperature > 0``).
+
+    Raises:
+        InvalidOptionError: a negative, infinite, NaN or non-numeric temperature, or a result
+            without root actions.
+    """
+    t = check_temperature(temperature)
+    children = result.children
+    if not children:
+        raise InvalidOptionError("the search result has no root actions to choose from")
+    visits = [c.visits for c in children]
+    if t == 0.0:
+        labels = [c.proven for c in children]
+        return children[pick_child(visits, [c.value for c in children], labels, "visits")].action
+    most = max(visits)
+    if most == 0:
+        return children[min(int(rng.random() * len(children)), len(children) - 1)].action
+    # visits ** (1/t), scaled by the largest: exp(log(v / most) / t), in (0, 1], no overflow
+    weights = [math.exp(math.log(v / most) / t) if v else 0.0 for v in visits]
+    u = rng.random() * sum(weights)
+    for child, weight in zip(children, weights, strict=True):
+        u -= weight
+        if u < 0.0:
+            return child.action
+    return children[max(i for i, w in enumerate(weights) if w > 0.0)].action  # rounding

@@ -1,0 +1,68 @@
+"""One arena game: a picklable task, played by the same function in any process or Ray task."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mcts_agents.agents.play import Move, play_game
+from mcts_agents.arena.entrants import Entrant, build_agent
+from mcts_agents.seeding import derive_seed
+
+__all__ = ["GameTask", "Record", "run_game", "scores"]
+
+#: A game's record (see ``MatchResult.records``) or a results file's header: plain JSON data.
+Record = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class GameTask:
+    index: int
+    seed: int
+    env_fn: Any
+    env_name: str
+    seats: tuple[Entrant, ...]
+
+
+def scores(returns: Sequence[float]) -> tuple[list[float], str | None]:
+    """Win 1, draw 1/2, loss 0: the unique best return wins; a tie at the top draws."""
+    best = max(returns)
+    top = [i for i, r in enumerate(returns) if r == best]
+    if len(top) == 1:
+        return [1.0 if i == top[0] else 0.0 for i in range(len(returns))], "win"
+    return [0.5 if i in top else 0.0 for i in range(len(returns))], "draw"
+
+
+def run_game(task: GameTask) -> Record:
+    """Play one game from a task (in this process, a worker process or a Ray task)."""
+    env = task.env_fn()
+    env.reset(seed=task.seed)
+    seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
+    players = {
+        agent: build_agent(task.seats[seat], derive_seed(task.seed, seat))
+        for agent, seat in seat_of.items()
+    }
+    moves: list[Move] = []
+    totals = play_game(env, players, on_move=moves.append)
+    returns = [totals.get(agent, 0.0) for agent in env.possible_agents]
+    iterations = [getattr(move.result, "iterations", None) for move in moves]
+    seat_scores, outcome = scores(returns)
+    names = [entrant.name for entrant in task.seats]
+    return {
+        "type": "game",
+        "index": task.index,
+        "seed": task.seed,
+        "env": task.env_name,
+        "seats": names,
+        "specs": [entrant.spec for entrant in task.seats],
+        "moves": [int(move.action) for move in moves],
+        "movers": [seat_of[move.agent] for move in moves],
+        "times": [move.seconds for move in moves],
+        "iterations": iterations if any(i is not None for i in iterations) else None,
+        "returns": returns,
+        "scores": seat_scores,
+        "outcome": outcome,
+        "winner": names[seat_scores.index(1.0)] if outcome == "win" else None,
+        "length": len(moves),
+    }

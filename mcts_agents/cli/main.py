@@ -1,0 +1,494 @@
+"""Command line: ``mcts-agents list | play | arena | train | serve | demo``.
+
+- ``list``: envs with their options, agent kinds with theirs.
+- ``play ENV --p0 human --p1 mcts:time=1``: play in the terminal against agents.
+- ``arena ENV --agents SPEC SPEC ... --games N``: a match (two agents) or a round robin, with
+  results, Wilson intervals and Elo ratings; ``--out results.jsonl`` records and resumes.
+- ``demo [ENV]``: the MCTS agent against a random agent, printed move by move.
+- ``train ENV --minutes M --out DIR``: AlphaZero by self-play, resumable (``cli_train``; torch).
+- ``serve [--host 127.0.0.1] [--port 8000]``: play in the browser (``cli_serve``; the web extra).
+
+ENV is any env spec of ``specs.parse_env_spec``: ours (``connect_four:width=8``), a PettingZoo
+registry id, a module with ``env()``, or ``module:factory`` (imported from the installed
+packages, else from the current folder).
+
+A bad spec, env, option or value exits with code 2 and a one-line message on stderr, checked
+before any game is played (so does a results file that is not usable, or that another run is
+writing); a failure while playing (a dead worker, a full disk) exits with
+code 1 and one line; Ctrl-C exits with code 130. ``--debug`` prints the full traceback first;
+an error raised inside the code of the env spec's own module prints its traceback without it
+(``cli_debug``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from mcts_agents import __version__
+from mcts_agents.agents.agent import HumanAgent, MCTSAgent, RandomAgent
+from mcts_agents.agents.play import Move, play_game
+from mcts_agents.agents.specs import EnvSpec, listing, make_agent, parse_agent_spec, parse_env_spec
+from mcts_agents.arena import play_match, runner, tournament
+from mcts_agents.arena.plots import check_plot_path
+from mcts_agents.cli.debug import add_debug_option, traceback_text
+from mcts_agents.cli.serve import add_serve_parser, serve
+from mcts_agents.cli.train import add_train_parser, train
+from mcts_agents.errors import SpecError
+
+
+class UsageError(Exception):
+    """A bad command line: reported in one line, exit code 2."""
+
+
+#: most games (per pair) one arena command plays; more is a typo, not a plan.
+MAX_GAMES = 1_000_000
+#: most worker processes of one arena command (the arena's own limit).
+MAX_WORKERS = runner.MAX_WORKERS
+#: seats ``play`` can fill (``--p0`` ... ``--p3``) and their defaults.
+SEAT_DEFAULTS = ("human", "mcts:time=1", "mcts:time=1", "mcts:time=1")
+
+
+# ------------------------------------------------------------------------------- helpers
+def _result_line(env: Any, totals: dict[str, float]) -> str:
+    returns = {agent: totals.get(agent, 0.0) for agent in env.possible_agents}
+    return "result: " + ", ".join(f"{agent} {reward:+g}" for agent, reward in returns.items())
+
+
+def _terminal_env(spec: EnvSpec) -> Any:
+    """A fresh env that draws itself as text where it can (ours always; others that offer
+    ``ansi``)."""
+    if not spec.factory:
+        return spec(render_mode="ansi")
+    env = spec()
+    if "ansi" in (getattr(env, "metadata", None) or {}).get("render_modes", ()):
+        with contextlib.suppress(TypeError):  # a factory that takes no render_mode
+            return spec(render_mode="ansi")
+    return env
+
+
+def _show_board(env: Any, gap: bool = True) -> None:
+    """Print the board (and a blank line after it with ``gap``) if the env draws as text."""
+    if getattr(env.unwrapped, "render_mode", None) == "ansi":
+        board = env.render()
+        print(board, "\n") if gap else print(board)
+
+
+def _close(players: Mapping[str, Any]) -> None:
+    """Stop the agents' worker processes (``mcts:workers=N``)."""
+    for player in players.values():
+        close = getattr(player, "close", None)
+        if callable(close):
+            close()
+
+
+def search_summary(result: Any) -> str:
+    """One or two lines from an agent's ``last_result``."""
+    proven = f", proven {result.proven}" if getattr(result, "proven", None) else ""
+    pv = " ".join(str(a) for a in getattr(result, "principal_variation", ())[:10])
+    return (
+        f"  best {result.best_action}, {result.iterations} iterations in {result.elapsed:.2f}s, "
+        f"value {result.root_value:+.3f}{proven}\n  principal variation: {pv}"
+    )
+
+
+def _check_output_file(option: str, text: str, *, make_folders: bool) -> None:
+    """Refuse an output file that could not be written, before any game is played.
+
+    The file is opened for appending (and removed again if it was not there); with
+    ``make_folders`` (``--out``) missing folders are made, else the folder must exist
+    (``--plot``).
+    """
+    if not text.strip():
+        raise UsageError(f"{option} is empty; give a file name")
+    path = Path(text)
+    if path.is_dir():
+        raise UsageError(f"{option} {text!r} is a folder; give a file name")
+    folder = path.parent
+    try:
+        if not folder.is_dir():
+            existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
+            if not existing.is_dir():
+                raise UsageError(f"{option} {text!r}: {str(existing)!r} is not a folder")
+            if not make_folders:
+                raise UsageError(f"{option} {text!r}: folder {str(folder)!r} does not exist")
+            folder.mkdir(parents=True, exist_ok=True)
+        existed = path.exists()
+        with path.open("a", encoding="utf-8"):
+            pass
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise UsageError(f"{option} {text!r}: cannot write there ({reason})") from None
+    if not existed:
+        path.unlink()
+
+
+# ------------------------------------------------------------------------------ commands
+def demo(name: str, iterations: int, seed: int) -> int:
+    """MCTS (player_0) against random (player_1): print every position and the result."""
+    env = _terminal_env(parse_env_spec(name))
+    env.reset(seed=seed)
+    players: dict[str, MCTSAgent | RandomAgent] = {
+        env.possible_agents[0]: MCTSAgent(iterations=iterations, seed=seed),
+        **{agent: RandomAgent(seed=seed + i) for i, agent in enumerate(env.possible_agents[1:], 1)},
+    }
+    print(f"{name}: MCTS ({iterations} iterations) as {env.possible_agents[0]} vs random\n")
+    _show_board(env)
+
+    def show(move: Move) -> None:
+        print(f"{move.agent} plays {move.action}")
+        _show_board(env)
+
+    try:
+        totals = play_game(env, players, on_move=show)
+    finally:
+        _close(players)
+    print(_result_line(env, totals))
+    return 0
+
+
+def play(spec: str, seat_specs: Sequence[str | None], seed: int) -> int:
+    """Play one game in the terminal: humans type moves, agents answer with a search summary.
+
+    ``seat_specs[i]`` is the agent spec of seat ``i``; ``None`` takes ``SEAT_DEFAULTS[i]``.
+    """
+    env = _terminal_env(parse_env_spec(spec))
+    seats = env.possible_agents
+    if len(seats) > len(SEAT_DEFAULTS):
+        raise UsageError(
+            f"{spec} has {len(seats)} seats; play fills at most {len(SEAT_DEFAULTS)} "
+            "(use arena for more)"
+        )
+    extra = [i for i, given in enumerate(seat_specs) if given is not None and i >= len(seats)]
+    if extra:
+        raise UsageError(
+            f"--p{extra[0]} {seat_specs[extra[0]]!r} names seat {extra[0]}, but {spec} has "
+            f"{len(seats)} seats ({', '.join(map(str, seats))}): --p0 ... --p{len(seats) - 1}"
+        )
+    chosen = [given or SEAT_DEFAULTS[i] for i, given in enumerate(seat_specs)]
+    players: dict[str, Any] = {}
+    try:
+        for i, agent in enumerate(seats):
+            streams = {"input": sys.stdin, "output": sys.stdout}
+            players[agent] = make_agent(chosen[i], seed=seed + i, **streams)
+        env.reset(seed=seed)
+        for i, agent in enumerate(seats):
+            print(f"{agent}: {chosen[i]}")
+
+        def show(move: Move) -> None:
+            print(f"{move.agent} plays {move.action}")
+            if not isinstance(players[move.agent], HumanAgent) and move.result is not None:
+                print(search_summary(move.result))
+            following = env.agent_selection
+            over = not env.agents or env.terminations[following] or env.truncations[following]
+            if over or not isinstance(players[following], HumanAgent):
+                _show_board(env, gap=False)  # a human's own prompt shows the board
+
+        try:
+            totals = play_game(env, players, on_move=show)
+        except EOFError:
+            print("mcts-agents: input ended; quitting the game", file=sys.stderr)
+            return 1
+    finally:
+        _close(players)
+    print(_result_line(env, totals))
+    return 0
+
+
+def _check_arena(args: argparse.Namespace) -> tuple[EnvSpec, bool]:
+    """Everything about an arena command that can be checked before a game is played: the env
+    spec and whether this is a round robin."""
+    if len(args.agents) < 2:
+        raise UsageError(f"--agents needs at least 2 agent specs, got {args.agents}")
+    env_spec = parse_env_spec(args.env)
+    env = env_spec()
+    seats = len(env.possible_agents)
+    for text in args.agents:
+        parse_agent_spec(text)
+    round_robin = args.tournament or (len(args.agents) > 2 and seats == 2)
+    if not round_robin and len(args.agents) != seats:
+        raise UsageError(
+            f"{args.env} has {seats} seats but {len(args.agents)} agents were given "
+            "(a round robin needs a 2-player env)"
+        )
+    if args.anchor is not None and not round_robin:
+        raise UsageError("--anchor applies to a tournament (3+ agents or --tournament)")
+    if args.plot is not None:
+        if seats != 2:
+            raise UsageError(
+                f"--plot draws Elo ratings, which need 2-player games; {args.env} has {seats} seats"
+            )
+        _check_output_file("--plot", args.plot, make_folders=False)
+        check_plot_path(args.plot)
+    if args.out is not None:
+        _check_output_file("--out", args.out, make_folders=True)
+    return env_spec, round_robin
+
+
+def arena(args: argparse.Namespace) -> int:
+    """A match (two agents) or a round robin; print the table and the ratings."""
+    env_spec, round_robin = _check_arena(args)
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    options = dict(
+        workers=args.workers,
+        out=args.out,
+        progress=progress,
+        backend=args.backend,
+        address=args.address,
+    )
+    try:
+        if round_robin:
+            result: Any = tournament(
+                env_spec, args.agents, args.games, args.seed, anchor=args.anchor, **options
+            )
+        else:
+            result = play_match(env_spec, args.agents, args.games, args.seed, **options)
+    except KeyboardInterrupt:
+        where = f"; finished games are in {args.out} (rerun to resume)" if args.out else ""
+        print(f"mcts-agents: interrupted{where}", file=sys.stderr)
+        return 130
+    print(result.table())
+    if args.out:
+        print(f"games recorded in {args.out}")
+    if args.plot:
+        result.plot(args.plot)
+        print(f"plot saved to {args.plot}")
+    return 0
+
+
+# -------------------------------------------------------------------------------- parser
+def _int_type(low: int, high: int | None = None) -> Any:
+    """An argparse type: an int in ``[low, high]``."""
+
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < low or (high is not None and value > high):
+            bounds = f">= {low}" if high is None else f"between {low} and {high}"
+            raise argparse.ArgumentTypeError(f"must be an int {bounds}, got {value}")
+        return value
+
+    convert.__name__ = "int"
+    return convert
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line on stderr, exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        message = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+_DESCRIPTION = """\
+Monte Carlo Tree Search agents for PettingZoo games.
+
+env specs: one of ours with options (connect_four:width=8), a PettingZoo registry id
+(classic/connect_four-v3), a module with env() (pettingzoo.classic.connect_four_v3) or
+module:factory[:key=value,...]. Agent specs: kind:key=value,... (mcts:time=0.5,c=1.4).
+"""
+
+_EXAMPLES = """\
+examples:
+  mcts-agents list
+  mcts-agents play connect_four --p0 human --p1 mcts:time=1
+  mcts-agents arena connect_four --agents mcts:iterations=1000 random --games 20
+  mcts-agents demo tic_tac_toe
+  mcts-agents train tic_tac_toe --minutes 5 --out runs/ttt
+  mcts-agents serve                      # play in the browser at http://127.0.0.1:8000/
+  mcts-agents arena tic_tac_toe --agents az:model=runs/ttt,simulations=200 mcts:iterations=1000
+
+A bad spec, env, option or value exits with code 2 and a one-line message.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``mcts-agents`` argument parser."""
+    parser = _Parser(
+        prog="mcts-agents",
+        description=_DESCRIPTION,
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(
+        dest="command", parser_class=_Parser, title="commands", metavar="COMMAND"
+    )
+    commands.add_parser(
+        "list",
+        help="envs and agent kinds with their options",
+        description="List the envs and agent kinds with their options and defaults.",
+    )
+    seed_help = "seed (an int >= 0; default 0)"
+    env_help = "env spec, e.g. connect_four or connect_four:width=8 (see list)"
+
+    demo_parser = commands.add_parser(
+        "demo",
+        help="MCTS vs random, printed move by move (the default command)",
+        description="The MCTS agent (first seat) against random agents, printed move by move.",
+    )
+    demo_parser.add_argument(
+        "env", nargs="?", default="connect_four", help=env_help + "; default connect_four"
+    )
+    demo_parser.add_argument(
+        "--iterations", type=_int_type(1), default=2000, help="MCTS simulations per move"
+    )
+    demo_parser.add_argument("--seed", type=_int_type(0), default=0, help=seed_help)
+
+    play_parser = commands.add_parser(
+        "play",
+        help="play in the terminal against agents",
+        description="Play one game in the terminal: type moves as action numbers; agents "
+        "answer with a summary of their search.",
+    )
+    play_parser.add_argument("env", help=env_help)
+    play_parser.add_argument("--seed", type=_int_type(0), default=0, help=seed_help)
+    for seat, default in enumerate(SEAT_DEFAULTS):
+        play_parser.add_argument(
+            f"--p{seat}", metavar="SPEC", help=f"agent of seat {seat} (default {default})"
+        )
+
+    arena_parser = commands.add_parser(
+        "arena",
+        help="matches and tournaments with ratings",
+        description="A match (one agent per seat) or a round robin (3+ agents in a 2-player "
+        "env, or --tournament): standings with 95% intervals and Elo ratings.",
+    )
+    arena_parser.add_argument("env", help=env_help)
+    arena_parser.add_argument(
+        "--agents", nargs="+", required=True, metavar="SPEC", help="agent specs (2 or more)"
+    )
+    arena_parser.add_argument(
+        "--games", type=_int_type(1, MAX_GAMES), default=20, help="games (per pair); default 20"
+    )
+    arena_parser.add_argument(
+        "--workers",
+        type=_int_type(1, MAX_WORKERS),
+        default=1,
+        help="processes playing games; default 1",
+    )
+    arena_parser.add_argument("--seed", type=_int_type(0), default=0, help=seed_help)
+    arena_parser.add_argument("--out", help="JSONL file of the games (resumed if it exists)")
+    arena_parser.add_argument(
+        "--plot", help="save Elo and the score matrix to this image (.png, .svg, .pdf, ...)"
+    )
+    arena_parser.add_argument("--anchor", help="agent rated Elo 0 (default: the first)")
+    arena_parser.add_argument("--tournament", action="store_true", help="round robin")
+    arena_parser.add_argument(
+        "--backend",
+        choices=["process", "ray"],
+        default="process",
+        help="where games are played with --workers: processes here or Ray tasks",
+    )
+    arena_parser.add_argument("--address", help="Ray cluster address (backend ray)")
+    arena_parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress on stderr (default: when stderr is a terminal)",
+    )
+    add_train_parser(commands, _int_type)
+    add_serve_parser(commands, _int_type)
+    add_debug_option(parser, commands.choices.values())
+    return parser
+
+
+# ---------------------------------------------------------------------------------- main
+class _StderrHandler(logging.Handler):
+    """Log lines on whatever ``sys.stderr`` is when they are emitted."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            print(self.format(record), file=sys.stderr)
+        except Exception:
+            self.handleError(record)
+
+
+@contextlib.contextmanager
+def _command_context() -> Iterator[None]:
+    """While a command runs: the library's log lines (progress without tqdm, warnings) reach
+    stderr, and ``module:factory`` env specs may name a module in the current folder."""
+    logger = logging.getLogger("mcts_agents")
+    handler = _StderrHandler(logging.INFO)
+    handler.setFormatter(logging.Formatter("mcts-agents: %(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    here = os.getcwd()
+    added = here not in sys.path and "" not in sys.path
+    if added:
+        sys.path.append(here)  # last, so that it shadows no installed module
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        if added and here in sys.path:
+            sys.path.remove(here)
+
+
+def _fail(message: str, code: int = 2, error: BaseException | None = None, args: Any = None) -> int:
+    """Print the one-line message (after ``error``'s traceback where ``cli_debug`` says so)
+    and return ``code``."""
+    if error is not None:
+        env = getattr(args, "env", None)
+        print(
+            traceback_text(error, bool(getattr(args, "debug", False)), env), end="", file=sys.stderr
+        )
+    print(f"mcts-agents: error: {' '.join(message.split())}", file=sys.stderr)
+    return code
+
+
+def _described(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command in (None, "demo"):
+        return demo(
+            getattr(args, "env", "connect_four"),
+            getattr(args, "iterations", 2000),
+            getattr(args, "seed", 0),
+        )
+    if args.command == "list":
+        print(listing())
+        return 0
+    if args.command == "play":
+        return play(args.env, [args.p0, args.p1, args.p2, args.p3], args.seed)
+    if args.command == "train":
+        return train(args)
+    if args.command == "serve":
+        return serve(args)
+    return arena(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (argparse exits by itself on --help,
+    --version and usage errors)."""
+    args = build_parser().parse_args(argv)
+    with _command_context():
+        try:
+            return _run(args)
+        except (UsageError, SpecError) as error:
+            return _fail(str(error), error=error, args=args)
+        except KeyboardInterrupt:
+            print("mcts-agents: interrupted", file=sys.stderr)
+            return 130
+        except (ValueError, TypeError, ImportError) as error:  # the library refused a value
+            return _fail(str(error) or _described(error), error=error, args=args)
+        except (RuntimeError, OSError) as error:  # a dead worker, a full disk
+            return _fail(_described(error), code=1, error=error, args=args)
+
+
+__all__ = ["build_parser", "demo", "main", "play"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())

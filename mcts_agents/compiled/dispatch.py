@@ -1,0 +1,158 @@
+"""The games of the compiled kernel: one id per rule set, and dispatch by id.
+
+``kernel.run`` calls ``legal``, ``play``, ``to_play``, ``playout`` and ``reachable`` with the
+game's id ``g`` and parameter words ``p``; each forwards to that game's compiled rules. In
+compiled code the choice is made while compiling (numba overloads on a literal ``g``): the
+kernel's entry point for one game (``entries``, which passes its id as a constant) compiles
+that game's rules and no other game's, and numba caches it like any module-level function. From
+Python they forward by a dict lookup (for tests).
+
+A rule set (``othello``, ``othello_wide``, ``mnk``, ``ultimate``, ``nim``,
+``connect_four_rules``) has, over a position
+``s`` of int64 words and a scratch row ``t``:
+    legal(p, s, out) -> n           the legal actions into ``out[:n]``
+    play(p, s, action, t) -> term   the next position into ``t``; its value for its player to
+                                    move (-1, 0, 1) if terminal, else ``UNKNOWN`` (more than
+                                    two players: an outcome code, see ``kernel.run``)
+    to_play(p, s) -> player
+    playout(p, s, buf, decisive, rng) -> value for the player to move at ``s`` (not terminal);
+                                    ``buf`` is ``BUFFER`` scratch words
+    reachable(p, root, s) -> bool   whether ``s`` may follow ``root`` (sound: never False for
+                                    a position that can follow), closed under moves
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+from numba.core import types
+from numba.extending import overload
+
+from mcts_agents.compiled.rules import connect_four as connect_four_rules
+from mcts_agents.compiled.rules import mnk, nim, othello, othello_wide, ultimate
+
+OTHELLO, MNK, ULTIMATE, NIM, OTHELLO_WIDE, CONNECT_FOUR = 1, 2, 3, 4, 5, 6
+#: Scratch words a playout may use: a position and a list of cells or actions.
+BUFFER = 1024
+#: Each game id's rules module.
+RULES: dict[int, ModuleType] = {
+    OTHELLO: othello,
+    MNK: mnk,
+    ULTIMATE: ultimate,
+    NIM: nim,
+    OTHELLO_WIDE: othello_wide,
+    CONNECT_FOUR: connect_four_rules,
+}
+
+
+def _rules(g: Any) -> ModuleType | None:
+    """The rules of a literal game id while numba types a call, else ``None`` (no match: the
+    kernel must be entered through ``entries``, which makes ``g`` a constant)."""
+    if isinstance(g, types.IntegerLiteral):
+        return RULES.get(g.literal_value)
+    return None
+
+
+def legal(g: int, p: np.ndarray, s: np.ndarray, out: np.ndarray) -> int:
+    return int(RULES[g].legal(p, s, out))
+
+
+def play(g: int, p: np.ndarray, s: np.ndarray, action: int, t: np.ndarray) -> int:
+    return int(RULES[g].play(p, s, action, t))
+
+
+def to_play(g: int, p: np.ndarray, s: np.ndarray) -> int:
+    return int(RULES[g].to_play(p, s))
+
+
+def playout(
+    g: int, p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
+) -> float:
+    if g == OTHELLO:
+        return float(othello.playout(p, s, rng, decisive))
+    if g == OTHELLO_WIDE:
+        return float(othello_wide.playout(p, s, rng))
+    return float(RULES[g].playout(p, s, buf, decisive, rng))
+
+
+def reachable(g: int, p: np.ndarray, root: np.ndarray, s: np.ndarray) -> bool:
+    return bool(RULES[g].reachable(p, root, s))
+
+
+# The overloads' parameters are unannotated: numba wants them equal to their ``impl``'s.
+@overload(legal, prefer_literal=True)
+def _legal(g, p, s, out):
+    rules = _rules(g)
+    if rules is None:
+        return None
+    f = rules.legal
+
+    def impl(g, p, s, out):
+        return f(p, s, out)
+
+    return impl
+
+
+@overload(play, prefer_literal=True)
+def _play(g, p, s, action, t):
+    rules = _rules(g)
+    if rules is None:
+        return None
+    f = rules.play
+
+    def impl(g, p, s, action, t):
+        return f(p, s, action, t)
+
+    return impl
+
+
+@overload(to_play, prefer_literal=True)
+def _to_play(g, p, s):
+    rules = _rules(g)
+    if rules is None:
+        return None
+    f = rules.to_play
+
+    def impl(g, p, s):
+        return f(p, s)
+
+    return impl
+
+
+@overload(playout, prefer_literal=True)
+def _playout(g, p, s, buf, decisive, rng):
+    rules = _rules(g)
+    if rules is None:
+        return None
+    f = rules.playout
+    if rules is othello:
+
+        def impl(g, p, s, buf, decisive, rng):
+            return f(p, s, rng, decisive)
+
+    elif rules is othello_wide:
+
+        def impl(g, p, s, buf, decisive, rng):
+            return f(p, s, rng)
+
+    else:
+
+        def impl(g, p, s, buf, decisive, rng):
+            return f(p, s, buf, decisive, rng)
+
+    return impl
+
+
+@overload(reachable, prefer_literal=True)
+def _reachable(g, p, root, s):
+    rules = _rules(g)
+    if rules is None:
+        return None
+    f = rules.reachable
+
+    def impl(g, p, root, s):
+        return f(p, root, s)
+
+    return impl

@@ -1,0 +1,316 @@
+"""Configuration of the search: budgets and options, as frozen dataclasses (the source of truth)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, Literal
+
+from mcts_agents.errors import InvalidOptionError, describe_unknown
+from mcts_agents.search.evaluators import BatchEvaluator, is_batch_evaluator
+
+SelectionName = Literal["ucb1", "ucb1_tuned", "puct"]
+FinalMove = Literal["visits", "value", "robust_max"]
+Playout = Literal["random", "decisive"]
+Backend = Literal["auto", "python", "numba"]
+Information = Literal["auto", "perfect", "oracle", "mo_ismcts", "so_ismcts", "pimc"]
+INFORMATION_MODES = ("auto", "perfect", "oracle", "mo_ismcts", "so_ismcts", "pimc")
+SearchFrom = Literal["here", "start"]
+
+#: A position evaluator maps ``(game, state)`` to per-player values in [-1, 1] and optional
+#: priors (a mapping action -> prior, or a sequence indexed by action); ``None`` priors mean
+#: uniform. ``mcts_agents.search.evaluators.BatchEvaluator`` is the other kind, over numpy batches.
+Evaluator = Callable[
+    [Any, Any], tuple[Sequence[float], "Mapping[int, float] | Sequence[float] | None"]
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """When a search stops: whichever limit is hit first. At least one must be set.
+
+    Attributes:
+        iterations: number of simulations (select, expand, evaluate, back up).
+        time_limit: wall-clock seconds for one search.
+        max_nodes: bound on entries in the node table (also across moves with tree reuse). With
+            no other limit the search stops when the table is full, or after ``max_nodes``
+            simulations in a row that add no node (every position of a small game stored);
+            otherwise the search goes on without adding nodes.
+    """
+
+    iterations: int | None = None
+    time_limit: float | None = None
+    max_nodes: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.iterations is None and self.time_limit is None and self.max_nodes is None:
+            raise InvalidOptionError(
+                "a budget is needed: give at least one of iterations, time_limit, max_nodes"
+            )
+        for name in ("iterations", "max_nodes"):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise InvalidOptionError(f"{name} must be a positive int or None, got {value!r}")
+        limit = self.time_limit
+        if limit is not None and (
+            isinstance(limit, bool)
+            or not isinstance(limit, (int, float))
+            or not math.isfinite(limit)
+            or limit <= 0
+        ):
+            raise InvalidOptionError(
+                f"time_limit must be a positive number of seconds, got {limit!r}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class SearchConfig:
+    """Everything about how the search plays, apart from its budget.
+
+    Attributes:
+        c: exploration constant (values are in [-1, 1], so 2 here equals sqrt(2)-ish x 1.4 on
+            [0, 1] rewards).
+        selection: ``"ucb1"``, ``"ucb1_tuned"`` or ``"puct"`` (priors from the evaluator, else
+            uniform).
+        fpu: first-play urgency: the score of an unvisited child. ``None`` means every child is
+            tried once before any is tried twice (classic UCT).
+        expand_all: create all children of a node at its first expansion instead of one per
+            iteration.
+        rollout_depth: cap on random-playout length; a capped playout is worth ``cutoff_value``
+            to every player. ``None``: play to the end.
+        cutoff_value: value of a playout stopped by ``rollout_depth``.
+        playout: ``"decisive"`` (default): playouts win at once when they can and block the
+            opponent's immediate win, through the game's ``decisive_rollout`` where it has one
+            (Connect Four, Othello, ultimate tic-tac-toe, Pig), else uniformly random;
+            ``"random"``: uniformly random playouts.
+        evaluator: what replaces random playouts: a position evaluator (a callable, see
+            ``Evaluator``) or a batch evaluator (an object with ``evaluate_batch``, see
+            ``mcts_agents.search.evaluators.BatchEvaluator``: two-player or one-player games without
+            chance nodes). Only the Python search takes one (``backend="auto"`` picks it).
+        batch_size: with a batch evaluator, the Python search selects up to this many leaves
+            (``K``) before evaluating them together in one ``evaluate_batch`` call; the
+            selections in flight are told apart by ``virtual_loss``. 1 (default) evaluates each
+            leaf on its own, the same search as the batch evaluator used position by position.
+            Above 1 it needs a batch evaluator.
+        virtual_loss: while a selected leaf waits for its evaluation, every edge on its path
+            counts one more visit that scored ``-virtual_loss`` for the player moving along it,
+            so that the next selections of the batch look elsewhere; undone when the leaf's
+            value is backed up. In [0, 1] (the scale of values); default 1 (a loss).
+        root_noise: ``(alpha, epsilon)``: at each search the Python search mixes Dirichlet
+            noise into the root's priors, ``(1 - epsilon) * prior + epsilon * Dir(alpha)``
+            (AlphaZero's self-play exploration; e.g. ``(0.3, 0.25)`` for chess-sized move
+            counts, a larger ``alpha`` for fewer moves), drawn from the search's own seeded
+            generator. Only the root; the result's ``ChildStats.prior`` shows the noised priors,
+            the node keeps its clean ones for later searches. Needs ``selection="puct"``.
+            ``None`` (default) or ``epsilon = 0``: no noise (nothing is drawn).
+        solver: MCTS-Solver: prove wins, losses and draws and use the proofs.
+        final_move: ``"visits"`` (most visits), ``"value"`` (highest mean) or ``"robust_max"``
+            (most visits and highest mean at once; searches up to 50% longer to get one, then
+            falls back to most visits). A proven result overrides the rule.
+        reuse: keep the node table from move to move within a game.
+        backend: ``"auto"`` (default): a compiled kernel (``mcts_agents.compiled``, needs the
+            ``fast`` extra, numba) where one implements the game and these options, else
+            Python; ``"python"``: always the Python search; ``"numba"``: the kernel, or an
+            ``InvalidOptionError`` saying why it cannot run. Same seed, same result within a
+            backend (the backends draw different random numbers).
+        information: how the search treats hidden information and chance. ``"auto"``
+            (default): MO-ISMCTS on games with private information, else ``"perfect"``;
+            ``"perfect"``: MCTS over full states, with chance nodes where the game has them
+            (refused for a game with private information: it would read hidden cards);
+            ``"mo_ismcts"`` / ``"so_ismcts"``: Information Set MCTS, multiple-observer (every
+            player's nodes keyed by its own information set) or single-observer (every node
+            keyed by the searching player's); ``"pimc"``: determinized perfect-information
+            MCTS, ``determinizations`` trees merged at the root; ``"oracle"``: MCTS on the
+            true hidden state, a cheating upper bound that is never chosen unless asked for.
+        determinizations: PIMC's number of determinized trees per search (each gets an equal
+            share of the budget).
+        search_from: where ISMCTS simulations begin. ``"here"`` (default): a determinization
+            of the current information set, drawn uniformly from what the player cannot see
+            (the classic ISMCTS; it does not weigh the worlds by the opponents' past actions).
+            ``"start"``: the game's initial state, every chance outcome drawn by the search and
+            every player's decision by its own information-set nodes (self-play), so the
+            worlds of the current information set are reached as often as the players'
+            strategies make them; the decision is read from its node, and the table is kept
+            for the whole game. With ``smooth`` this is Smooth UCT's self-play, which
+            approaches an equilibrium in poker. Needs ``game.initial_state()``; a decision
+            the self-play never reached falls back to ``"here"``.
+        return_range: ``(low, high)``, the lowest and highest return a player can get, for the
+            Python search (``MCTS``): values are mapped from it and a proof is a win only at
+            ``high``. ``None`` (default): the game's own ``return_range``; for anyone else's env
+            on the generic path without ``metadata["return_range"]``, a range learned from the
+            returns the search meets, under which no return is ever called a win (see
+            ``mcts_agents.search.return_range``). The result says which range was used
+            (``extra["return_range"]``, ``extra["return_range_source"]``).
+        smooth: Smooth UCT (Heinrich and Silver 2015) for ISMCTS: at a node of ``N`` visits the
+            UCB rule is followed with probability ``max(smooth, 0.9 / (1 + 0.001 sqrt(N)))``,
+            else an action is drawn from the node's average policy (its normalised visits), so
+            the visit counts approach an equilibrium strategy; ``None`` (default): plain UCB.
+    """
+
+    c: float = 1.4
+    selection: SelectionName = "ucb1"
+    fpu: float | None = None
+    expand_all: bool = False
+    rollout_depth: int | None = None
+    cutoff_value: float = 0.0
+    playout: Playout = "decisive"
+    evaluator: Evaluator | BatchEvaluator | None = None
+    batch_size: int = 1
+    virtual_loss: float = 1.0
+    root_noise: tuple[float, float] | None = None
+    solver: bool = True
+    final_move: FinalMove = "visits"
+    reuse: bool = True
+    backend: Backend = "auto"
+    information: Information = "auto"
+    determinizations: int = 20
+    search_from: SearchFrom = "here"
+    smooth: float | None = None
+    return_range: tuple[float, float] | None = None
+
+    def __post_init__(self) -> None:
+        def number(name: str, value: Any) -> None:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise InvalidOptionError(f"{name} must be a number, got {value!r}")
+            if not math.isfinite(value):
+                raise InvalidOptionError(f"{name} must be finite, got {value!r}")
+
+        number("c", self.c)
+        if self.c < 0:
+            raise InvalidOptionError(f"c must be >= 0, got {self.c!r}")
+        if self.selection not in ("ucb1", "ucb1_tuned", "puct"):
+            raise InvalidOptionError(
+                f"selection must be 'ucb1', 'ucb1_tuned' or 'puct', got {self.selection!r}"
+            )
+        if self.fpu is not None:
+            number("fpu", self.fpu)
+        depth = self.rollout_depth
+        if depth is not None and (
+            isinstance(depth, bool) or not isinstance(depth, int) or depth < 0
+        ):
+            raise InvalidOptionError(f"rollout_depth must be an int >= 0 or None, got {depth!r}")
+        number("cutoff_value", self.cutoff_value)
+        if not -1.0 <= self.cutoff_value <= 1.0:
+            raise InvalidOptionError(f"cutoff_value must be in [-1, 1], got {self.cutoff_value!r}")
+        if self.playout not in ("random", "decisive"):
+            raise InvalidOptionError(
+                f"playout must be 'random' or 'decisive', got {self.playout!r}"
+            )
+        batched = is_batch_evaluator(self.evaluator)
+        if self.evaluator is not None and not batched and not callable(self.evaluator):
+            raise InvalidOptionError(
+                "evaluator must be a callable (game, state) -> (values, priors) or an object "
+                f"with evaluate_batch(observations, legal_masks), got {self.evaluator!r}"
+            )
+        size = self.batch_size
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise InvalidOptionError(f"batch_size must be an int >= 1, got {size!r}")
+        if size > 1 and not batched:
+            raise InvalidOptionError(
+                f"batch_size={size} needs a batch evaluator (an object with "
+                f"evaluate_batch(observations, legal_masks)); the evaluator is {self.evaluator!r}"
+            )
+        number("virtual_loss", self.virtual_loss)
+        if not 0.0 <= self.virtual_loss <= 1.0:
+            raise InvalidOptionError(f"virtual_loss must be in [0, 1], got {self.virtual_loss!r}")
+        self._check_root_noise()
+        for flag in ("expand_all", "solver", "reuse"):
+            if not isinstance(getattr(self, flag), bool):
+                raise InvalidOptionError(
+                    f"{flag} must be True or False, got {getattr(self, flag)!r}"
+                )
+        if self.final_move not in ("visits", "value", "robust_max"):
+            raise InvalidOptionError(
+                f"final_move must be 'visits', 'value' or 'robust_max', got {self.final_move!r}"
+            )
+
+        if self.backend not in ("auto", "python", "numba"):
+            raise InvalidOptionError(
+                f"backend must be 'auto', 'python' or 'numba', got {self.backend!r}"
+            )
+        if self.information not in INFORMATION_MODES:
+            raise InvalidOptionError(
+                f"information must be one of {list(INFORMATION_MODES)}, got {self.information!r}"
+            )
+        count = self.determinizations
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise InvalidOptionError(f"determinizations must be an int >= 1, got {count!r}")
+        if self.search_from not in ("here", "start"):
+            raise InvalidOptionError(
+                f"search_from must be 'here' or 'start', got {self.search_from!r}"
+            )
+        if self.smooth is not None:
+            number("smooth", self.smooth)
+            if not 0.0 <= self.smooth <= 1.0:
+                raise InvalidOptionError(f"smooth must be in [0, 1] or None, got {self.smooth!r}")
+        self._check_return_range()
+
+    def _check_return_range(self) -> None:
+        bounds = self.return_range
+        if bounds is None:
+            return
+        valid = (
+            isinstance(bounds, (tuple, list))
+            and len(bounds) == 2
+            and all(
+                not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+                for v in bounds
+            )
+            and bounds[0] < bounds[1]
+        )
+        if not valid:
+            raise InvalidOptionError(
+                "return_range must be None or (low, high), two finite numbers with low < high, "
+                f"got {bounds!r}"
+            )
+        object.__setattr__(self, "return_range", (float(bounds[0]), float(bounds[1])))
+
+    def _check_root_noise(self) -> None:
+        noise = self.root_noise
+        if noise is None:
+            return
+        if not isinstance(noise, (tuple, list)) or len(noise) != 2:
+            raise InvalidOptionError(
+                f"root_noise must be None or a pair (alpha, epsilon), got {noise!r}"
+            )
+        for name, value in zip(("alpha", "epsilon"), noise, strict=True):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+            ):
+                raise InvalidOptionError(
+                    f"root_noise's {name} must be a finite number, got {value!r} in {noise!r}"
+                )
+        alpha, epsilon = noise
+        if alpha <= 0:
+            raise InvalidOptionError(
+                f"root_noise's alpha (Dirichlet concentration) must be > 0, got {alpha!r}"
+            )
+        if not 0.0 <= epsilon <= 1.0:
+            raise InvalidOptionError(
+                f"root_noise's epsilon (the noise's share) must be in [0, 1], got {epsilon!r}"
+            )
+        if self.selection != "puct":
+            raise InvalidOptionError(
+                f"root_noise mixes noise into PUCT's priors; it needs selection='puct', got "
+                f"selection={self.selection!r}"
+            )
+        object.__setattr__(self, "root_noise", (float(alpha), float(epsilon)))
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any], also: Sequence[str] = ()) -> SearchConfig:
+        """Build from keyword options, naming any unknown option in the error (with the close
+        valid one); ``also`` are the caller's own valid keywords, listed with the fields."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            valid = sorted(known | set(also))
+            raise InvalidOptionError(
+                f"unknown option(s) {describe_unknown(unknown, valid)}; "
+                f"valid options: {', '.join(valid)}"
+            )
+        return cls(**options)

@@ -1,0 +1,499 @@
+"""The Python search: select, expand, evaluate, back up; with budgets, tree reuse and a solver.
+
+``MCTS`` is the ``Searcher`` for any ``Game``. It owns a node table that survives from one search to
+the next (tree reuse). Each call of ``search(game, state)`` re-roots the table at ``state``, drops
+what can no longer occur, runs simulations until the budget is spent (or the root is proven) and
+returns a ``SearchResult``. ``mcts_agents.planner.factory.make_searcher`` hands a game to a compiled
+kernel instead where one is registered for it.
+
+Chance nodes (dice, deals) are drawn, not selected: each visit draws an outcome with the search's
+own generator by its probability; a chance node is proven only when every outcome is (its value:
+their probability-weighted mean). Returns -> [-1, 1]: ``mcts_agents.search.return_range``.
+
+With a batch evaluator the simulations run ``batch_size`` at a time, their leaves evaluated together
+(``mcts_agents.search.leaf_batch``); ``root_noise`` is mixed into the root's priors per search
+(``mcts_agents.search.noise``)."""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable, Hashable, Sequence
+from time import perf_counter
+from typing import Any
+
+from mcts_agents.errors import InvalidOptionError, InvalidStateError
+from mcts_agents.search.config import Budget, SearchConfig
+from mcts_agents.search.evaluators import PositionEvaluator, evaluate, is_batch_evaluator
+from mcts_agents.search.game import (
+    CHANCE,
+    Game,
+    State,
+    has_chance,
+    make_playout,
+)
+from mcts_agents.search.leaf_batch import LeafBatch
+from mcts_agents.search.noise import noise_root
+from mcts_agents.search.result import ChildStats, SearchResult
+from mcts_agents.search.return_range import ReturnScale
+from mcts_agents.search.searcher import (
+    StopCheck,
+    check_room,
+    game_identity,
+    most_visited_is_best,
+    pick_child,
+    proven_label,
+    run_budget,
+)
+from mcts_agents.search.selection import CLOSED, EXPAND, SELECTION_RULES
+from mcts_agents.search.solver import close, try_prove
+from mcts_agents.search.tree import Node, NodeTable
+
+logger = logging.getLogger(__name__)
+
+
+class MCTS:
+    """Monte Carlo Tree Search over any ``Game``, in Python, with a persistent node table.
+
+    Implements ``Searcher``. ``config.backend`` may be ``"auto"`` or ``"python"``: this is the
+    Python search whatever the game (``make_searcher`` picks a compiled kernel, and passes a
+    compiled ``playout``, ``(game, playout(state, rng))``, for the games that have one).
+
+    Raises:
+        InvalidOptionError: ``config.backend == "numba"``.
+    """
+
+    def __init__(
+        self,
+        budget: Budget,
+        config: SearchConfig,
+        seed: int | None = None,
+        playout: tuple[Game, Callable[[State, Any], Sequence[float]]] | None = None,
+    ) -> None:
+        if config.backend == "numba":
+            raise InvalidOptionError(
+                "MCTS is the Python search; for backend='numba' build the searcher with "
+                "mcts_agents.make_searcher(game, budget, config) (or use MCTSAgent)"
+            )
+        self.budget = budget
+        self.config = config
+        self.should_stop: StopCheck | None = None  # see Searcher: ends a search early
+        self.rng = random.Random(seed)
+        self.table = NodeTable()
+        self._game_id: Hashable = None
+        self._root_key: Hashable = None  # the last search's root (its table is pruned to it)
+        self._scale: ReturnScale | None = None  # returns -> values; a learned one keeps its range
+        self._select = SELECTION_RULES[config.selection]
+        self._playout = None if playout is None else (game_identity(playout[0]), playout[1])
+        self._compiled = False  # whether the last search's playouts were the compiled ones
+        evaluator = config.evaluator
+        self._batch = evaluator if is_batch_evaluator(evaluator) else None
+        # a position evaluator for single positions (the root's priors, a full table's leaves)
+        self._evaluator = evaluator if self._batch is None else PositionEvaluator(evaluator)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget the node table (call between games); reseed if ``seed`` is given."""
+        self.table.clear()
+        self._game_id = None
+        self._root_key = None
+        if seed is not None:
+            self.rng.seed(seed)
+
+    def table_size(self) -> int:
+        """Entries in the node table."""
+        return len(self.table)
+
+    def table_keys(self) -> list[Hashable]:
+        """The transposition keys stored in the node table."""
+        return list(self.table.nodes)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # ------------------------------------------------------------------ public entry point
+    def search(self, game: Game, state: State) -> SearchResult:
+        """Search from ``state`` and return the result; ``state`` must not be terminal.
+
+        If the search fails (an evaluator's error, an interrupt), the node table is dropped: a
+        simulation cut short may have left a node linked but never evaluated.
+        """
+        start = perf_counter()
+        self._chance = has_chance(game)
+        if self._chance and game.is_chance(state):  # type: ignore[attr-defined]
+            raise InvalidStateError(
+                f"a search starts where a player is to move, got a chance node of {game!r}"
+            )
+        check_room(self.budget, len(game.legal_actions(state)))
+        root, reused, pruned = self._prepare_root(game, state)
+        self._scale = ReturnScale.for_search(self._scale, game, self.config.return_range, reused)
+        self._normalize = self._scale.normalizer(self.table)
+        restore_priors = noise_root(root, self.config.root_noise, self.rng)  # for this search
+        self._rollout = self._make_rollout(game)
+        self._acyclic = bool(getattr(game, "acyclic", False))
+        try:
+            iterations = self._run(game, root, start)
+        except BaseException:
+            self.reset()
+            raise
+        result = self._result(root, iterations, perf_counter() - start, reused, pruned)
+        result.extra.update(self._scale.describe())  # a range not declared by the game
+        restore_priors()
+        return result
+
+    # ------------------------------------------------------------------ the loop
+    def _run(self, game: Game, root: Node, start: float) -> int:
+        config, batch = self.config, None
+        if self._batch is not None:
+            tuned = config.selection == "ucb1_tuned"
+            batch = LeafBatch(self._batch, game, config.virtual_loss, tuned)
+
+        def simulate(limit: int | None) -> int:
+            if batch is not None:
+                return self._simulate_batch(game, root, batch, limit)
+            self._simulate(game, root)
+            return 1
+
+        return run_budget(
+            self.budget,
+            config.final_move,
+            start,
+            simulate,
+            solved=lambda: root.proven is not None,
+            robust_agrees=lambda: self._robust_agrees(root),
+            table_size=self.table.__len__,
+            should_stop=self.should_stop,
+        )
+
+    def _simulate(self, game: Game, root: Node) -> None:
+        """One simulation: walk down by the selection rule, expand one node, evaluate, back up."""
+        path, edges, values, leaf = self._descend(game, root, None)
+        if values is None:
+            values = self._leaf_values(game, leaf)
+        self._backup(path, edges, values)
+
+    def _simulate_batch(self, game: Game, root: Node, batch: LeafBatch, limit: int | None) -> int:
+        """Up to ``batch_size`` simulations (``limit`` at most), their new leaves evaluated in
+        one ``evaluate_batch`` call; returns how many ran."""
+        count = self.config.batch_size if limit is None else min(self.config.batch_size, limit)
+        budget = self.budget
+        fills = budget.iterations is None and budget.time_limit is None  # a full table stops
+        done = 0
+        while done < count and root.proven is None:
+            if done and fills and len(self.table) >= budget.max_nodes:  # type: ignore[operator]
+                break
+            path, edges, values, leaf = self._descend(game, root, batch.pending)
+            done += 1
+            if values is not None:  # known at once: back it up now
+                self._backup(path, edges, values)
+            else:
+                batch.add(path, edges, leaf, virtual=done < count)
+        batch.flush(game, self._set_priors, self._backup)
+        return done
+
+    def _descend(
+        self, game: Game, root: Node, pending: dict[Node, int] | None
+    ) -> tuple[list[Node], list[int], Sequence[float] | None, Any]:
+        """Walk down by the selection rule, expanding one node. Returns ``(path, edges, values,
+        leaf)``: ``values`` where they are known (terminal, proven, a repeated position), else
+        ``None`` and the ``leaf`` to evaluate: a new node, one waiting in ``pending`` (a batch's),
+        or a state not stored (full table)."""
+        config = self.config
+        select, c, fpu = self._select, config.c, config.fpu
+        path = [root]
+        edges: list[int] = []
+        node = root
+        while True:
+            if node.proven is not None:  # solved: its value is exact
+                return path, edges, node.proven, node
+            if node.returns is not None:  # terminal (solver off)
+                return path, edges, node.returns, node
+            if node.actions is None:
+                node.actions = list(game.legal_actions(node.state))
+            i = self._draw(node) if node.to_play == CHANCE else select(node, c, fpu)
+            if i == EXPAND:
+                child, fresh = self._expand(game, node)
+                if child is None:  # node table full: evaluate without storing the child
+                    terminal = game.is_terminal(fresh)
+                    return path, edges, self._returns(game, fresh) if terminal else None, fresh
+                edges.append(len(node.children) - 1)
+                path.append(child)
+                if fresh:  # a new node, or one stored by expand_all: to evaluate (terminal: known)
+                    return path, edges, child.returns, child
+                node = child  # a transposition into a stored node: keep descending
+            elif i == CLOSED:  # every child proven: so is this node
+                close(node, self.config.solver)
+                return path, edges, node.proven, node
+            else:
+                edges.append(i)
+                node = node.children[i]
+                if not self._acyclic and node in path:  # a repeated position: score it a draw
+                    path.append(node)
+                    return path, edges, (0.0,) * game.num_players, node
+                path.append(node)
+            if pending and node in pending:  # waiting for the batch's evaluation
+                return path, edges, None, node
+
+    def _leaf_values(self, game: Game, leaf: Any) -> Sequence[float]:
+        """Evaluate a new node (keeping its priors), or a state not stored."""
+        if isinstance(leaf, Node):
+            return self._first_evaluation(game, leaf)
+        return self._evaluate(game, leaf)[0]
+
+    def _draw(self, node: Node) -> int:
+        """A chance node's outcome, drawn by its probability: the index of its child, or
+        ``EXPAND`` with the outcome moved to the next position to expand."""
+        priors, actions = node.priors, node.actions
+        assert priors is not None and actions is not None  # set with the chance node
+        u = self.rng.random()
+        j = len(priors) - 1  # rounding may leave u a hair above the last cumulative sum
+        for index, probability in enumerate(priors):
+            u -= probability
+            if u < 0.0:
+                j = index
+                break
+        k = len(node.children)
+        if j < k:
+            return j
+        actions[k], actions[j] = actions[j], actions[k]
+        priors[k], priors[j] = priors[j], priors[k]
+        return EXPAND
+
+    def _expand(self, game: Game, node: Node) -> tuple[Node | None, Any]:
+        """Link the next untried action's child, creating it if it is new.
+
+        Returns ``(child, fresh)``: ``fresh`` is True when the child is still to evaluate (new,
+        or stored by ``expand_all`` and never visited), False for a transposition into a
+        visited node; with the table full, ``(None, state)``: the child's state, not stored.
+        """
+        k = len(node.children)
+        actions = node.actions
+        assert actions is not None  # set by the caller before selection
+        if node.priors is None:  # expand in random order: swap a random untried action to k
+            j = k + int(self.rng.random() * (len(actions) - k))
+            actions[k], actions[j] = actions[j], actions[k]
+        state = game.next_state(node.state, actions[k])
+        key = game.key(state)
+        table = self.table
+        child = table.get(key)
+        fresh = child is None
+        if child is None:
+            max_nodes = self.budget.max_nodes
+            if max_nodes is not None and len(table) >= max_nodes:
+                return None, state
+            if self.config.expand_all and k == 0:
+                self._create_siblings(game, node)
+                child = table.get(key)
+        if child is None:
+            child = self._make_node(game, state, key)
+            table.add(child)
+        elif child.visits == 0:  # stored by expand_all but never evaluated
+            fresh = True
+        if k:
+            node.children.append(child)
+            node.edge_visits.append(0)
+            node.edge_value.append(0.0)
+            if self.config.selection == "ucb1_tuned":
+                node.edge_value_sq.append(0.0)
+        else:  # the first child: the node gets its own lists (see tree._NONE)
+            node.children = [child]
+            node.edge_visits = [0]
+            node.edge_value = [0.0]
+            if self.config.selection == "ucb1_tuned":
+                node.edge_value_sq = [0.0]
+        return child, fresh
+
+    def _create_siblings(self, game: Game, node: Node) -> None:
+        """``expand_all``: put every child of ``node`` in the table at once (unevaluated)."""
+        table, max_nodes = self.table, self.budget.max_nodes
+        for action in node.actions or ():
+            state = game.next_state(node.state, action)
+            key = game.key(state)
+            if key not in table.nodes and (max_nodes is None or len(table) < max_nodes):
+                table.add(self._make_node(game, state, key))
+
+    def _make_node(self, game: Game, state: State, key: Hashable) -> Node:
+        if game.is_terminal(state):
+            returns = self._returns(game, state)
+            return Node(state, key, -1, [], returns, returns if self.config.solver else None)
+        if self._chance and game.is_chance(state):  # type: ignore[attr-defined]
+            outcomes = game.chance_outcomes(state)  # type: ignore[attr-defined]
+            node = Node(state, key, CHANCE, [a for a, _ in outcomes])
+            node.priors = [p for _, p in outcomes]  # the outcomes' probabilities
+            return node
+        return Node(state, key, game.to_play(state), None)  # actions: when first needed
+
+    def _returns(self, game: Game, state: State) -> tuple[float, ...]:
+        """A terminal state's returns, normalised to [-1, 1]."""
+        returns = tuple(game.returns(state))
+        return returns if self._normalize is None else self._normalize(returns)
+
+    def _first_evaluation(self, game: Game, node: Node) -> Sequence[float]:
+        """Evaluate a node that has never been visited, keeping the evaluator's priors."""
+        if node.returns is not None:
+            return node.returns
+        values, priors = self._evaluate(game, node.state)
+        if priors is not None:
+            self._set_priors(game, node, priors)
+        return values
+
+    def _evaluate(self, game: Game, state: State) -> tuple[Sequence[float], Any]:
+        """Per-player values of ``state`` (and priors, from an evaluator)."""
+        if game.is_terminal(state):
+            return self._returns(game, state), None
+        evaluator = self._evaluator
+        if evaluator is not None:
+            return evaluate(evaluator, game, state, game.legal_actions(state))
+        values = self._rollout(state, self.rng)
+        return (values if self._normalize is None else self._normalize(values)), None
+
+    def _make_rollout(self, game: Game) -> Callable[[State, random.Random], Sequence[float]]:
+        self._compiled = self._playout is not None and self._playout[0] == game_identity(game)
+        if self._compiled:
+            return self._playout[1]  # type: ignore[index]
+        config = self.config
+        return make_playout(game, config.playout, config.rollout_depth, config.cutoff_value)
+
+    @staticmethod
+    def _set_priors(game: Game, node: Node, priors: Any) -> None:
+        """Store priors aligned with ``node.actions`` (normalised), highest first."""
+        if node.actions is None:
+            node.actions = list(game.legal_actions(node.state))
+        if hasattr(priors, "get"):
+            raw = [float(priors.get(a, 0.0)) for a in node.actions]
+        else:
+            raw = [float(priors[a]) for a in node.actions]
+        total = sum(raw)
+        if total <= 0:
+            raw, total = [1.0] * len(raw), float(len(raw))
+        order = sorted(range(len(raw)), key=lambda i: -raw[i])
+        node.actions = [node.actions[i] for i in order]
+        node.priors = [raw[i] / total for i in order]
+
+    def _backup(self, path: list[Node], edges: list[int], values: Sequence[float]) -> None:
+        tuned = self.config.selection == "ucb1_tuned"
+        for node, i in zip(path, edges, strict=False):  # the leaf has no edge
+            node.visits += 1
+            node.edge_visits[i] += 1
+            if node.to_play < 0:  # a chance node: its edges are drawn, not chosen by value
+                continue
+            v = values[node.to_play]
+            node.edge_value[i] += v
+            if tuned:
+                node.edge_value_sq[i] += v * v
+        path[-1].visits += 1
+        if path[-1].proven is not None:  # only the solver proves nodes
+            for node in reversed(path[: len(edges)]):
+                if node.proven is not None or not (self.config.solver and try_prove(node)):
+                    break
+
+    # ------------------------------------------------------------------ tree reuse
+    def _prepare_root(self, game: Game, state: State) -> tuple[Node, int, int]:
+        game_id = game_identity(game)
+        if not self.config.reuse or game_id != self._game_id:
+            self.table.clear()
+            self._game_id = game_id
+        key = game.key(state)
+        root = self.table.get(key)
+        if root is None:
+            self.table.clear()
+            self._root_key = key
+            root = self._make_node(game, state, key)
+            if root.returns is None:
+                root.actions = list(game.legal_actions(state))
+            evaluator = self._evaluator
+            if evaluator is not None and root.returns is None:
+                priors = evaluate(evaluator, game, state, root.actions or ())[1]
+                if priors is not None:
+                    self._set_priors(game, root, priors)
+            self.table.add(root)
+            return root, 0, 0
+        if root.actions is None and root.returns is None:  # a reused leaf
+            root.actions = list(game.legal_actions(state))
+        if key == self._root_key:  # the same position again: nothing became unreachable
+            return root, len(self.table), 0
+        self._root_key = key
+        is_reachable = getattr(game, "is_reachable", None)
+        if is_reachable is not None:
+            pruned = self.table.prune_unreachable(lambda k: is_reachable(state, k))
+        else:
+            pruned = self.table.prune_to_descendants(root)
+        return root, len(self.table), pruned
+
+    # ------------------------------------------------------------------ the answer
+    def _edge_value(self, node: Node, i: int) -> float:
+        child = node.children[i]
+        if child.proven is not None and node.to_play >= 0:  # not a chance node (no mover)
+            return child.proven[node.to_play]
+        n = node.edge_visits[i]
+        return node.edge_value[i] / n if n else 0.0
+
+    def _robust_agrees(self, root: Node) -> bool:
+        values = [self._edge_value(root, i) for i in range(len(root.children))]
+        return most_visited_is_best(root.edge_visits, values)
+
+    def choose(self, node: Node, rule: str | None = None) -> int:
+        """Index of the child to play at ``node``: proven wins first, proven losses last."""
+        player = node.to_play
+        labels = [
+            None if (p := child.proven) is None or player < 0 else proven_label(p, player)
+            for child in node.children
+        ]
+        values = [self._edge_value(node, i) for i in range(len(node.children))]
+        return pick_child(node.edge_visits, values, labels, rule or self.config.final_move)
+
+    def _result(
+        self, root: Node, iterations: int, elapsed: float, reused: int, pruned: int
+    ) -> SearchResult:
+        player = root.to_play
+        # with no simulation run (a tiny time budget) any legal action will do
+        actions = root.actions or []  # set by _prepare_root
+        best_action = actions[self.choose(root)] if root.children else actions[0]
+        stats = []
+        for i, action in enumerate(actions):
+            prior = root.priors[i] if root.priors is not None else None
+            if i < len(root.children):
+                proven = root.children[i].proven
+                stats.append(
+                    ChildStats(
+                        action=action,
+                        visits=root.edge_visits[i],
+                        value=self._edge_value(root, i),
+                        prior=prior,
+                        proven=proven_label(proven, player) if proven is not None else None,
+                    )
+                )
+            else:
+                stats.append(ChildStats(action, 0, 0.0, prior, None))
+        stats.sort(key=lambda s: (-s.visits, s.action))
+        total = sum(root.edge_visits)
+        root_value = (
+            root.proven[player]
+            if root.proven is not None
+            else (sum(root.edge_value) / total if total else 0.0)
+        )
+        return SearchResult(
+            best_action=best_action,
+            iterations=iterations,
+            elapsed=elapsed,
+            nodes=len(self.table),
+            reused_nodes=reused,
+            pruned_nodes=pruned,
+            children=tuple(stats),
+            principal_variation=tuple(self._principal_variation(root, best_action)),
+            root_value=root_value,
+            proven=proven_label(root.proven, player) if root.proven is not None else None,
+            to_play=player,
+            extra={"backend": "python", **({"playouts": "numba"} if self._compiled else {})},
+        )
+
+    def _principal_variation(self, root: Node, best_action: int, limit: int = 64) -> list[int]:
+        line = [best_action]
+        actions = root.actions or []
+        node = root.children[actions.index(best_action)] if root.children else None
+        seen = {root.key}
+        while node is not None and node.children and len(line) < limit and node.key not in seen:
+            seen.add(node.key)
+            i = self.choose(node, "visits")
+            line.append((node.actions or [])[i])
+            node = node.children[i]
+        return line

@@ -1,0 +1,150 @@
+"""``mcts_agents.agents.batch``: a batch of searches equals the same searches made one by one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcts_agents import MCTSAgent, RandomAgent
+from mcts_agents.agents.batch import BatchedMCTS, act_batch, search_batch
+from mcts_agents.envs import connect_four_v0, tic_tac_toe_v0
+from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.errors import InvalidOptionError
+from mcts_agents.planner.factory import make_searcher
+from mcts_agents.search.config import Budget, SearchConfig
+from mcts_agents.search.result import SearchResult
+
+
+def summary(result: SearchResult) -> tuple[Any, ...]:
+    """Everything of a result but its timing."""
+    return (
+        result.best_action,
+        result.iterations,
+        result.nodes,
+        result.reused_nodes,
+        result.pruned_nodes,
+        result.children,
+        result.principal_variation,
+        result.root_value,
+        result.proven,
+    )
+
+
+def positions(game: Any, moves: list[list[int]]) -> list[Any]:
+    states = []
+    for line in moves:
+        state = game.initial_state()
+        for move in line:
+            state = game.next_state(state, move)
+        states.append(state)
+    return states
+
+
+@pytest.mark.parametrize(
+    ("game", "lines", "config"),
+    [
+        (ConnectFour(), [[], [3], [3, 3], [0, 6, 1]], SearchConfig()),  # its own kernel
+        (MNK(3, 3, 3), [[], [4], [4, 0], [0, 1, 2]], SearchConfig()),  # the shared kernel
+        (MNK(3, 3, 3), [[], [4]], SearchConfig(backend="python")),  # the Python search
+    ],
+)
+def test_search_batch_equals_the_searches_one_by_one(
+    game: Any, lines: list[list[int]], config: SearchConfig
+) -> None:
+    """Two rounds (the second re-roots each tree after two more moves): same results."""
+    budget = Budget(iterations=150)
+    states = positions(game, lines)
+    alone = [make_searcher(game, budget, config, seed=10 + i) for i in range(len(states))]
+    batch = [make_searcher(game, budget, config, seed=10 + i) for i in range(len(states))]
+    for _ in range(2):
+        want = [s.search(game, st) for s, st in zip(alone, states, strict=True)]
+        got = search_batch(batch, game, states)
+        assert [summary(r) for r in got] == [summary(r) for r in want]
+        states = [advance(game, st, r.best_action) for st, r in zip(states, want, strict=True)]
+
+
+def advance(game: Any, state: Any, action: int) -> Any:
+    """``action`` and the first legal reply; a new game where that ends the game."""
+    state = game.next_state(state, action)
+    if not game.is_terminal(state):
+        state = game.next_state(state, game.legal_actions(state)[0])
+    return game.initial_state() if game.is_terminal(state) else state
+
+
+def test_search_batch_refuses_one_searcher_for_two_states() -> None:
+    game = MNK(3, 3, 3)
+    searcher = make_searcher(game, Budget(iterations=10), SearchConfig(), seed=0)
+    state = game.initial_state()
+    with pytest.raises(InvalidOptionError, match="states 0 and 1"):
+        search_batch([searcher, searcher], game, [state, state])
+    with pytest.raises(InvalidOptionError, match="one searcher and one game per state"):
+        search_batch([searcher], game, [state, state])
+
+
+def test_batched_mcts_tree_i_plays_as_an_agent_seeded_seed_plus_i() -> None:
+    envs = [connect_four_v0.env() for _ in range(3)]
+    for i, env in enumerate(envs):
+        env.reset(seed=i)
+    batched = BatchedMCTS(3, iterations=80, seed=5)
+    agents = [MCTSAgent(iterations=80, seed=5 + i) for i in range(3)]
+    for _ in range(3):  # the trees are kept and re-rooted between moves
+        want = [agent.act(env) for agent, env in zip(agents, envs, strict=True)]
+        assert batched.act_batch(envs) == want
+        for env, action in zip(envs, want, strict=True):
+            env.step(action)
+    assert [summary(a.last_result) for a in batched.agents if a.last_result] == [
+        summary(a.last_result) for a in agents if a.last_result
+    ]
+
+
+def test_batched_mcts_search_batch_picks_trees_and_refuses_bad_ones() -> None:
+    game = MNK(3, 3, 3)
+    state = game.initial_state()
+    batched = BatchedMCTS(3, iterations=40, seed=1)
+    got = batched.search_batch(game, [state], trees=[2])
+    want = MCTSAgent(iterations=40, seed=3)._searcher_for(game).search(game, state)
+    assert summary(got[0]) == summary(want)
+    with pytest.raises(InvalidOptionError, match="distinct indices below 3"):
+        batched.search_batch(game, [state, state], trees=[1, 1])
+    with pytest.raises(InvalidOptionError, match="4 positions for 3 trees"):
+        batched.search_batch(game, [state] * 4)
+    with pytest.raises(InvalidOptionError, match="trees must be a positive int"):
+        BatchedMCTS(0, iterations=5)
+    with pytest.raises(InvalidOptionError, match="seed must list 2 ints"):
+        BatchedMCTS(2, iterations=5, seed=[1])
+
+
+def test_act_batch_asks_other_agents_through_act() -> None:
+    envs = [tic_tac_toe_v0.env() for _ in range(2)]
+    for env in envs:
+        env.reset(seed=0)
+    mcts, other = MCTSAgent(iterations=30, seed=2), RandomAgent(seed=4)
+    got = act_batch([mcts, other], envs)
+    assert got == [MCTSAgent(iterations=30, seed=2).act(envs[0]), RandomAgent(seed=4).act(envs[1])]
+    assert mcts.last_result is not None and mcts.last_result.best_action == got[0]
+    with pytest.raises(InvalidOptionError, match="2 agents and 1 envs"):
+        act_batch([mcts, other], envs[:1])
+
+
+@pytest.mark.parametrize("make_env", [connect_four_v0.env, tic_tac_toe_v0.env])
+def test_act_batch_without_results_plays_the_same_moves_and_leaves_the_same_trees(
+    make_env: Any,
+) -> None:
+    envs = [make_env() for _ in range(3)]
+    for i, env in enumerate(envs):
+        env.reset(seed=i)
+    lean = [MCTSAgent(iterations=60, seed=i) for i in range(3)]
+    full = [MCTSAgent(iterations=60, seed=i) for i in range(3)]
+    for _ in range(2):
+        moves = act_batch(lean, envs, keep_results=False)
+        assert moves == [agent.act(env) for agent, env in zip(full, envs, strict=True)]
+        assert all(agent.last_result is None for agent in lean)
+        for env, move in zip(envs, moves, strict=True):
+            env.step(move)
+    after = act_batch(lean, envs)  # full results now: the trees were left as search leaves them
+    assert [summary(a.last_result) for a in lean if a.last_result] == [
+        summary(agent.search(env)) for agent, env in zip(full, envs, strict=True)
+    ]
+    assert after == [a.last_result.best_action for a in lean if a.last_result]
