@@ -165,3 +165,65 @@ def test_module_size(name: str) -> None:
     lines = len(path.read_text().splitlines())
     relative = str(path.relative_to(ROOT))
     assert lines <= MAX_LINES or relative in LONG_MODULES, f"{relative}: {lines} lines"
+
+
+#: The packages as layers, bottom to top (``docs/architecture.md``): a module imports only from
+#: its own package or from a lower layer. The top-level package's ``__init__`` (the public names,
+#: loaded lazily) and ``__main__`` sit above everything.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("mcts_agents.envs",),
+    ("mcts_agents.errors", "mcts_agents.checks", "mcts_agents.seeding", "mcts_agents.ratings"),
+    ("mcts_agents.plotting",),
+    ("mcts_agents.processes", "mcts_agents.ray_cluster", "mcts_agents._source_tree"),
+    ("mcts_agents.search",),
+    ("mcts_agents.compiled",),
+    ("mcts_agents.adapters",),
+    ("mcts_agents.planner",),
+    ("mcts_agents.alphazero",),
+    ("mcts_agents.alphazero.learn",),
+    ("mcts_agents.agents",),
+    ("mcts_agents.arena",),
+    ("mcts_agents.rl",),
+    ("mcts_agents.web",),
+    ("mcts_agents.cli",),
+)
+TOP = {"mcts_agents", "mcts_agents.__main__"}
+
+
+def home(module: str) -> tuple[int, str]:
+    """The layer index and package (the longest ``LAYERS`` prefix) of a library module."""
+    best: tuple[int, str] | None = None
+    for level, packages in enumerate(LAYERS):
+        for package in packages:
+            inside = module == package or module.startswith(package + ".")
+            if inside and (best is None or len(package) > len(best[1])):
+                best = (level, package)
+    if best is None:
+        raise AssertionError(f"{module} is in no layer of LAYERS: add it there and to the docs")
+    return best
+
+
+def test_every_module_has_a_layer() -> None:
+    for name in MODULES:
+        if name not in TOP:
+            home(name)
+
+
+def test_imports_only_look_down_the_layers() -> None:
+    """No import runs upward, or sideways into another package of the same layer."""
+    wrong = []
+    for name, targets in import_graph().items():
+        if name in TOP:
+            continue
+        level, package = home(name)
+        for target in sorted(targets - {"mcts_agents"}):  # the package itself loads nothing
+            other_level, other_package = home(target)
+            if other_level > level or (other_level == level and other_package != package):
+                wrong.append(f"{name} -> {target}")
+    assert wrong == []
+
+
+def test_the_layer_check_sees_an_upward_import() -> None:
+    assert home("mcts_agents.search.mcts") < home("mcts_agents.compiled.kernel")
+    assert home("mcts_agents.alphazero.learn.net")[1] == "mcts_agents.alphazero.learn"
+    assert home("mcts_agents.alphazero.gate")[1] == "mcts_agents.alphazero"

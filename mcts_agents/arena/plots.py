@@ -7,33 +7,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from mcts_agents.errors import InvalidOptionError
+from mcts_agents.plotting import NEEDS_MATPLOTLIB as _NEEDS_MATPLOTLIB
+from mcts_agents.plotting import check_plot_path
 
-__all__ = ["check_plot_path", "plot_ratings"]
-
-_NEEDS_MATPLOTLIB = 'plots need matplotlib: pip install "mcts-agents[plot]"'
-
-
-def check_plot_path(path: str | os.PathLike[str]) -> None:
-    """Refuse a plot that could not be saved, before any game is played.
-
-    Raises:
-        ImportError: matplotlib is not installed.
-        InvalidOptionError: the file name has no extension, or one matplotlib cannot write
-            (the message lists those it can).
-    """
-    try:
-        from matplotlib.backend_bases import FigureCanvasBase
-    except ImportError as error:
-        raise ImportError(_NEEDS_MATPLOTLIB) from error
-    formats = sorted(FigureCanvasBase.get_supported_filetypes())
-    name = os.fspath(path)
-    suffix = os.path.splitext(name)[1][1:].lower()
-    if suffix not in formats:
-        what = f"unknown image format {suffix!r}" if suffix else "no image extension"
-        raise InvalidOptionError(
-            f"plot {name!r}: {what}; use one of {', '.join('.' + f for f in formats)}"
-        )
+__all__ = ["check_plot_path", "plot_ratings"]  # check_plot_path: from mcts_agents.plotting
 
 
 def plot_ratings(

@@ -36,11 +36,11 @@ from mcts_agents.agents.agent import HumanAgent, MCTSAgent, RandomAgent
 from mcts_agents.agents.play import Move, play_game
 from mcts_agents.agents.specs import EnvSpec, listing, make_agent, parse_agent_spec, parse_env_spec
 from mcts_agents.arena import play_match, runner, tournament
-from mcts_agents.arena.plots import check_plot_path
 from mcts_agents.cli.debug import add_debug_option, traceback_text
 from mcts_agents.cli.serve import add_serve_parser, serve
 from mcts_agents.cli.train import add_train_parser, train
 from mcts_agents.errors import SpecError
+from mcts_agents.plotting import check_plot_path
 
 
 class UsageError(Exception):

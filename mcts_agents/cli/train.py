@@ -313,7 +313,7 @@ def train(args: argparse.Namespace) -> int:
     resuming = (out / az.loop.CHECKPOINT).exists()
     print(f"{'resuming' if resuming else 'training'} {spec} ({game!r}) in {out}", flush=True)
     if args.plot is not None:
-        from mcts_agents.arena.plots import check_plot_path
+        from mcts_agents.plotting import check_plot_path
 
         check_plot_path(args.plot)  # before the training, not after it
     progress = _Progress(args.steps, args.minutes)

@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mcts_agents.arena.plots import check_plot_path
 from mcts_agents.errors import InvalidOptionError
+from mcts_agents.plotting import check_plot_path
 
 __all__ = ["plot_run", "read_metrics"]
 
