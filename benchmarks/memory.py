@@ -136,7 +136,7 @@ def grow(
             quick = search.search(game, state)  # re-root + prune + 1 iteration
             nodes = quick.nodes
             iterations += result.iterations
-            depth = result.extra.get("mean_depth")  # reported by the compiled kernel
+            depth = result.mean_depth  # reported by the compiled kernel
             depth_sum = None if depth is None or depth_sum is None else depth_sum + depth * n
             chunks += 1
             reroot_s += quick.elapsed

@@ -12,15 +12,14 @@ from mcts_agents.adapters import game_from_env, hint_if_slow
 from mcts_agents.adapters.aec import legal_actions
 from mcts_agents.planner.factory import make_searcher
 from mcts_agents.planner.parallel import (
-    RootParallelSearch,
     check_config_picklable,
     validate_workers,
 )
 from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.result import SearchResult
-from mcts_agents.search.searcher import Searcher, StopCheck, game_identity
+from mcts_agents.search.searcher import Progress, Searcher, StopCheck, game_identity
 
-__all__ = ["AGENT_ARGUMENTS", "Agent", "HumanAgent", "MCTSAgent", "RandomAgent"]
+__all__ = ["AGENT_ARGUMENTS", "Agent", "HumanAgent", "MCTSAgent", "RandomAgent", "SearchingAgent"]
 
 #: ``MCTSAgent``'s own arguments, besides the ``SearchConfig`` options.
 AGENT_ARGUMENTS = ("iterations", "time_limit", "max_nodes", "seed", "workers")
@@ -31,6 +30,23 @@ class Agent(Protocol):
     """Anything that picks an action for ``env.agent_selection`` without changing ``env``."""
 
     def act(self, env: Any) -> int: ...
+
+
+@runtime_checkable
+class SearchingAgent(Protocol):
+    """An agent whose move is a search that can be watched and stopped (``MCTSAgent`` and its
+    kinds): the web page shows its progress; ``reset`` drops its tree."""
+
+    def act(self, env: Any) -> int: ...
+
+    def search(
+        self,
+        env: Any,
+        should_stop: StopCheck | None = None,
+        on_progress: Progress | None = None,
+    ) -> SearchResult: ...
+
+    def reset(self, seed: int | None = None) -> None: ...
 
 
 class MCTSAgent:
@@ -83,26 +99,34 @@ class MCTSAgent:
         self._identity: Any = None  # the game ``searcher`` was built for
         self.last_result: SearchResult | None = None
 
-    def search(self, env: Any, should_stop: StopCheck | None = None) -> SearchResult:
+    def search(
+        self,
+        env: Any,
+        should_stop: StopCheck | None = None,
+        on_progress: Progress | None = None,
+    ) -> SearchResult:
         """Search from ``env``'s current position and return the full result.
 
-        ``should_stop`` (called between simulations, from the searching thread) ends the search
-        early once it returns true, whatever the budget: the result covers the simulations run
-        and its ``extra["stopped"]`` is true. Set it from another thread to stop a search (a
-        closed page). Root parallelism (``workers > 1``) runs its budget to the end.
+        Args:
+            env: the live env (only read).
+            should_stop: called between simulations, from the searching thread; once it
+                returns true the search ends, whatever the budget: the result covers the
+                simulations run and its ``stopped`` is true. Set it from another thread to stop
+                a search (a closed page). Root parallelism stops this process's search; its
+                workers run their budget to the end.
+            on_progress: given the result so far about every ``PROGRESS_SECONDS`` (0.1 s) while
+                the search runs (a live heat map, a progress bar); it changes nothing of the
+                search. The final result is the one returned.
         """
         game, state = game_from_env(env, self.config.information == "oracle")
         searcher = self._searcher_for(game)
-        stoppable = should_stop is not None and hasattr(searcher, "should_stop")
-        if stoppable:
-            searcher.should_stop = should_stop  # type: ignore[attr-defined]
+        searcher.should_stop, searcher.on_progress = should_stop, on_progress
         try:
             result = searcher.search(game, state)
         finally:
-            if stoppable:
-                searcher.should_stop = None  # type: ignore[attr-defined]
-        if should_stop is not None and stoppable and should_stop():
-            result = replace(result, extra={**result.extra, "stopped": True})
+            searcher.should_stop = searcher.on_progress = None
+        if should_stop is not None and should_stop():
+            result = replace(result, stopped=True)
         else:
             hint_if_slow(  # logs, once per kind
                 env,
@@ -126,10 +150,7 @@ class MCTSAgent:
         and worker processes start, so that none of it is charged to the first timed move.
         ``play_game`` (so the arena and the CLI) calls it before a game's first move."""
         game = game_from_env(env, self.config.information == "oracle")[0]
-        searcher = self._searcher_for(game)
-        if isinstance(searcher, RootParallelSearch):
-            searcher.prepare(game)  # this process's search, with its kernel
-            searcher.start()
+        self._searcher_for(game).prepare(game)
 
     def _searcher_for(self, game: Any) -> Searcher:
         """The kept searcher if it was built for ``game``, else a new one (closing the old)."""

@@ -18,6 +18,7 @@ from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.game import Game
 from mcts_agents.search.result import ChildStats, Proven, SearchResult
 from mcts_agents.search.searcher import (
+    Progress,
     Searcher,
     StopCheck,
     check_room,
@@ -59,6 +60,7 @@ class CompiledConnectFour:
         self._root_key: Hashable = None
         self._chunk = 64
         self.should_stop: StopCheck | None = None  # see Searcher: checked between kernel calls
+        self.on_progress: Progress | None = None  # see Searcher: reported between kernel calls
         warm_up()
 
     def __len__(self) -> int:
@@ -74,6 +76,9 @@ class CompiledConnectFour:
 
     def close(self) -> None:
         """Nothing to release (the arrays go with the object)."""
+
+    def prepare(self, game: Game) -> None:
+        """Nothing to prepare: the kernel loaded when the searcher was built."""
 
     @property
     def nbytes(self) -> int:
@@ -119,7 +124,15 @@ class CompiledConnectFour:
         decisive = config.playout == "decisive"
 
         stop = self.should_stop
-        chunked = time_limit is not None or stop is not None  # else one call runs the budget
+        report = None
+        if self.on_progress is not None:
+            on_progress = self.on_progress
+
+            def report(n: int) -> None:
+                on_progress(self._result(state, root, n, perf_counter() - start, reused, pruned))
+
+        # else one call runs the budget:
+        chunked = time_limit is not None or stop is not None or report is not None
         target = CHUNK_SECONDS if time_limit is not None else STOP_CHUNK_SECONDS
 
         def simulate(cap: int | None) -> int:
@@ -150,6 +163,7 @@ class CompiledConnectFour:
             robust_agrees=lambda: self._robust_agrees(root),
             table_size=self.__len__,
             should_stop=stop,
+            progress=report,
         )
         return self._result(state, root, iterations, perf_counter() - start, reused, pruned)
 
@@ -257,7 +271,8 @@ class CompiledConnectFour:
             root_value=root_value,
             proven=proven_label((proven, -proven), 0) if proven != kernel.UNKNOWN else None,
             to_play=self.game.to_play(state),
-            extra={"backend": "numba", "mean_depth": int(self.meta[2]) / max(iterations, 1)},
+            backend="numba",
+            mean_depth=int(self.meta[2]) / max(iterations, 1),
         )
 
     def _principal_variation(self, root: int, best_action: int, limit: int = 64) -> list[int]:

@@ -35,6 +35,7 @@ from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.game import Game
 from mcts_agents.search.result import ChildStats, Proven, SearchResult
 from mcts_agents.search.searcher import (
+    Progress,
     StopCheck,
     check_room,
     most_visited_is_best,
@@ -148,6 +149,7 @@ class CompiledSearch:
         self._root_key: Hashable = None
         self._chunk = 64
         self.should_stop: StopCheck | None = None  # see Searcher: checked between kernel calls
+        self.on_progress: Progress | None = None  # see Searcher: reported between kernel calls
         warm_up(game)
 
     def __len__(self) -> int:
@@ -164,6 +166,9 @@ class CompiledSearch:
 
     def close(self) -> None:
         """Nothing to release (the arrays go with the object)."""
+
+    def prepare(self, game: Game) -> None:
+        """Nothing to prepare: the kernel loaded when the searcher was built."""
 
     @property
     def nbytes(self) -> int:
@@ -206,7 +211,15 @@ class CompiledSearch:
         decisive = config.playout == "decisive" and rules.decisive
 
         stop = self.should_stop
-        chunked = time_limit is not None or stop is not None  # else one call runs the budget
+        report = None
+        if self.on_progress is not None:
+            on_progress = self.on_progress
+
+            def report(n: int) -> None:
+                on_progress(self._result(state, root, n, perf_counter() - start, reused, pruned))
+
+        # else one call runs the budget:
+        chunked = time_limit is not None or stop is not None or report is not None
         target = CHUNK_SECONDS if time_limit is not None else STOP_CHUNK_SECONDS
 
         def simulate(cap: int | None) -> int:
@@ -238,6 +251,7 @@ class CompiledSearch:
             robust_agrees=lambda: self._robust_agrees(root),
             table_size=self.__len__,
             should_stop=stop,
+            progress=report,
         )
         return self._result(state, root, iterations, perf_counter() - start, reused, pruned)
 
@@ -371,7 +385,8 @@ class CompiledSearch:
             root_value=root_value,
             proven=proven_label(returns, player) if proven != UNKNOWN else None,
             to_play=player,
-            extra={"backend": "numba", "mean_depth": int(self.meta[2]) / max(iterations, 1)},
+            backend="numba",
+            mean_depth=int(self.meta[2]) / max(iterations, 1),
         )
 
     def _principal_variation(self, root: int, best_action: int, limit: int = 64) -> list[int]:

@@ -41,5 +41,5 @@ def make_searcher(
     if validate_workers(workers) == 1:
         return local_searcher(game, budget, config, seed)
     searcher = RootParallelSearch(budget, config, seed, workers)
-    searcher.prepare(game)  # builds the local search now: a bad backend raises here
+    searcher.local_for(game)  # builds the local search now: a bad backend raises here
     return searcher

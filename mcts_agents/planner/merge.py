@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mcts_agents.search.result import ChildStats, Proven, SearchResult
+from mcts_agents.search.result import ChildStats, Proven, SearchResult, SubSearch
 from mcts_agents.search.searcher import pick_child
 
 __all__ = ["choose_action", "merge_results"]
@@ -95,9 +95,7 @@ def merge_results(
         root_value=root_value,
         proven=proven,
         to_play=player,
-        extra={
-            "worker_iterations": [r.iterations for r in results],
-            "worker_nodes": [r.nodes for r in results],
-            "worker_best_actions": [r.best_action for r in results],
-        },
+        backend=first.backend,
+        playouts=first.playouts,
+        workers=tuple(SubSearch(r.iterations, r.nodes, r.best_action) for r in results),
     )

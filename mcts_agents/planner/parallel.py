@@ -41,7 +41,9 @@ from mcts_agents.search.game import Game, State
 from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import (
     ROBUST_MAX_EXTENSION,
+    Progress,
     Searcher,
+    StopCheck,
     game_identity,
     split_iterations,
 )
@@ -191,8 +193,8 @@ class RootParallelSearch:
     ``elapsed`` includes starting the workers (tens of milliseconds with ``forkserver`` once its
     server runs, about a second for a fresh interpreter).
 
-    The merged result's ``extra`` holds ``worker_iterations``, ``worker_nodes`` and
-    ``worker_best_actions`` (one entry per search, the calling process first).
+    The merged result's ``workers`` holds each search's iterations, nodes and best action (the
+    calling process first).
 
     Args:
         budget: the budget (see above for how it is shared).
@@ -232,6 +234,8 @@ class RootParallelSearch:
         self._finalizer: weakref.finalize | None = None
         self._game: Any = None  # the game the workers hold (a strong ref: ids are not reused)
         self._game_bytes: bytes | None = None
+        self.should_stop: StopCheck | None = None  # see Searcher: stops this process's search
+        self.on_progress: Progress | None = None  # see Searcher: this process's search's progress
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -312,7 +316,12 @@ class RootParallelSearch:
         return f"RootParallelSearch(workers={self.workers}, seed={self.seed}, {running})"
 
     # ------------------------------------------------------------------ searching
-    def prepare(self, game: Game) -> Searcher:
+    def prepare(self, game: Game) -> None:
+        """Build this process's search for ``game`` (its kernel loaded) and start the workers."""
+        self.local_for(game).prepare(game)
+        self.start()
+
+    def local_for(self, game: Game) -> Searcher:
         """The search in this process for ``game``, built if the game is new to it."""
         identity = game_identity(game)
         if self.local is None or identity != self._local_identity:
@@ -351,7 +360,8 @@ class RootParallelSearch:
             WorkerError: a worker died, hung past its budget, or its search raised.
         """
         start = perf_counter()
-        local_search = self.prepare(game)
+        local_search = self.local_for(game)
+        local_search.should_stop, local_search.on_progress = self.should_stop, self.on_progress
         if len(self._budgets) == 1:
             return local_search.search(game, state)
         payload = self._game_payload(game, state)  # None: the workers hold this game

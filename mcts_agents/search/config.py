@@ -143,7 +143,7 @@ class SearchConfig:
             on the generic path without ``metadata["return_range"]``, a range learned from the
             returns the search meets, under which no return is ever called a win (see
             ``mcts_agents.search.return_range``). The result says which range was used
-            (``extra["return_range"]``, ``extra["return_range_source"]``).
+            (``SearchResult.return_range``, ``SearchResult.return_range_source``).
         smooth: Smooth UCT (Heinrich and Silver 2015) for ISMCTS: at a node of ``N`` visits the
             UCB rule is followed with probability ``max(smooth, 0.9 / (1 + 0.001 sqrt(N)))``,
             else an action is drawn from the node's average policy (its normalised visits), so

@@ -49,6 +49,7 @@ from mcts_agents.search.game import Game, State, has_chance, make_playout, retur
 from mcts_agents.search.game import sample_chance as draw_chance
 from mcts_agents.search.result import ChildStats, SearchResult
 from mcts_agents.search.searcher import (
+    Progress,
     StopCheck,
     check_room,
     game_identity,
@@ -122,6 +123,7 @@ class ISMCTS:
         self.budget = budget
         self.config = config
         self.should_stop: StopCheck | None = None  # see Searcher: ends a search early
+        self.on_progress: Progress | None = None  # see Searcher: the result so far
         self.single_observer = config.information == "so_ismcts"
         self.from_start = config.search_from == "start"
         self.rng = random.Random(seed)
@@ -148,6 +150,9 @@ class ISMCTS:
     def close(self) -> None:
         """Nothing to release."""
 
+    def prepare(self, game: Game) -> None:
+        """Nothing to prepare."""
+
     def search(self, game: Game, state: State) -> SearchResult:
         """Search the decision of the player to move in ``state`` from its information set.
 
@@ -170,6 +175,14 @@ class ISMCTS:
         else:
             root, reused, pruned = self._prepare_root(game, state, player)
         walk = _Walk(self, game, player, chance)
+        report = None
+        if self.on_progress is not None:
+            on_progress = self.on_progress
+
+            def report(n: int) -> None:
+                seconds = perf_counter() - start
+                on_progress(self._result(root, legal, player, n, seconds, reused, pruned))
+
         iterations = run_budget(
             self.budget,
             self.config.final_move,
@@ -179,6 +192,7 @@ class ISMCTS:
             robust_agrees=lambda: most_visited_is_best(*self._root_stats(root, legal)),
             table_size=self.table.__len__,
             should_stop=self.should_stop,
+            progress=report,
         )
         if self.from_start and sum(self._root_stats(root, legal)[0]) < len(legal):
             return self._fallback(game, state, iterations, perf_counter() - start)
@@ -193,14 +207,14 @@ class ISMCTS:
             budget = replace(budget, time_limit=left)
         config = replace(self.config, search_from="here")
         here = ISMCTS(budget, config, self.rng.getrandbits(64))
-        here.should_stop = self.should_stop
+        here.should_stop, here.on_progress = self.should_stop, self.on_progress
         result = here.search(game, state)
-        extra = {**result.extra, "search_from": "here", "self_play_iterations": iterations}
         return replace(
             result,
             iterations=result.iterations + iterations,
             elapsed=result.elapsed + spent,
-            extra=extra,
+            search_from="here",
+            self_play_iterations=iterations,
         )
 
     # ------------------------------------------------------------------ reuse
@@ -290,11 +304,8 @@ class ISMCTS:
             root_value=root_value,
             proven=None,
             to_play=player,
-            extra={
-                "backend": "python",
-                "information": "so_ismcts" if self.single_observer else "mo_ismcts",
-                "search_from": "start" if self.from_start else "here",
-            },
+            information="so_ismcts" if self.single_observer else "mo_ismcts",
+            search_from="start" if self.from_start else "here",
         )
 
 

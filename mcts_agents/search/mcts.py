@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import replace
 from time import perf_counter
 from typing import Any
 
@@ -37,6 +38,7 @@ from mcts_agents.search.noise import noise_root
 from mcts_agents.search.result import ChildStats, SearchResult
 from mcts_agents.search.return_range import ReturnScale
 from mcts_agents.search.searcher import (
+    Progress,
     StopCheck,
     check_room,
     game_identity,
@@ -78,6 +80,7 @@ class MCTS:
         self.budget = budget
         self.config = config
         self.should_stop: StopCheck | None = None  # see Searcher: ends a search early
+        self.on_progress: Progress | None = None  # see Searcher: the result so far
         self.rng = random.Random(seed)
         self.table = NodeTable()
         self._game_id: Hashable = None
@@ -110,6 +113,9 @@ class MCTS:
     def close(self) -> None:
         """Nothing to release."""
 
+    def prepare(self, game: Game) -> None:
+        """Nothing to prepare (a compiled playout loads when the searcher is built)."""
+
     # ------------------------------------------------------------------ public entry point
     def search(self, game: Game, state: State) -> SearchResult:
         """Search from ``state`` and return the result; ``state`` must not be terminal.
@@ -130,18 +136,27 @@ class MCTS:
         restore_priors = noise_root(root, self.config.root_noise, self.rng)  # for this search
         self._rollout = self._make_rollout(game)
         self._acyclic = bool(getattr(game, "acyclic", False))
+        report = None
+        if self.on_progress is not None:
+            on_progress = self.on_progress
+
+            def report(n: int) -> None:
+                on_progress(self._result(root, n, perf_counter() - start, reused, pruned))
+
         try:
-            iterations = self._run(game, root, start)
+            iterations = self._run(game, root, start, report)
         except BaseException:
             self.reset()
             raise
         result = self._result(root, iterations, perf_counter() - start, reused, pruned)
-        result.extra.update(self._scale.describe())  # a range not declared by the game
+        result = replace(result, **self._scale.describe())  # a range not declared by the game
         restore_priors()
         return result
 
     # ------------------------------------------------------------------ the loop
-    def _run(self, game: Game, root: Node, start: float) -> int:
+    def _run(
+        self, game: Game, root: Node, start: float, report: Callable[[int], None] | None
+    ) -> int:
         config, batch = self.config, None
         if self._batch is not None:
             tuned = config.selection == "ucb1_tuned"
@@ -162,6 +177,7 @@ class MCTS:
             robust_agrees=lambda: self._robust_agrees(root),
             table_size=self.table.__len__,
             should_stop=self.should_stop,
+            progress=report,
         )
 
     def _simulate(self, game: Game, root: Node) -> None:
@@ -483,7 +499,7 @@ class MCTS:
             root_value=root_value,
             proven=proven_label(root.proven, player) if root.proven is not None else None,
             to_play=player,
-            extra={"backend": "python", **({"playouts": "numba"} if self._compiled else {})},
+            playouts="numba" if self._compiled else "python",
         )
 
     def _principal_variation(self, root: Node, best_action: int, limit: int = 64) -> list[int]:

@@ -23,8 +23,8 @@ from mcts_agents.errors import InvalidStateError
 from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.game import Game, State, has_chance
 from mcts_agents.search.mcts import MCTS
-from mcts_agents.search.result import ChildStats, SearchResult
-from mcts_agents.search.searcher import StopCheck, split_iterations
+from mcts_agents.search.result import ChildStats, SearchResult, SubSearch
+from mcts_agents.search.searcher import Progress, StopCheck, split_iterations
 
 __all__ = ["PIMC"]
 
@@ -40,6 +40,7 @@ class PIMC:
         self.budget = budget
         self.config = config
         self.should_stop: StopCheck | None = None  # see Searcher: ends a search early
+        self.on_progress: Progress | None = None  # see Searcher: the first world's progress
         self.rng = random.Random(seed)
         self._inner = replace(config, information="perfect", reuse=False)
 
@@ -59,6 +60,9 @@ class PIMC:
     def close(self) -> None:
         """Nothing to release."""
 
+    def prepare(self, game: Game) -> None:
+        """Nothing to prepare."""
+
     def search(self, game: Game, state: State) -> SearchResult:
         """Search ``config.determinizations`` worlds of the player to move and merge them
         (told to stop, the worlds searched so far: at least one)."""
@@ -75,7 +79,7 @@ class PIMC:
         else:
             shares = [0] * worlds
         time_share = None if budget.time_limit is None else budget.time_limit / len(shares)
-        results = []
+        results: list[SearchResult] = []
         for share in shares:
             world = game.determinize(state, player, self.rng)  # type: ignore[attr-defined]
             world_budget = Budget(
@@ -83,6 +87,7 @@ class PIMC:
             )
             tree = MCTS(world_budget, self._inner, seed=self.rng.getrandbits(64))
             tree.should_stop = stop = self.should_stop
+            tree.on_progress = self.on_progress if not results else None  # the first world's
             results.append(tree.search(game, world))
             if stop is not None and stop():  # told to stop: the worlds searched so far
                 break
@@ -119,12 +124,7 @@ def _merge_worlds(results: list[SearchResult], player: int, elapsed: float) -> S
         root_value=best.value,
         proven=None,
         to_play=player,
-        extra={
-            "backend": "python",
-            "information": "pimc",
-            "determinizations": len(results),
-            "world_iterations": [r.iterations for r in results],
-            "world_best_actions": [r.best_action for r in results],
-            "votes": votes,
-        },
+        information="pimc",
+        worlds=tuple(SubSearch(r.iterations, r.nodes, r.best_action) for r in results),
+        votes=tuple(sorted(votes.items())),
     )

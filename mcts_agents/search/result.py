@@ -2,12 +2,34 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import warnings
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
 #: A proven result for the player concerned: the best the game can pay, the worst, a tie, or an
 #: exact value in between (see ``searcher.proven_label``).
 Proven = Literal["win", "loss", "draw", "exact"]
+#: Where a search ran: the Python search, or a compiled (numba) kernel.
+Backend = Literal["python", "numba"]
+#: How a search of a hidden-information game treated what the player cannot see: Information
+#: Set MCTS with one observer (the searcher) or one tree per player, or determinized PIMC.
+Information = Literal["so_ismcts", "mo_ismcts", "pimc"]
+
+
+@dataclass(frozen=True, slots=True)
+class SubSearch:
+    """One of the searches whose statistics a result merges: a worker process's search (root
+    parallelism) or the search of one determinized world (PIMC).
+
+    Attributes:
+        iterations: simulations it ran.
+        nodes: entries of its node table after the search.
+        best_action: the action it would have played alone.
+    """
+
+    iterations: int
+    nodes: int
+    best_action: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +68,25 @@ class SearchResult:
         root_value: the mover's expected return, in [-1, 1].
         proven: the root's proven result for the mover, if the solver proved it.
         to_play: index of the player to move at the root.
-        extra: what else the searcher reports (``backend``, ...). Where the returns' range was
-            not the game's own, ``return_range`` (``(low, high)``, mapped onto the values'
-            [-1, 1]) and ``return_range_source``: ``"option"`` (``SearchConfig.return_range``)
-            or ``"learned"`` (from the returns seen, mapped onto [-0.9, 0.9]: no return is ever
-            a win or a loss).
+        backend: ``"numba"`` when a compiled kernel ran the search, else ``"python"``.
+        playouts: ``"numba"`` when the Python search ran compiled playouts, else ``"python"``.
+        mean_depth: a compiled search's mean simulation depth (``None`` for the Python search).
+        stopped: the search was ended early by ``should_stop`` (``MCTSAgent.search``).
+        information: for a hidden-information search, how it treated hidden state
+            (``"so_ismcts"``, ``"mo_ismcts"``, ``"pimc"``); ``None`` for a search of the true
+            state (perfect information, or ``information="oracle"``).
+        search_from: ISMCTS only: ``"here"`` (a tree from the current information set) or
+            ``"start"`` (self-play from the game's start); ``None`` otherwise.
+        self_play_iterations: ISMCTS from the start that fell back to a search from here: the
+            simulations the self-play tree ran before it (counted in ``iterations``).
+        return_range: where the returns' range was not the game's own: ``(low, high)``, mapped
+            onto the values' [-1, 1]; else ``None``.
+        return_range_source: ``"option"`` (``SearchConfig.return_range``) or ``"learned"``
+            (from the returns seen, mapped onto [-0.9, 0.9]: no return is ever a win or a loss);
+            ``None`` when the game declares its range.
+        workers: root parallelism: each worker's search (this process's first).
+        worlds: PIMC: each determinized world's search.
+        votes: PIMC: per action, the worlds whose best action it was.
     """
 
     best_action: int
@@ -64,13 +100,28 @@ class SearchResult:
     root_value: float
     proven: Proven | None = None
     to_play: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
+    backend: Backend = "python"
+    playouts: Backend = "python"
+    mean_depth: float | None = None
+    stopped: bool = False
+    information: Information | None = None
+    search_from: Literal["here", "start"] | None = None
+    self_play_iterations: int = 0
+    return_range: tuple[float, float] | None = None
+    return_range_source: Literal["option", "learned"] | None = None
+    workers: tuple[SubSearch, ...] = ()
+    worlds: tuple[SubSearch, ...] = ()
+    votes: tuple[tuple[int, int], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict (plain ints, floats, strings, lists)."""
         data = asdict(self)
         data["children"] = [asdict(c) for c in self.children]
         data["principal_variation"] = list(self.principal_variation)
+        data["workers"] = [asdict(w) for w in self.workers]
+        data["worlds"] = [asdict(w) for w in self.worlds]
+        data["votes"] = {str(a): n for a, n in self.votes}
+        data["return_range"] = None if self.return_range is None else list(self.return_range)
         data["policy"] = {str(a): p for a, p in self.policy.items()}  # JSON keys are strings
         return data
 
@@ -80,6 +131,22 @@ class SearchResult:
             if stats.action == action:
                 return stats
         raise KeyError(f"action {action} has no statistics; expanded: {self.actions}")
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """Deprecated (0.2.0): the fields that replaced the open ``extra`` dict of 0.1.0, as
+        that dict had them (only those that differ from their defaults). Read the fields."""
+        warnings.warn(
+            "SearchResult.extra is deprecated: read the typed fields (backend, mean_depth, "
+            "stopped, information, return_range, workers, worlds, votes, ...)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        data = {}
+        for f in fields(self):
+            if f.name in _EXTRA_FIELDS and getattr(self, f.name) != f.default:
+                data[f.name] = getattr(self, f.name)
+        return data
 
     @property
     def actions(self) -> list[int]:
@@ -110,3 +177,22 @@ class SearchResult:
             )
         lines.append("pv: " + " ".join(str(a) for a in self.principal_variation))
         return "\n".join(lines)
+
+
+#: The fields that 0.1.0 kept in the open ``extra`` dict.
+_EXTRA_FIELDS = frozenset(
+    {
+        "backend",
+        "playouts",
+        "mean_depth",
+        "stopped",
+        "information",
+        "search_from",
+        "self_play_iterations",
+        "return_range",
+        "return_range_source",
+        "workers",
+        "worlds",
+        "votes",
+    }
+)

@@ -13,8 +13,8 @@ returns), so every value in it keeps meaning the same return. Values not made fr
 (an evaluator's, ``cutoff_value``, the draw of a repeated position) are taken as on the scale
 of the moment and move with it.
 
-The result says which range the search used (``SearchResult.extra["return_range"]`` and
-``["return_range_source"]``: ``"learned"`` or ``"option"``).
+The result says which range the search used (``SearchResult.return_range`` and
+``return_range_source``: ``"learned"`` or ``"option"``).
 """
 
 from __future__ import annotations

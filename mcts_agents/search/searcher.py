@@ -24,8 +24,10 @@ from mcts_agents.search.result import Proven, SearchResult
 
 __all__ = [
     "LOSS",
+    "PROGRESS_SECONDS",
     "ROBUST_MAX_EXTENSION",
     "WIN",
+    "Progress",
     "Searcher",
     "StopCheck",
     "check_room",
@@ -45,6 +47,12 @@ ROBUST_MAX_EXTENSION = 0.5  # robust-max may search up to 50% longer to agree
 #: compiled searchers); once it returns true the search ends with what it has, whatever its
 #: budget. Set from another thread to stop a search early (a page closed).
 StopCheck = Callable[[], bool]
+#: A searcher's ``on_progress``: called with the search's result so far (its root statistics,
+#: iterations and seconds up to now) about every ``PROGRESS_SECONDS`` while a search runs. It
+#: only reads: a search reports the same moves and statistics with or without it. The final
+#: result is the one ``search`` returns (no last call).
+Progress = Callable[[SearchResult], None]
+PROGRESS_SECONDS = 0.1
 
 
 @runtime_checkable
@@ -55,12 +63,25 @@ class Searcher(Protocol):
         budget: the budget of each search; callers may replace it between searches.
         config: how the search plays (fixed for the searcher's life).
 
-    Our searchers also have ``should_stop`` (a ``StopCheck`` or ``None``, the default): a
-    search that finds it true ends early, its result covering the simulations it ran.
+    Attributes set by callers between searches (``None`` by default; ``MCTSAgent.search`` sets
+    and clears them around one search):
+        should_stop: a ``StopCheck``; a search that finds it true ends early, its result
+            covering the simulations it ran (``SearchResult.stopped`` is set by the agent).
+        on_progress: a ``Progress`` callback, given the result so far about every
+            ``PROGRESS_SECONDS`` (the web page's live heat map; a progress bar). Searches made
+            of other searches (PIMC's worlds, root parallelism's workers) report only their
+            first part's progress.
     """
 
     budget: Budget
     config: SearchConfig
+    should_stop: StopCheck | None
+    on_progress: Progress | None
+
+    def prepare(self, game: Game) -> None:
+        """Make the first search of ``game`` start at once: load or compile its kernel, start
+        worker processes (``MCTSAgent.prepare``, which ``play_game`` calls before a game)."""
+        ...
 
     def search(self, game: Game, state: State) -> SearchResult:
         """Search from ``state`` (not terminal) and return the result; ``state`` is untouched."""
@@ -112,6 +133,7 @@ def run_budget(
     robust_agrees: Callable[[], bool],
     table_size: Callable[[], int],
     should_stop: StopCheck | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> int:
     """Call ``simulate`` until the budget is spent or the root is ``solved``; return the count.
 
@@ -121,7 +143,9 @@ def run_budget(
     positions all fit in the table, searched without the solver, would never fill it);
     otherwise a full table only stops the table's growth. Under ``robust_max`` a spent budget
     is extended once by 50% while the most visited child is not the best valued one.
-    ``should_stop``, checked before every call of ``simulate``, ends the search early.
+    ``should_stop``, checked before every call of ``simulate``, ends the search early;
+    ``progress(iterations)`` is called after a call of ``simulate`` once ``PROGRESS_SECONDS``
+    have passed since the start or the last call.
     """
     limit = budget.iterations
     deadline = start + budget.time_limit if budget.time_limit is not None else None
@@ -130,7 +154,11 @@ def run_budget(
     iterations = 0
     extended = False
     idle = 0  # only max_nodes: simulations since the table last grew
+    report_at = start + PROGRESS_SECONDS
     while not solved():
+        if progress is not None and perf_counter() >= report_at:
+            progress(iterations)
+            report_at = perf_counter() + PROGRESS_SECONDS
         if should_stop is not None and should_stop():
             break
         spent = (

@@ -1,12 +1,15 @@
 """One game in the browser: a live env, who sits where, the moves, and the agents' searches.
 
-A ``Session`` owns its env. People (the seats without an agent) move through ``play``; agents
-move in a worker thread of the session's own, started whenever an agent is to move, which
-searches in slices (``live.sliced_search``) and publishes each slice's root statistics as they
-come, so the page can show the search while it runs. Every change to the env happens under the
-session's lock and ends with a new immutable ``Position`` (the rules core's state, or the env's
-picture), from which pages are drawn without touching the env. ``close`` stops the worker's
-search within a few simulations, whatever its budget, and releases the agents and their trees.
+A ``Session`` owns its env. People (the seats without an agent) move through ``play``, under the
+session's lock; agents move in a worker thread of the session's own, started whenever an agent
+is to move, which plays them with ``play_game`` (the loop the arena and the CLI use) until a
+person is to move, the game ends, or the page pauses or closes. An agent that searches
+(``SearchingAgent``: ``MCTSAgent`` and its kinds) is searched with ``live.live_search``, whose
+progress reports are published as they come, so the page shows the search while it runs. Only
+one side can move at a time (a person's click is refused while an agent is to move), and every
+move ends, under the lock, with a new immutable ``Position`` (the rules core's state, or the
+env's picture), from which pages are drawn without touching the env. ``close`` stops the
+worker's search within a few simulations, whatever its budget, and releases the agents.
 """
 
 from __future__ import annotations
@@ -26,11 +29,12 @@ from mcts_agents.adapters.pettingzoo_classic import (
     tictactoe_core,
     tictactoe_state,
 )
-from mcts_agents.agents.agent import MCTSAgent
-from mcts_agents.agents.play import action_index
+from mcts_agents.agents.agent import SearchingAgent
+from mcts_agents.agents.play import Move as PlayedMove
+from mcts_agents.agents.play import action_index, play_game
 from mcts_agents.envs.core.aec import BoardGameEnv
 from mcts_agents.search.result import SearchResult
-from mcts_agents.web.live import SearchView, search_view, sliced_search
+from mcts_agents.web.live import SearchView, live_search, search_view
 
 __all__ = ["Move", "Position", "Seat", "Session", "Snapshot", "core_position", "picture"]
 
@@ -267,7 +271,7 @@ class Session:
             return
         self._agents_closed = True
         for player in self.players.values():
-            if isinstance(player, MCTSAgent):
+            if isinstance(player, SearchingAgent):
                 player.reset()  # its node table goes now, not when the session is collected
             close = getattr(player, "close", None)
             if callable(close):
@@ -337,71 +341,61 @@ class Session:
             return None
         return mover
 
-    def _next_seat(self) -> int | None:
-        """Under the lock: the agent's seat to think for, else the worker ends (its slot
-        freed in the same breath, so that a ``_kick`` right after starts a new one)."""
-        seat = None if self.closed or self.error else self._agent_to_move()
-        if seat is None:
+    def _stop_playing(self, env: Any) -> bool:
+        """``play_game``'s ``until``: true (and the worker's slot freed in the same breath, so
+        that a ``_kick`` right after starts a new one) once no agent is to move, or the game
+        stopped or closed."""
+        with self._lock:
+            if not (self.closed or self.error) and self._agent_to_move() is not None:
+                return False
+            self._end_worker()
+            return True
+
+    def _end_worker(self) -> None:
+        """Under the lock: this worker thread is done."""
+        if self._worker is threading.current_thread():
             self._worker = None
             self.thinking = False
             if self.closed:
                 self._close_agents()
-            return None
-        self.thinking = True
-        self.version += 1
-        return seat
 
     def _run(self) -> None:
+        """The worker: the agents' moves through ``play_game``."""
+        movers = {self.seats[s].agent: _Mover(self, s, p) for s, p in self.players.items()}
         try:
-            while True:
-                with self._lock:
-                    seat = self._next_seat()
-                if seat is None:
-                    return
-                action, seconds = self._think(seat)
-                with self._lock:
-                    self.thinking = False
-                    if action is None or self.closed:
-                        continue  # closed: the next round ends the worker
-                    if action not in self.position.legal:
-                        raise ValueError(
-                            f"{self.seats[seat].name} played {action}, which is not legal here; "
-                            f"legal: {list(self.position.legal)}"
-                        )
-                    self._step(action, seat, seconds)
-                if self.mode == "watch" and self.delay > 0 and not self.position.over:
-                    self._wake.clear()
-                    self._wake.wait(self.delay)
+            play_game(
+                self.env,
+                movers,
+                returns=self._totals,
+                until=self._stop_playing,
+                on_move=self._moved,
+                check_legal=True,
+            )
+        except _Closed:
+            pass  # the page closed mid-search
         except Exception as error:  # an agent that fails: shown on the page, logged here
             logger.exception("game %s: the agent failed", self.id)
             with self._lock:
                 self.error = f"{type(error).__name__}: {error}"
                 self.version += 1
-                self._next_seat()  # ends the worker
-
-    def _think(self, seat: int) -> tuple[int | None, float]:
-        """The agent's move (searched in slices when it searches); ``None`` if closed."""
-        player = self.players[seat]
-        start = time.perf_counter()
-        if not isinstance(player, MCTSAgent):
-            return action_index(player.act(self.env), repr(player)), time.perf_counter() - start
-        ply, legal = self.position.ply, self.position.legal
-        who = (seat, self.seats[seat].agent, self.seats[seat].name)
-
-        def report(result: SearchResult, iterations: int, elapsed: float, final: bool) -> None:
-            labels = _pv_labels(self.position, result.principal_variation)
-            view = search_view(result, iterations, elapsed, legal, final, who, ply, labels)
+        finally:
             with self._lock:
-                self.search = view
-                if final:
-                    self.values.append((seat, ply, view.root_value))
-                self.version += 1
+                self._end_worker()
 
-        # the search checks this between simulations: a close stops it within milliseconds
-        result = sliced_search(player, self.env, report, self._closed.is_set)
-        if result is None:
-            return None, 0.0
-        return int(result.best_action), time.perf_counter() - start
+    def _moved(self, move: PlayedMove) -> None:
+        """``play_game``'s ``on_move``: publish the move and the position after it (under the
+        lock); in watch mode, wait the pause between moves."""
+        with self._lock:
+            seat = self._seat_of[move.agent]
+            label = self.position.label(move.action)  # still the position it was played in
+            self.thinking = False
+            self.moves.append(Move(len(self.moves), seat, move.action, label, move.seconds))
+            self._settle()
+            self.position = self._position(move.action)
+            self.version += 1
+        if self.mode == "watch" and self.delay > 0 and not self.position.over:
+            self._wake.clear()
+            self._wake.wait(self.delay)
 
     # ------------------------------------------------------------------ results
     def outcome(self, seat: int) -> str | None:
@@ -413,6 +407,51 @@ class Session:
         mine = returns[seat]
         best_other = max(r for i, r in enumerate(returns) if i != seat)
         return "win" if mine > best_other else "loss" if mine < best_other else "draw"
+
+
+class _Closed(Exception):
+    """The page closed while its agent searched: the worker ends without a move."""
+
+
+class _Mover:
+    """A seat's agent as ``play_game`` sees it: a searching agent's search published live."""
+
+    def __init__(self, session: Session, seat: int, player: Any) -> None:
+        self.session, self.seat, self.player = session, seat, player
+
+    def __repr__(self) -> str:
+        return self.session.seats[self.seat].name
+
+    def prepare(self, env: Any) -> None:
+        prepare = getattr(self.player, "prepare", None)
+        if prepare is not None:
+            prepare(env)  # kernels load, workers start: not part of the first move
+
+    def act(self, env: Any) -> Any:
+        session, seat, player = self.session, self.seat, self.player
+        with session._lock:
+            session.thinking = True
+            session.version += 1
+            position = session.position
+        if not isinstance(player, SearchingAgent):
+            return player.act(env)
+        ply, legal = position.ply, position.legal
+        who = (seat, session.seats[seat].agent, session.seats[seat].name)
+
+        def report(result: SearchResult, final: bool) -> None:
+            labels = _pv_labels(position, result.principal_variation)
+            view = search_view(result, legal, final, who, ply, labels)
+            with session._lock:
+                session.search = view
+                if final:
+                    session.values.append((seat, ply, view.root_value))
+                session.version += 1
+
+        # the search checks this between simulations: a close stops it within milliseconds
+        result = live_search(player, env, report, session._closed.is_set)
+        if result is None:
+            raise _Closed
+        return int(result.best_action)
 
 
 def core_position(env: Any) -> tuple[Any, Any] | None:

@@ -282,8 +282,8 @@ def test_returns_outside_minus_one_one_are_learned_and_never_a_win() -> None:
     env.reset()
     result = MCTSAgent(iterations=200, seed=0).search(env)
     assert result.best_action == 1
-    assert result.extra["return_range"] == (-3.0, 5.0)
-    assert result.extra["return_range_source"] == "learned"
+    assert result.return_range == (-3.0, 5.0)
+    assert result.return_range_source == "learned"
     assert result.proven != "win"
     assert all(child.proven != "win" for child in result.children)
     values = {child.action: child.value for child in result.children}
@@ -296,14 +296,14 @@ def test_a_return_range_given_as_an_option_or_declared_allows_a_win_at_its_top()
     env.reset()
     given = MCTSAgent(iterations=200, seed=0, return_range=(-3, 5)).search(env)
     assert (given.best_action, given.proven) == (1, "win")
-    assert given.extra["return_range"] == (-3.0, 5.0)
-    assert given.extra["return_range_source"] == "option"
+    assert given.return_range == (-3.0, 5.0)
+    assert given.return_range_source == "option"
     declared = OneMove()
     declared.metadata = {**OneMove.metadata, "return_range": (-3, 5)}
     declared.reset()
     result = MCTSAgent(iterations=200, seed=0).search(declared)
     assert (result.best_action, result.proven) == (1, "win")
-    assert "return_range" not in result.extra  # the env's own: nothing to say
+    assert result.return_range is None  # the env's own: nothing to say
     declared.metadata["return_range"] = (5, -3)
     with pytest.raises(CloneError, match=r"return_range.*low < high.*\(5, -3\)"):
         game_from_env(declared)
@@ -326,4 +326,4 @@ def test_the_hidden_state_probe_passes_perfect_information_classic_envs(
     assert game.watch_hidden and not hasattr(game, "return_range")
     result = MCTS(Budget(iterations=300), SearchConfig(), seed=0).search(game, root)
     assert result.iterations == 300 and result.nodes > 100
-    assert result.extra["return_range_source"] == "learned"
+    assert result.return_range_source == "learned"

@@ -107,7 +107,7 @@ def test_chance_nodes_are_the_searchs_own() -> None:
     assert game.is_chance(rolled) and game.to_play(rolled) == CHANCE
     assert game.chance_outcomes(rolled) == [(face, pytest.approx(1 / 6)) for face in range(6)]
     result = MCTSAgent(iterations=300, seed=0).search(env)
-    assert result.iterations == 300 and result.extra["backend"] == "python"
+    assert result.iterations == 300 and result.backend == "python"
 
 
 def test_hidden_information_games_redeal_with_the_searchs_generator() -> None:
@@ -148,7 +148,7 @@ def test_the_agent_plays_kuhn_through_shimmy_without_peeking() -> None:
         env = shimmy_env("kuhn_poker", seed_of_env)
         results.append(MCTSAgent(iterations=300, seed=1).search(env))
     assert results[0].children == results[1].children
-    assert results[0].extra["information"] == "mo_ismcts"
+    assert results[0].information == "mo_ismcts"
 
 
 def test_search_is_identical_through_pettingzoo_and_openspiel_connect_four() -> None:

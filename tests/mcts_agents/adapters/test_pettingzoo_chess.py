@@ -232,7 +232,7 @@ def test_agent_searches_pettingzoo_chess_fast_and_leaves_it_unchanged() -> None:
     result = MCTSAgent(iterations=30, seed=0).search(env)
     assert fingerprint(env) == before
     assert result.iterations == 30 and result.best_action in mask_actions(env)
-    assert result.extra["backend"] == "python"
+    assert result.backend == "python"
 
 
 def test_root_parallel_search_sends_states_whose_ids_the_worker_knows() -> None:

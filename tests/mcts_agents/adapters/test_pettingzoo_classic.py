@@ -171,10 +171,10 @@ def test_connect_four_v3_is_searched_by_the_compiled_kernel_with_the_generic_ans
     env.step(1)  # the second player looks away: column 3 wins
     before = fingerprint(env)
     fast = MCTSAgent(iterations=5_000, seed=0).search(env)
-    assert fast.extra["backend"] == "numba" and fast.best_action == 3 and fast.proven == "win"
+    assert fast.backend == "numba" and fast.best_action == 3 and fast.proven == "win"
     generic, root = env_game(env)
     slow = make_searcher(generic, Budget(iterations=300), SearchConfig(), seed=0).search(
         generic, root
     )
-    assert slow.extra["backend"] == "python" and slow.best_action == 3
+    assert slow.backend == "python" and slow.best_action == 3
     assert fingerprint(env) == before

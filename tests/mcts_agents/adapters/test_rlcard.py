@@ -68,7 +68,7 @@ def test_a_redeal_keeps_what_the_player_saw_and_shuffles_the_rest(
 def test_leduc_is_no_longer_a_proven_win_on_every_deal() -> None:
     for seed in range(6):
         result = MCTSAgent(iterations=300, seed=seed).search(dealt(leduc_holdem_v4.env, seed))
-        assert result.proven is None and result.extra["information"] == "mo_ismcts"
+        assert result.proven is None and result.information == "mo_ismcts"
         assert all(-1.0 <= c.value <= 1.0 for c in result.children)
 
 

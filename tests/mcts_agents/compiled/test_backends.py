@@ -38,7 +38,7 @@ def test_same_contract_on_both_backends(spec: str, backend: str) -> None:
     before = raw.game.key(raw.state)
     agents = [MCTSAgent(iterations=400, seed=3, backend=backend) for _ in range(2)]
     first, twin = (a.search(env) for a in agents)
-    assert first.extra["backend"] == BACKENDS[backend]
+    assert first.backend == BACKENDS[backend]
     assert first.best_action == twin.best_action and first.children == twin.children
     assert first.best_action in raw.legal_actions()
     assert raw.game.key(raw.state) == before  # the live env is untouched

@@ -30,7 +30,7 @@ def summary(result: SearchResult) -> tuple[Any, ...]:
         result.principal_variation,
         result.root_value,
         result.proven,
-        result.extra["mean_depth"],
+        result.mean_depth,
     )
 
 

@@ -168,9 +168,9 @@ def test_backend_numba_names_what_it_cannot_do() -> None:
 def test_auto_runs_the_kernel_where_it_can_and_python_elsewhere() -> None:
     env = connect_four_v0.raw_env()
     env.reset()
-    assert MCTSAgent(iterations=50).search(env).extra["backend"] == "numba"
-    assert MCTSAgent(iterations=50, selection="puct").search(env).extra["backend"] == "python"
-    assert MCTSAgent(iterations=50, backend="python").search(env).extra["backend"] == "python"
+    assert MCTSAgent(iterations=50).search(env).backend == "numba"
+    assert MCTSAgent(iterations=50, selection="puct").search(env).backend == "python"
+    assert MCTSAgent(iterations=50, backend="python").search(env).backend == "python"
     env = pig_v0.raw_env()
     env.reset(seed=0)
-    assert MCTSAgent(iterations=50).search(env).extra["backend"] == "python"
+    assert MCTSAgent(iterations=50).search(env).backend == "python"

@@ -111,7 +111,7 @@ def test_returns_and_refusals() -> None:
     result = make_searcher(Othello(10), Budget(iterations=20), tuned, 0).search(
         Othello(10), Othello(10).initial_state()
     )
-    assert result.extra["backend"] == "python" and "playouts" not in result.extra
+    assert result.backend == "python" and result.playouts == "python"
 
 
 def test_the_python_search_uses_them_and_stays_seeded() -> None:
@@ -122,7 +122,7 @@ def test_the_python_search_uses_them_and_stays_seeded() -> None:
     tuned = SearchConfig(selection="ucb1_tuned")
     first = make_searcher(game, budget, tuned, seed=2).search(game, state)
     again = make_searcher(game, budget, tuned, seed=2).search(game, state)
-    assert first.extra.get("playouts") == "numba"
+    assert first.playouts == "numba"
     assert first.children == again.children
     plain = make_searcher(game, budget, SearchConfig(backend="python"), seed=2)
-    assert "playouts" not in plain.search(game, state).extra
+    assert plain.search(game, state).playouts == "python"

@@ -63,15 +63,15 @@ def test_the_python_search_uses_them_where_it_can() -> None:
     state = (4, 0, 6, DECIDING, (18, 21))
     budget = Budget(iterations=400)
     auto = make_searcher(game, budget, SearchConfig(), seed=3).search(game, state)
-    assert auto.extra.get("playouts") == "numba"
+    assert auto.playouts == "numba"
     again = make_searcher(game, budget, SearchConfig(), seed=3).search(game, state)
     assert again.best_action == auto.best_action and again.children == auto.children
     for config in (SearchConfig(backend="python"), SearchConfig(rollout_depth=20)):
         result = make_searcher(game, budget, config, seed=3).search(game, state)
-        assert "playouts" not in result.extra
+        assert result.playouts == "python"
     other = Pig(winscore=31)  # a searcher built for one game plays another with its own playout
     searcher = make_searcher(game, budget, SearchConfig(), seed=3)
-    assert "playouts" not in searcher.search(other, state).extra
+    assert searcher.search(other, state).playouts == "python"
 
 
 def test_both_playouts_find_the_same_decision() -> None:

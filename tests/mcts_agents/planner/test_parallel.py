@@ -73,10 +73,10 @@ def test_iteration_budget_is_the_total_and_the_result_is_deterministic() -> None
     ):
         first, second = one.search(env), two.search(env)
         assert first.iterations == 2001
-        assert first.extra["worker_iterations"] == [1001, 1000]
+        assert [w.iterations for w in first.workers] == [1001, 1000]
         # a fresh tree and an unproven root: every simulation passes through one root action
         assert sum(c.visits for c in first.children) == first.iterations
-        assert first.nodes == sum(first.extra["worker_nodes"])
+        assert first.nodes == sum([w.nodes for w in first.workers])
         assert visits(first) == visits(second)
         assert first.best_action == second.best_action
         assert first.root_value == second.root_value
@@ -98,8 +98,8 @@ def test_time_budget_applies_to_every_worker() -> None:
     with RootParallelSearch(Budget(time_limit=0.3), SearchConfig(), 0, workers=2) as search:
         search.start()
         result = search.search(env.game, env.state)
-    assert all(n > 0 for n in result.extra["worker_iterations"])
-    assert result.iterations == sum(result.extra["worker_iterations"])
+    assert all(n > 0 for n in [w.iterations for w in result.workers])
+    assert result.iterations == sum([w.iterations for w in result.workers])
     assert 0.3 <= result.elapsed < 10.0
 
 

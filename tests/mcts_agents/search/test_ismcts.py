@@ -48,8 +48,8 @@ def test_no_peeking_every_guess_is_worth_minus_a_third(information: str) -> None
     for child in result.children:
         assert child.proven is None
         if information == "pimc":  # 20 worlds: each proves the card it drew and votes for it
-            assert sum(result.extra["votes"].values()) == 20
-            assert result.extra["votes"][result.best_action] == max(result.extra["votes"].values())
+            assert sum(n for _, n in result.votes) == 20
+            assert dict(result.votes)[result.best_action] == max(n for _, n in result.votes)
         else:
             assert child.visits > 500 and abs(child.value - (-1 / 3)) < 0.12
     assert sum(result.policy.values()) == pytest.approx(1.0)
@@ -106,11 +106,11 @@ def test_the_searchers_are_what_the_option_says() -> None:
 def test_pimc_splits_the_budget_over_its_worlds() -> None:
     config = SearchConfig(information="pimc", determinizations=7)
     result = PIMC(Budget(iterations=700), config, seed=1).search(GAME, at_guess(0))
-    assert result.extra["determinizations"] == 7
+    assert len(result.worlds) == 7
     # each world proves its own answer in a few simulations: the guess of the drawn card
-    assert all(n <= 100 for n in result.extra["world_iterations"])
+    assert all(n <= 100 for n in [w.iterations for w in result.worlds])
     assert result.proven is None
-    votes = [result.extra["world_best_actions"].count(a) for a in range(3)]
+    votes = [[w.best_action for w in result.worlds].count(a) for a in range(3)]
     assert sum(votes) == 7 and votes[result.best_action] == max(votes)
     assert all(-1.0 <= c.value <= 1.0 for c in result.children)
 
@@ -151,7 +151,7 @@ def test_the_invariant_on_every_hidden_information_env(
         differed += other != env.state
         first = MCTSAgent(iterations=300, seed=seed).search(env)
         second = MCTSAgent(iterations=300, seed=seed).search(twin)
-        assert first.children == second.children and first.extra["information"] == "mo_ismcts"
+        assert first.children == second.children and first.information == "mo_ismcts"
     assert differed  # the hidden part really differed somewhere
 
 
@@ -207,7 +207,7 @@ def test_self_play_from_the_start_reads_nothing_of_the_true_state() -> None:
         config = SearchConfig(search_from="start", smooth=0.1)
         results.append(ISMCTS(Budget(iterations=3000), config, seed=4).search(game, state))
     assert results[0].children == results[1].children
-    assert results[0].extra["search_from"] == "start"
+    assert results[0].search_from == "start"
     assert sum(c.visits for c in results[0].children) > 500  # a third of the deals are ours
 
 
@@ -236,8 +236,8 @@ def test_a_decision_self_play_never_reached_is_searched_from_here_within_the_tim
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ISMCTS, "__init__", recording)
         result = ISMCTS(Budget(time_limit=0.2), config, seed=0).search(game, state)
-    assert result.extra["search_from"] == "here" and result.extra["self_play_iterations"] > 0
-    assert result.iterations > result.extra["self_play_iterations"]
+    assert result.search_from == "here" and result.self_play_iterations > 0
+    assert result.iterations > result.self_play_iterations
     assert len(budgets) == 2 and budgets[0].time_limit == 0.2
     fallback = budgets[1].time_limit  # the rest of the 0.2 s (it was another 0.2 s before)
     assert fallback is not None and 0.2 / 10 <= fallback < 0.2

@@ -120,7 +120,7 @@ def test_connect_four_forced_wins_are_proven_and_played(
     for column in moves:
         env.step(column)
     result = MCTSAgent(iterations=50_000, seed=0, backend=backend).search(env)
-    assert result.extra["backend"] == backend
+    assert result.backend == backend
     assert result.proven == "win"
     assert result.best_action in winning
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from mcts_agents import Budget, SearchConfig, make_searcher
@@ -34,3 +36,33 @@ def test_a_node_budget_that_fills_ends_full(backend: str) -> None:
     searcher = make_searcher(game, Budget(max_nodes=3_000), SearchConfig(backend=backend), 0)
     searcher.search(game, game.initial_state())
     assert searcher.table_size() == 3_000
+
+
+def test_results_name_their_facts_in_typed_fields_and_extra_is_only_a_deprecated_view() -> None:
+    """0.2.0 replaced the open ``extra`` dict by fields; ``extra`` still reads them, warning."""
+    from mcts_agents.search.result import SearchResult, SubSearch
+
+    result = SearchResult(
+        best_action=1,
+        iterations=10,
+        elapsed=0.1,
+        nodes=5,
+        reused_nodes=0,
+        pruned_nodes=0,
+        children=(),
+        principal_variation=(1,),
+        root_value=0.0,
+        information="pimc",
+        worlds=(SubSearch(5, 3, 1), SubSearch(5, 2, 0)),
+        votes=((0, 1), (1, 1)),
+    )
+    data = result.to_dict()
+    assert data["worlds"] == [
+        {"iterations": 5, "nodes": 3, "best_action": 1},
+        {"iterations": 5, "nodes": 2, "best_action": 0},
+    ]
+    assert data["votes"] == {"0": 1, "1": 1} and data["backend"] == "python"
+    json.dumps(data)  # serialisable as it is
+    with pytest.warns(DeprecationWarning, match="typed fields"):
+        extra = result.extra
+    assert extra == {"information": "pimc", "worlds": result.worlds, "votes": result.votes}

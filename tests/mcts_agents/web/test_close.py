@@ -56,7 +56,7 @@ def _close_and_join(session: Session) -> None:
 )
 def test_closing_a_game_stops_a_huge_python_search_within_seconds(budget: dict) -> None:
     session = _watch(**budget)
-    time.sleep(0.5)  # well into the search (a slice of 2,000,000 simulations, or one search)
+    time.sleep(0.5)  # well into the search
     _close_and_join(session)
 
 
@@ -69,6 +69,7 @@ def test_closing_a_game_stops_a_huge_compiled_search_within_seconds() -> None:
     # a small table: full within the first milliseconds, so that the kernel never returns to
     # grow its arrays and only its calls of about 10 ms give the search a chance to stop
     session = _watch(iterations=2_000_000_000, max_nodes=5000, backend="numba")
-    time.sleep(0.5)  # in the kernel: one slice is 200,000,000 simulations (minutes)
+    time.sleep(0.5)  # in the kernel: the budget is hours of simulations
     _close_and_join(session)
-    assert session.search is None  # not one slice of the budget was spent
+    shown = session.search  # the last progress report, if one came before the close
+    assert shown is None or (not shown.final and shown.iterations < 2_000_000_000)

@@ -13,8 +13,9 @@ from mcts_agents.agents.specs import parse_env_spec
 from mcts_agents.envs import connect_four_v0
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.search import searcher as searcher_module
 from mcts_agents.search.result import SearchResult
-from mcts_agents.web.live import search_view, sliced_search
+from mcts_agents.web.live import live_search, search_view
 from mcts_agents.web.session import Seat, Session
 from mcts_agents.web.store import Sessions, new_play, new_watch
 from mcts_agents.web.views import game_json
@@ -95,44 +96,45 @@ def test_no_move_while_the_agent_is_to_move() -> None:
     wait(lambda: not session.running, timeout=10)  # closing stops the search at a slice
 
 
-def test_slices_add_up_to_one_search_and_never_touch_the_env() -> None:
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_a_live_search_reports_its_progress_and_plays_as_one_search(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The progress reports only read the search: the moves and statistics are those of a
+    search nobody watched; the env is untouched. (A report after every simulation, or every
+    kernel call, so that the count does not depend on the machine's speed.)"""
+    monkeypatch.setattr(searcher_module, "PROGRESS_SECONDS", 0.0)
     env = connect_four_v0.env()
     env.reset(seed=0)
     env.step(3)
     before = env.unwrapped.save_state()
-    whole = MCTSAgent(iterations=1000, seed=5, backend="python").search(env)
-    agent = MCTSAgent(iterations=1000, seed=5, backend="python")
+    whole = MCTSAgent(iterations=1000, seed=5, backend=backend).search(env)
+    agent = MCTSAgent(iterations=1000, seed=5, backend=backend)
     reports: list[tuple[int, bool]] = []
 
-    def report(result: SearchResult, iterations: int, elapsed: float, final: bool) -> None:
-        reports.append((iterations, final))
-        assert sum(c.visits for c in result.children) >= iterations - 1
+    def report(result: SearchResult, final: bool) -> None:
+        reports.append((result.iterations, final))
+        assert sum(c.visits for c in result.children) >= result.iterations - 1
 
-    sliced = sliced_search(agent, env, report, lambda: False)
-    assert sliced is not None
-    assert [(c.action, c.visits, c.value) for c in sliced.children] == [
+    live = live_search(agent, env, report, lambda: False)
+    assert live is not None
+    assert [(c.action, c.visits, c.value) for c in live.children] == [
         (c.action, c.visits, c.value) for c in whole.children
     ]
-    assert [i for i, _ in reports] == [100 * k for k in range(1, 11)]
-    assert [f for _, f in reports] == [False] * 9 + [True]
+    counts = [i for i, _ in reports]
+    assert len(reports) >= 3 and counts == sorted(counts) and counts[-1] == 1000
+    assert [f for _, f in reports] == [False] * (len(reports) - 1) + [True]
+    if backend == "python":  # a report before each simulation and at the end, then the result
+        assert counts == [*range(1001), 1000]
     assert env.unwrapped.save_state() == before
-    assert agent.searcher is not None and agent.searcher.budget == agent.budget  # put back
-
-
-def test_a_time_budget_is_searched_in_slices_too() -> None:
-    env = connect_four_v0.env()
-    env.reset(seed=0)
-    agent = MCTSAgent(time_limit=0.35, seed=0, backend="python")
-    reports: list[int] = []
-    result = sliced_search(agent, env, lambda r, i, e, f: reports.append(i), lambda: False)
-    assert result is not None and len(reports) >= 3 and reports == sorted(reports)
+    assert agent.searcher is not None and agent.searcher.on_progress is None  # cleared after
 
 
 def test_the_search_view_shares_sum_to_one_over_the_legal_moves() -> None:
     env = connect_four_v0.env()
     env.reset(seed=0)
     result = MCTSAgent(iterations=200, seed=0).search(env)
-    view = search_view(result, 200, 0.1, list(range(7)), True, (0, "player_0", "x"), 0)
+    view = search_view(result, list(range(7)), True, (0, "player_0", "x"), 0)
     assert set(view.heat) == set(range(7))
     assert sum(h.share for h in view.heat.values()) == pytest.approx(1.0)
     assert sum(h.visits for h in view.heat.values()) == sum(c.visits for c in result.children)
@@ -231,7 +233,7 @@ def test_an_agent_that_fails_stops_the_game_with_its_reason_on_the_page() -> Non
         assert session.play(4) is None
         settled(session)
         state = game_json(session)
-        assert state["error"] and "cheater played 4, which is not legal" in state["status"]
+        assert state["error"] and "cheater played the illegal action 4" in state["status"]
         assert state["clickable"] == [] and len(state["moves"]) == 1  # nothing else happened
         assert session.play(0) is not None
     finally:
