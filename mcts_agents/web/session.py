@@ -29,6 +29,7 @@ from mcts_agents.adapters.pettingzoo_classic import (
 from mcts_agents.agents.agent import MCTSAgent
 from mcts_agents.agents.play import action_index
 from mcts_agents.envs.core.aec import BoardGameEnv
+from mcts_agents.errors import IllegalActionError
 from mcts_agents.search.result import SearchResult
 from mcts_agents.web.live import SearchView, search_view, sliced_search
 
@@ -364,7 +365,7 @@ class Session:
                     if action is None or self.closed:
                         continue  # closed: the next round ends the worker
                     if action not in self.position.legal:
-                        raise ValueError(
+                        raise IllegalActionError(
                             f"{self.seats[seat].name} played {action}, which is not legal here; "
                             f"legal: {list(self.position.legal)}"
                         )
