@@ -16,6 +16,8 @@ exception                  base             raised for
 ``InvalidParameterError``  ``ValueError``   a bad env constructor parameter
 ``InvalidSnapshotError``   ``TypeError``    ``restore_state`` given something else
 ``InvalidOptionError``     ``ValueError``   a bad agent, search or arena option
+``OptionTypeError``        ``TypeError``    an option of the wrong kind of object (also an
+                                            ``InvalidOptionError``, so a ``ValueError`` too)
 ``NoLegalActionError``     ``ValueError``   a live env whose agent to move has no legal action
 ``InvalidStateError``      ``ValueError``   a chance node as a search's root; hidden information
                                             searched as if it were visible; a snapshot whose
@@ -62,6 +64,11 @@ from mcts_agents.envs.core.errors import (
 
 class InvalidOptionError(ValueError):
     """A bad agent or search option (names the option, the value and what was expected)."""
+
+
+class OptionTypeError(InvalidOptionError, TypeError):
+    """An option given the wrong kind of object (not a callable, not a sequence, not an agent):
+    a ``TypeError`` as well as an ``InvalidOptionError``, so either ``except`` catches it."""
 
 
 class NoLegalActionError(ValueError):
@@ -151,6 +158,7 @@ __all__ = [
     "InvalidStateError",
     "NoLegalActionError",
     "NotResetError",
+    "OptionTypeError",
     "RayNotInstalledError",
     "ResultsFileBusyError",
     "ResultsFileError",

@@ -12,6 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from mcts_agents.checks import check_int
+from mcts_agents.errors import InvalidOptionError
+
 __all__ = [
     "ELO_PER_NAT",
     "Z95",
@@ -36,16 +39,16 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
         z: normal quantile of the confidence level.
 
     Raises:
-        ValueError: ``n < 0``, ``successes`` outside ``[0, n]``, or ``z <= 0``.
+        InvalidOptionError (a ValueError): ``n < 0``, ``successes`` outside ``[0, n]``, or
+            ``z <= 0``.
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"n must be an int >= 0, got {n!r}")
+    check_int(n, "n", low=0, numpy_ints=True)
     if not isinstance(successes, (int, float, np.integer, np.floating)) or not (
         0 <= successes <= n
     ):
-        raise ValueError(f"successes must be a number in [0, n={n}], got {successes!r}")
+        raise InvalidOptionError(f"successes must be a number in [0, n={n}], got {successes!r}")
     if not z > 0:
-        raise ValueError(f"z must be > 0, got {z!r}")
+        raise InvalidOptionError(f"z must be > 0, got {z!r}")
     if n == 0:
         return 0.0, 1.0
     p = successes / n
@@ -61,7 +64,7 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
 def elo_from_rate(rate: float) -> float:
     """Elo difference that gives the expected score ``rate`` (``+-inf`` at 1 and 0)."""
     if not 0.0 <= rate <= 1.0:
-        raise ValueError(f"rate must be in [0, 1], got {rate!r}")
+        raise InvalidOptionError(f"rate must be in [0, 1], got {rate!r}")
     if rate in (0.0, 1.0):
         return math.inf if rate == 1.0 else -math.inf
     return 400.0 * math.log10(rate / (1.0 - rate))
@@ -73,7 +76,7 @@ def _tables(
     """Points ``W[i, j]`` of ``i`` against ``j`` and games ``N[i, j]`` (symmetric)."""
     index = {name: i for i, name in enumerate(names)}
     if len(index) != len(names):
-        raise ValueError(f"names must be unique, got {list(names)}")
+        raise InvalidOptionError(f"names must be unique, got {list(names)}")
     k = len(names)
     points = np.zeros((k, k))
     games = np.zeros((k, k))
@@ -84,16 +87,20 @@ def _tables(
         elif len(item) == 4:
             a, b, score, count = item
         else:
-            raise ValueError(
+            raise InvalidOptionError(
                 f"a result must be (a, b, score_a) or (a, b, points_a, games), got {item!r}"
             )
         for who in (a, b):
             if who not in index:
-                raise ValueError(f"result {item!r} names {who!r}, which is not in {list(names)}")
+                raise InvalidOptionError(
+                    f"result {item!r} names {who!r}, which is not in {list(names)}"
+                )
         if a == b:
-            raise ValueError(f"result {item!r} pairs {a!r} with itself")
+            raise InvalidOptionError(f"result {item!r} pairs {a!r} with itself")
         if not count >= 0 or not 0 <= score <= count:
-            raise ValueError(f"result {item!r}: points must be in [0, games] and games >= 0")
+            raise InvalidOptionError(
+                f"result {item!r}: points must be in [0, games] and games >= 0"
+            )
         i, j = index[a], index[b]
         points[i, j] += score
         points[j, i] += count - score
@@ -170,26 +177,28 @@ def bradley_terry_elo(
         ``{name: (elo, low, high)}`` in the order of ``names``; the anchor gets ``(0, 0, 0)``.
 
     Raises:
-        ValueError: unknown names, bad scores, an unknown anchor, or players not connected to
-            the anchor by games (their ratings are undefined).
+        InvalidOptionError (a ValueError): unknown names, bad scores, an unknown anchor, or
+            players not connected to the anchor by games (their ratings are undefined).
     """
     names = list(names)
     if not names:
-        raise ValueError("names must not be empty")
+        raise InvalidOptionError("names must not be empty")
     points, games = _tables(names, results)
     anchor = names[0] if anchor is None else anchor
     if anchor not in names:
-        raise ValueError(f"anchor {anchor!r} is not one of {names}")
+        raise InvalidOptionError(f"anchor {anchor!r} is not one of {names}")
     a = names.index(anchor)
     connected = _reachable(games > 0, a)
     if len(connected) != len(names):
         missing = [n for i, n in enumerate(names) if i not in connected]
-        raise ValueError(f"no games connect {missing} to the anchor {anchor!r}; Elo is undefined")
+        raise InvalidOptionError(
+            f"no games connect {missing} to the anchor {anchor!r}; Elo is undefined"
+        )
     if prior is None and not _finite(points):
         prior = 1.0
     if prior:
         if prior < 0:
-            raise ValueError(f"prior must be >= 0, got {prior!r}")
+            raise InvalidOptionError(f"prior must be >= 0, got {prior!r}")
         played = games > 0
         points = points + 0.5 * prior * played
         games = games + prior * played

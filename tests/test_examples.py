@@ -31,7 +31,7 @@ def run(script: str, *args: str, stdin: str = "", code: str | None = None) -> tu
     return done.returncode, done.stdout + done.stderr
 
 
-def test_pettingzoo_loop() -> None:
+def test_pettingzoo_loop_example_runs() -> None:
     rc, out = run("pettingzoo_loop.py", "--quick")
     assert rc == 0, out
     for name in ("connect_four_v0", "connect_four_v3"):

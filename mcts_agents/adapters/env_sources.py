@@ -21,7 +21,7 @@ from typing import Any
 
 import pettingzoo
 
-from mcts_agents.errors import SpecError
+from mcts_agents.errors import OptionTypeError, SpecError
 
 __all__ = [
     "check_aec_env",
@@ -62,14 +62,14 @@ def load_factory(path: str) -> Callable[..., Any]:
     Raises:
         ImportError: the module cannot be imported.
         AttributeError: the module has no such attribute.
-        TypeError: the attribute is not callable.
+        OptionTypeError: the attribute is not callable (a ``TypeError``).
     """
     module_name, _, attribute = path.partition(":")
     found: Any = importlib.import_module(module_name)
     for part in attribute.split("."):
         found = getattr(found, part)
     if not callable(found):
-        raise TypeError(f"{path} is a {type(found).__name__}, not a callable")
+        raise OptionTypeError(f"{path} is a {type(found).__name__}, not a callable")
     return found
 
 

@@ -38,6 +38,7 @@ from typing import Any
 from mcts_agents.adapters.aec import describe_env
 from mcts_agents.adapters.cloning import clone_with_memo
 from mcts_agents.adapters.compare import GlobalRandom, first_difference
+from mcts_agents.checks import check_bool
 from mcts_agents.errors import CloneError
 
 __all__ = [
@@ -77,9 +78,7 @@ def declared_perfect_information(env: Any) -> bool | None:
         where = "perfect_information"
     if value is None:
         return True if _known_board_game(raw) else None
-    if not isinstance(value, bool):
-        raise CloneError(f"{describe_env(env)}: {where} must be True or False, got {value!r}")
-    return value
+    return check_bool(value, f"{describe_env(env)}: {where}", error=CloneError)
 
 
 def declared_return_range(env: Any) -> tuple[float, float] | None:

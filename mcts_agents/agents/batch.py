@@ -23,6 +23,7 @@ from typing import Any
 
 from mcts_agents.adapters import game_from_env
 from mcts_agents.agents.agent import MCTSAgent
+from mcts_agents.checks import check_int, is_int
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.search.game import Game, State
 from mcts_agents.search.result import SearchResult
@@ -188,8 +189,7 @@ class BatchedMCTS:
         seed: int | Sequence[int] | None = None,
         **options: Any,
     ) -> None:
-        if isinstance(trees, bool) or not isinstance(trees, int) or trees < 1:
-            raise InvalidOptionError(f"trees must be a positive int, got {trees!r}")
+        check_int(trees, "trees", low=1)
         seeds = _tree_seeds(seed, trees)
         self.agents = [
             MCTSAgent(iterations, time_limit, max_nodes, seed=seeds[i], **options)
@@ -255,13 +255,11 @@ class BatchedMCTS:
 def _tree_seeds(seed: int | Sequence[int] | None, trees: int) -> list[int | None]:
     if seed is None:
         return [None] * trees
-    if isinstance(seed, int) and not isinstance(seed, bool):
+    if is_int(seed):
         return [seed + i for i in range(trees)]
     if isinstance(seed, Sequence) and not isinstance(seed, str):
         seeds = list(seed)
-        if len(seeds) != trees or not all(
-            isinstance(s, int) and not isinstance(s, bool) for s in seeds
-        ):
+        if len(seeds) != trees or not all(is_int(s) for s in seeds):
             raise InvalidOptionError(f"seed must list {trees} ints (one per tree), got {seed!r}")
         return list(seeds)
     raise InvalidOptionError(f"seed must be an int, a list of ints or None, got {seed!r}")

@@ -19,7 +19,6 @@ more, and torch's spinning threads slow every move on a busy machine).
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ import numpy as np
 
 from mcts_agents.adapters import game_from_env
 from mcts_agents.agents.agent import MCTSAgent
+from mcts_agents.checks import check_instance, check_int, check_number, check_seed
 from mcts_agents.errors import CheckpointError, InvalidOptionError, TorchNotInstalledError
 from mcts_agents.search.evaluators import check_batch, check_batch_game, is_batch_evaluator
 from mcts_agents.search.searcher import Searcher, game_identity
@@ -121,10 +121,7 @@ def open_model(
         raise InvalidOptionError(
             f"device must be a torch device name such as 'cpu', got {device!r}"
         )
-    if threads is not None and (
-        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
-    ):
-        raise InvalidOptionError(f"threads must be an int >= 1 or None, got {threads!r}")
+    check_int(threads, "threads", low=1, optional=True)
     if target.is_file() and target.suffix == ".zip":
         from mcts_agents.agents.sb3 import load_sb3
 
@@ -168,8 +165,7 @@ def _checked(evaluator: Any) -> Any:
 
 
 def _checked_model(model: Any) -> ModelInfo | None:
-    if model is not None and not isinstance(model, ModelInfo):
-        raise InvalidOptionError(f"model must be a ModelInfo or None, got {model!r}")
+    check_instance(model, "model", ModelInfo, optional=True)
     return model
 
 
@@ -261,18 +257,8 @@ class PriorAgent:
         seed: int | None = None,
         model: ModelInfo | None = None,
     ) -> None:
-        if (
-            isinstance(temperature, bool)
-            or not isinstance(temperature, (int, float))
-            or not math.isfinite(temperature)
-            or temperature < 0
-        ):
-            raise InvalidOptionError(
-                f"temperature must be a finite number >= 0 (0: the most probable move), got "
-                f"{temperature!r}"
-            )
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise InvalidOptionError(f"seed must be an int or None, got {seed!r}")
+        check_number(temperature, "temperature", low=0, note="0: the most probable move")
+        check_seed(seed, optional=True)
         self.evaluator = _checked(evaluator)
         self.temperature = float(temperature)
         self.seed = seed

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from mcts_agents.agents.play import action_index
-from mcts_agents.errors import IllegalActionError
+from mcts_agents.errors import IllegalActionError, OptionTypeError
 
 __all__ = ["Policy", "PolicyAgent"]
 
@@ -41,7 +41,7 @@ class PolicyAgent:
 
     def __init__(self, policy: Policy, name: str | None = None) -> None:
         if not callable(policy):
-            raise TypeError(
+            raise OptionTypeError(
                 f"policy must be a callable policy(observation, action_mask) -> action, got "
                 f"{type(policy).__name__}"
             )
@@ -65,7 +65,7 @@ class PolicyAgent:
             name: a label (default: the model's class name).
         """
         if not callable(getattr(model, "predict", None)):
-            raise TypeError(
+            raise OptionTypeError(
                 f"model must have a predict(observation, ...) method (an SB3 model), got "
                 f"{type(model).__name__}"
             )
@@ -76,7 +76,7 @@ class PolicyAgent:
         agent = env.agent_selection
         observation = env.observe(agent)
         if not isinstance(observation, Mapping) or "action_mask" not in observation:
-            raise TypeError(
+            raise OptionTypeError(
                 f"PolicyAgent needs dict observations {{'observation', 'action_mask'}}; "
                 f"{env} observed {type(observation).__name__} for {agent}"
             )

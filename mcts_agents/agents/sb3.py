@@ -34,7 +34,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 import json
-import math
 import os
 import re
 import zipfile
@@ -42,7 +41,13 @@ from typing import Any
 
 import numpy as np
 
-from mcts_agents.errors import InvalidOptionError, ModelFileError, TorchNotInstalledError
+from mcts_agents.checks import check_number
+from mcts_agents.errors import (
+    InvalidOptionError,
+    ModelFileError,
+    OptionTypeError,
+    TorchNotInstalledError,
+)
 from mcts_agents.search.evaluators import check_batch_inputs
 
 __all__ = ["SB3Evaluator", "load_sb3"]
@@ -69,7 +74,7 @@ class SB3Evaluator:
         policy = getattr(model, "policy", model)
         for method in ("get_distribution", "predict_values", "obs_to_tensor"):
             if not callable(getattr(policy, method, None)):
-                raise TypeError(
+                raise OptionTypeError(
                     f"SB3Evaluator needs a Stable-Baselines3 actor-critic model or policy (with "
                     f"policy.{method}); got {type(model).__name__}"
                 )
@@ -79,16 +84,9 @@ class SB3Evaluator:
                 f"SB3Evaluator needs a Discrete action space; the policy has "
                 f"{getattr(policy, 'action_space', None)}"
             )
-        if (
-            isinstance(value_scale, bool)
-            or not isinstance(value_scale, (int, float))
-            or not math.isfinite(value_scale)
-            or value_scale <= 0
-        ):
-            raise InvalidOptionError(
-                f"value_scale must be a positive number (the games' largest return), got "
-                f"{value_scale!r}"
-            )
+        check_number(
+            value_scale, "value_scale", low=0, low_open=True, note="the games' largest return"
+        )
         self.model = model
         self.policy = policy
         self.value_scale = float(value_scale)

@@ -39,6 +39,7 @@ from mcts_agents import envs
 from mcts_agents.adapters import env_sources
 from mcts_agents.agents.agent import HumanAgent, MCTSAgent, RandomAgent
 from mcts_agents.agents.models import DEFAULT_SIMULATIONS, PriorAgent, PUCTAgent, open_model
+from mcts_agents.checks import check_seed
 from mcts_agents.errors import InvalidOptionError, SpecError, describe_unknown
 from mcts_agents.search.config import SearchConfig
 
@@ -264,8 +265,7 @@ def make_agent(
     _check_option_names(spec)
     options = dict(spec.options)
     fixed_seed = options.get("seed")
-    if fixed_seed is not None and (isinstance(fixed_seed, bool) or not isinstance(fixed_seed, int)):
-        raise SpecError(f"agent spec {spec.text!r}: seed must be an int, got {fixed_seed!r}")
+    check_seed(fixed_seed, f"agent spec {spec.text!r}: seed", optional=True, error=SpecError)
     if spec.kind == "human":
         options.update(input=input, output=output, name=spec.name or "human")
     try:

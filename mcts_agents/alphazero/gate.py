@@ -19,7 +19,6 @@ gate runs inside a training loop, where only the two searches should cost time.
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +26,7 @@ import numpy as np
 
 from mcts_agents.alphazero.selfplay import TemperatureSchedule, require_perfect_information
 from mcts_agents.alphazero.targets import select_move
+from mcts_agents.checks import check_int, check_number, check_seed, is_int
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.ratings import wilson_interval
 from mcts_agents.search.config import Budget, SearchConfig
@@ -120,22 +120,14 @@ def _check_options(
         raise InvalidOptionError(
             f"the gate plays two-player games; {game!r} has {game.num_players} player(s)"
         )
-    if isinstance(games, bool) or not isinstance(games, int) or games < 2 or games % 2:
+    if not is_int(games) or games < 2 or games % 2:
         raise InvalidOptionError(
             f"games must be an even int >= 2 (each opening is played from both seats), got "
             f"{games!r}"
         )
-    if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
-        raise InvalidOptionError(f"simulations must be an int >= 1, got {simulations!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise InvalidOptionError(f"seed must be an int, got {seed!r}")
-    if (
-        isinstance(threshold, bool)
-        or not isinstance(threshold, (int, float))
-        or not math.isfinite(threshold)
-        or not 0.0 <= threshold <= 1.0
-    ):
-        raise InvalidOptionError(f"threshold must be a score in [0, 1], got {threshold!r}")
+    check_int(simulations, "simulations", low=1)
+    check_seed(seed)
+    check_number(threshold, "threshold", low=0, high=1, note="a score")
 
 
 def gate(
@@ -207,8 +199,7 @@ def against_mcts(
         InvalidOptionError: a bad option, named with its value and what was expected.
     """
     _check_options(game, evaluator, evaluator, games, simulations, seed, 0.5)
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-        raise InvalidOptionError(f"iterations must be an int >= 1, got {iterations!r}")
+    check_int(iterations, "iterations", low=1)
     config = DEFAULT_GATE_CONFIG if config is None else config
     sides = [
         _side_config(config, evaluator, batch_size),

@@ -18,6 +18,7 @@ import numpy as np
 
 from mcts_agents.alphazero.selfplay import GameRecord
 from mcts_agents.alphazero.symmetries import Symmetry
+from mcts_agents.checks import check_int, check_number, is_int
 from mcts_agents.errors import EmptyBufferError, InvalidOptionError
 
 __all__ = ["ReplayBuffer"]
@@ -33,8 +34,7 @@ class ReplayBuffer:
     """
 
     def __init__(self, capacity: int, symmetries: Sequence[Symmetry] = ()) -> None:
-        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
-            raise InvalidOptionError(f"capacity must be an int >= 1, got {capacity!r}")
+        check_int(capacity, "capacity", low=1)
         if not all(isinstance(s, Symmetry) for s in symmetries):
             raise InvalidOptionError(
                 "symmetries must be Symmetry objects "
@@ -87,12 +87,7 @@ class ReplayBuffer:
         """
         if not isinstance(record, GameRecord):
             raise InvalidOptionError(f"add takes a GameRecord, got {type(record).__name__}")
-        if (
-            isinstance(value_mix, bool)
-            or not isinstance(value_mix, (int, float))
-            or not 0.0 <= value_mix <= 1.0  # NaN fails this too
-        ):
-            raise InvalidOptionError(f"value_mix must be a number in [0, 1], got {value_mix!r}")
+        check_number(value_mix, "value_mix", low=0, high=1)
         observations = self._allocate(record)
         rows = np.flatnonzero(record.full_search)
         for row in rows:  # a record is short next to the buffer: row by row is simple and cheap
@@ -120,8 +115,7 @@ class ReplayBuffer:
             EmptyBufferError: nothing was added yet.
             InvalidOptionError: ``batch`` is not an int >= 1, or ``rng`` not a numpy Generator.
         """
-        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-            raise InvalidOptionError(f"batch must be an int >= 1, got {batch!r}")
+        check_int(batch, "batch", low=1)
         if not isinstance(rng, np.random.Generator):
             raise InvalidOptionError(
                 f"rng must be a numpy Generator (numpy.random.default_rng(seed)), got {rng!r}"
@@ -175,7 +169,7 @@ class ReplayBuffer:
             )
         size, next_row, added = (state[name] for name in ("size", "next", "added"))
         if not (
-            all(isinstance(n, int) and not isinstance(n, bool) for n in (size, next_row, added))
+            all(is_int(n) for n in (size, next_row, added))
             and 0 <= size <= self.capacity
             and 0 <= next_row < self.capacity
             and added >= size

@@ -22,13 +22,19 @@ Options, each seeded by the game's ``seed`` (same seed, same record):
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from mcts_agents.alphazero.targets import check_temperature, select_move, visit_distribution
+from mcts_agents.checks import (
+    check_instance,
+    check_int,
+    check_number,
+    check_probability,
+    check_seed,
+)
 from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.planner.factory import make_searcher
 from mcts_agents.search.config import Budget, SearchConfig
@@ -71,23 +77,6 @@ DEFAULT_SELFPLAY_CONFIG = SearchConfig(selection="puct", root_noise=(0.3, 0.25))
 RESIGNED = -1
 
 
-def _probability(name: str, value: Any) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or not 0.0 <= value <= 1.0
-    ):
-        raise InvalidOptionError(f"{name} must be a probability in [0, 1], got {value!r}")
-    return float(value)
-
-
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidOptionError(f"{name} must be an int >= 1, got {value!r}")
-    return value
-
-
 @dataclass(frozen=True, slots=True)
 class TemperatureSchedule:
     """Move temperatures: ``early`` for the first ``moves`` plies, ``late`` after.
@@ -103,10 +92,7 @@ class TemperatureSchedule:
     late: float = 0.0
 
     def __post_init__(self) -> None:
-        if isinstance(self.moves, bool) or not isinstance(self.moves, int) or self.moves < 0:
-            raise InvalidOptionError(
-                f"the temperature schedule's moves must be an int >= 0, got {self.moves!r}"
-            )
+        check_int(self.moves, "the temperature schedule's moves", low=0)
         check_temperature(self.early, "the temperature schedule's t_early")
         check_temperature(self.late, "the temperature schedule's t_late")
 
@@ -136,8 +122,8 @@ class PlayoutCap:
     fast_simulations: int
 
     def __post_init__(self) -> None:
-        _probability("PlayoutCap's full_probability", self.full_probability)
-        _positive_int("PlayoutCap's fast_simulations", self.fast_simulations)
+        check_probability(self.full_probability, "PlayoutCap's full_probability")
+        check_int(self.fast_simulations, "PlayoutCap's fast_simulations", low=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,10 +135,8 @@ class Resign:
     disabled_fraction: float = 0.1
 
     def __post_init__(self) -> None:
-        t = self.threshold
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not -1.0 <= t <= 1.0:
-            raise InvalidOptionError(f"Resign's threshold must be in [-1, 1], got {t!r}")
-        _probability("Resign's disabled_fraction", self.disabled_fraction)
+        check_number(self.threshold, "Resign's threshold", low=-1, high=1)
+        check_probability(self.disabled_fraction, "Resign's disabled_fraction")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -213,8 +197,7 @@ def wants_to_resign(result: SearchResult, threshold: float) -> bool:
 
 def _selfplay_config(config: SearchConfig | None, evaluator: Any) -> SearchConfig:
     config = DEFAULT_SELFPLAY_CONFIG if config is None else config
-    if not isinstance(config, SearchConfig):
-        raise InvalidOptionError(f"config must be a SearchConfig or None, got {config!r}")
+    check_instance(config, "config", SearchConfig, optional=True)
     if config.selection != "puct":
         raise InvalidOptionError(
             f"self-play searches with PUCT over the evaluator's priors; config.selection must "
@@ -265,12 +248,10 @@ def play_selfplay_game(
         )
     check_batch_game(game, evaluator)
     config = _selfplay_config(config, evaluator)
-    simulations = _positive_int("simulations", simulations)
+    simulations = check_int(simulations, "simulations", low=1)
     schedule = TemperatureSchedule.of(temperature_schedule)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise InvalidOptionError(f"seed must be an int, got {seed!r}")
-    if playout_cap is not None and not isinstance(playout_cap, PlayoutCap):
-        raise InvalidOptionError(f"playout_cap must be a PlayoutCap or None, got {playout_cap!r}")
+    check_seed(seed)
+    check_instance(playout_cap, "playout_cap", PlayoutCap, optional=True)
     if playout_cap is not None and playout_cap.fast_simulations > simulations:
         raise InvalidOptionError(
             f"PlayoutCap's fast_simulations ({playout_cap.fast_simulations}) must not exceed "
@@ -314,10 +295,9 @@ def play_teacher_game(
         raise InvalidOptionError(
             f"the teacher's config must be a SearchConfig without an evaluator, got {config!r}"
         )
-    iterations = _positive_int("iterations", iterations)
+    iterations = check_int(iterations, "iterations", low=1)
     schedule = TemperatureSchedule.of(temperature_schedule)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise InvalidOptionError(f"seed must be an int, got {seed!r}")
+    check_seed(seed)
     searcher = make_searcher(game, Budget(iterations=iterations), config, derive_seed(seed, 1))
     return _SelfPlay(game, config, iterations, schedule, seed, None, None, searcher).play()
 

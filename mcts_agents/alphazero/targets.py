@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from mcts_agents.checks import check_int, check_number
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import pick_child
@@ -27,11 +28,10 @@ def visit_distribution(result: SearchResult, num_actions: int) -> np.ndarray:
     uniform over the root's legal actions, like ``SearchResult.policy``.
 
     Raises:
-        InvalidOptionError: ``num_actions`` is not a positive int, or a root action lies
+        InvalidOptionError: ``num_actions`` is not an int >= 1, or a root action lies
             outside ``range(num_actions)``.
     """
-    if isinstance(num_actions, bool) or not isinstance(num_actions, int) or num_actions < 1:
-        raise InvalidOptionError(f"num_actions must be a positive int, got {num_actions!r}")
+    check_int(num_actions, "num_actions", low=1)
     target = np.zeros(num_actions, dtype=np.float64)
     children = result.children
     outside = [c.action for c in children if not 0 <= c.action < num_actions]
@@ -48,14 +48,7 @@ def visit_distribution(result: SearchResult, num_actions: int) -> np.ndarray:
 
 def check_temperature(temperature: Any, name: str = "temperature") -> float:
     """``temperature`` as a float, or ``InvalidOptionError`` unless it is a finite number >= 0."""
-    if (
-        isinstance(temperature, bool)
-        or not isinstance(temperature, (int, float))
-        or not math.isfinite(temperature)
-        or temperature < 0
-    ):
-        raise InvalidOptionError(f"{name} must be a finite number >= 0, got {temperature!r}")
-    return float(temperature)
+    return float(check_number(temperature, name, low=0))
 
 
 def select_move(result: SearchResult, temperature: float, rng: Any) -> int:

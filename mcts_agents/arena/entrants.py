@@ -18,6 +18,7 @@ from mcts_agents.agents.specs import (
     parse_agent_spec,
     parse_env_spec,
 )
+from mcts_agents.errors import OptionTypeError
 
 __all__ = ["Entrant", "build_agent", "env_factory", "env_label", "make_entrant", "make_entrants"]
 
@@ -43,7 +44,7 @@ def make_entrant(item: Any, name: str | None = None) -> Entrant:
         return Entrant(
             name or str(getattr(item, "name", None) or repr(item)), None, "instance", item
         )
-    raise TypeError(
+    raise OptionTypeError(
         f"agent {item!r} is neither a spec string, an AgentSpec, a factory nor an agent "
         "(an object with act(env))"
     )
@@ -53,7 +54,9 @@ def make_entrants(agents: Sequence[Any] | Mapping[str, Any]) -> list[Entrant]:
     if isinstance(agents, Mapping):
         entrants = [make_entrant(item, str(name)) for name, item in agents.items()]
     elif isinstance(agents, (str, bytes)) or not isinstance(agents, Sequence):
-        raise TypeError(f"agents must be a sequence (or a dict name -> agent), got {agents!r}")
+        raise OptionTypeError(
+            f"agents must be a sequence (or a dict name -> agent), got {agents!r}"
+        )
     else:
         entrants = [make_entrant(item) for item in agents]
     seen: dict[str, int] = {}
@@ -83,7 +86,7 @@ def env_factory(env_fn: Any) -> Callable[[], Any]:
         return parse_env_spec(env_fn)
     if callable(env_fn):
         return env_fn
-    raise TypeError(
+    raise OptionTypeError(
         f"env_fn must be an env spec string, an EnvSpec or a callable returning a fresh env, "
         f"got {env_fn!r}"
     )

@@ -18,6 +18,7 @@ from mcts_agents.arena.record_checks import VERSION
 from mcts_agents.arena.results import MatchResult, TournamentResult
 from mcts_agents.arena.runner import MAX_GAMES, check_options, run_tasks
 from mcts_agents.arena.tasks import GameTask
+from mcts_agents.checks import check_int
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.seeding import derive_seed
 
@@ -27,8 +28,7 @@ __all__ = ["play_match", "tournament"]
 def _prepare(
     env_fn: Any, agents: Any, seed: int, backend: str, workers: int
 ) -> tuple[Callable[[], Any], str, int, list[Entrant]]:
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidOptionError(f"seed must be an int >= 0, got {seed!r}")
+    check_int(seed, "seed", low=0)
     check_options(backend, workers)
     make = env_factory(env_fn)
     env = make()
@@ -53,8 +53,7 @@ def _header(
 
 def _check_count(name: str, value: Any, per_game: int = 1) -> None:
     """``value`` must be an int >= 0 with ``value * per_game <= MAX_GAMES`` games in all."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidOptionError(f"{name} must be an int >= 0, got {value!r}")
+    check_int(value, name, low=0)
     if value * per_game > MAX_GAMES:
         games = "" if per_game == 1 else f" ({value} x {per_game} pairs = {value * per_game} games)"
         raise InvalidOptionError(

@@ -8,10 +8,10 @@ what is wrong instead of failing later with a ``KeyError`` or giving wrong stand
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from mcts_agents.arena.tasks import Record, scores
+from mcts_agents.checks import is_int, is_number
 from mcts_agents.errors import ResultsFileError
 from mcts_agents.seeding import derive_seed
 
@@ -32,14 +32,6 @@ VERSION = 2
 _READABLE = {"match": (1, 2), "tournament": (2,)}
 #: The header fields that say which run a file belongs to (the game count may grow).
 _IDENTITY = ("kind", "env", "agents", "specs", "seed")
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
 
 
 def count_key(header: Record) -> str:
@@ -84,11 +76,11 @@ def check_header(found: Any, name: str) -> Record:
         problem = f"'agents' should be a list of distinct names, got {found.get('agents')!r}"
     elif not _specs(found.get("specs"), len(found["agents"])):
         problem = f"'specs' should be one string or null per agent, got {found.get('specs')!r}"
-    elif not _is_int(found.get("seed")) or found["seed"] < 0:
+    elif not is_int(found.get("seed")) or found["seed"] < 0:
         problem = f"'seed' should be an int >= 0, got {found.get('seed')!r}"
     else:
         key = count_key(found)
-        if not _is_int(found.get(key)) or found[key] < 0:
+        if not is_int(found.get(key)) or found[key] < 0:
             problem = f"{key!r} should be an int >= 0, got {found.get(key)!r}"
     if problem is not None:
         raise ResultsFileError(f"{name}, line 1: a damaged results header: {problem}")
@@ -141,7 +133,7 @@ def _record_problem(record: Any, header: Record) -> str | None:
     if missing:
         return f"the game record lacks {missing}"
     index, seats, moves = record["index"], record["seats"], record["moves"]
-    if not _is_int(index) or index < 0:
+    if not is_int(index) or index < 0:
         return f"'index' should be an int >= 0, got {index!r}"
     if header["version"] >= 2 and index >= header_total(header):
         return f"'index' {index} is beyond the header's {header_total(header)} games"
@@ -156,11 +148,11 @@ def _record_problem(record: Any, header: Record) -> str | None:
     specs = [header["specs"][agents.index(s)] for s in seats]
     if record["specs"] != specs:
         return f"'specs' {record['specs']!r} are not the seats' specs {specs}"
-    if not isinstance(moves, list) or not all(_is_int(m) for m in moves):
+    if not isinstance(moves, list) or not all(is_int(m) for m in moves):
         return f"'moves' should be a list of ints, got {moves!r}"
     for key, valid, what in (
-        ("movers", lambda v: _is_int(v) and 0 <= v < n, f"seats 0..{n - 1}"),
-        ("times", lambda v: _is_number(v) and v >= 0, "seconds >= 0"),
+        ("movers", lambda v: is_int(v) and 0 <= v < n, f"seats 0..{n - 1}"),
+        ("times", lambda v: is_number(v) and v >= 0, "seconds >= 0"),
     ):
         values = record[key]
         if not isinstance(values, list) or len(values) != len(moves):
@@ -171,13 +163,13 @@ def _record_problem(record: Any, header: Record) -> str | None:
     if iterations is not None and not (
         isinstance(iterations, list)
         and len(iterations) == len(moves)
-        and all(i is None or (_is_int(i) and i >= 0) for i in iterations)
+        and all(i is None or (is_int(i) and i >= 0) for i in iterations)
     ):
         return f"'iterations' should be null or one int >= 0 (or null) per move, got {iterations!r}"
     if record["length"] != len(moves):
         return f"'length' {record['length']!r} is not the number of moves {len(moves)}"
     returns = record["returns"]
-    if not isinstance(returns, list) or len(returns) != n or not all(map(_is_number, returns)):
+    if not isinstance(returns, list) or len(returns) != n or not all(map(is_number, returns)):
         return f"'returns' should be {n} finite numbers, got {returns!r}"
     expected, outcome = scores(returns)
     winner = seats[expected.index(1.0)] if outcome == "win" else None

@@ -17,6 +17,7 @@ import numpy as np
 
 from mcts_agents.arena.plots import plot_ratings
 from mcts_agents.arena.tasks import Record
+from mcts_agents.errors import InvalidOptionError
 from mcts_agents.ratings import Z95, bradley_terry_elo, mle_is_finite, wilson_interval
 
 __all__ = ["AgentStats", "ArenaResult", "MatchResult", "TournamentResult", "mean_interval"]
@@ -232,7 +233,7 @@ class MatchResult(ArenaResult):
         """Bradley-Terry Elo with 95% CIs (2-player games only), ``anchor`` (default: the
         second agent) at 0."""
         if len(self.agents) != 2:
-            raise ValueError(f"Elo needs a 2-player match, got agents {self.agents}")
+            raise InvalidOptionError(f"Elo needs a 2-player match, got agents {self.agents}")
         return super().ratings(anchor)
 
     def elo_difference(self) -> tuple[float, float, float]:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcts_agents.agents.specs import make_agent
-from mcts_agents.errors import InvalidOptionError
+from mcts_agents.errors import InvalidOptionError, OptionTypeError
 from mcts_agents.rl.single_agent import SingleAgentVsOpponent
 
 __all__ = ["SubEnv", "check_spec", "learner_flags", "opponent_specs"]
@@ -53,7 +53,7 @@ class SubEnv(SingleAgentVsOpponent):
 
 def check_spec(spec: Any) -> str:
     if not isinstance(spec, str):
-        raise TypeError(f"an opponent must be an agent spec string, got {spec!r}")
+        raise OptionTypeError(f"an opponent must be an agent spec string, got {spec!r}")
     return spec
 
 
@@ -68,7 +68,7 @@ def opponent_specs(opponent: str | Sequence[str], num_envs: int) -> list[str]:
                 "one per sub-env"
             )
         return specs
-    raise TypeError(f"opponent must be an agent spec or a list of them, got {opponent!r}")
+    raise OptionTypeError(f"opponent must be an agent spec or a list of them, got {opponent!r}")
 
 
 def learner_flags(env: Any, seat: str) -> tuple[bool, bool]:

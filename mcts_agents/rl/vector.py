@@ -28,6 +28,7 @@ from mcts_agents.agents.agent import MCTSAgent
 from mcts_agents.agents.batch import act_batch
 from mcts_agents.agents.play import action_index
 from mcts_agents.agents.specs import make_env
+from mcts_agents.checks import check_int, check_seed, is_int
 from mcts_agents.errors import (
     ActionTypeError,
     GameOverError,
@@ -81,10 +82,8 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         render_mode: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise InvalidOptionError(f"num_envs must be a positive int, got {num_envs!r}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise InvalidOptionError(f"seed must be an int or None, got {seed!r}")
+        check_int(num_envs, "num_envs", low=1)
+        check_seed(seed, optional=True)
         try:
             mode = AutoresetMode(autoreset_mode)
         except ValueError:
@@ -259,7 +258,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         n = self.num_envs
         if seed is None:
             return [None] * n
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        if is_int(seed, numpy_ints=True):
             return [int(seed) + i for i in range(n)]
         if isinstance(seed, Sequence) and len(seed) == n:
             return list(seed)

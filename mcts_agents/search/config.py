@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
+from mcts_agents.checks import check_bool, check_choice, check_int, check_number, is_number
 from mcts_agents.errors import InvalidOptionError, describe_unknown
 from mcts_agents.search.evaluators import BatchEvaluator, is_batch_evaluator
 
@@ -48,22 +48,9 @@ class Budget:
             raise InvalidOptionError(
                 "a budget is needed: give at least one of iterations, time_limit, max_nodes"
             )
-        for name in ("iterations", "max_nodes"):
-            value = getattr(self, name)
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < 1
-            ):
-                raise InvalidOptionError(f"{name} must be a positive int or None, got {value!r}")
-        limit = self.time_limit
-        if limit is not None and (
-            isinstance(limit, bool)
-            or not isinstance(limit, (int, float))
-            or not math.isfinite(limit)
-            or limit <= 0
-        ):
-            raise InvalidOptionError(
-                f"time_limit must be a positive number of seconds, got {limit!r}"
-            )
+        check_int(self.iterations, "iterations", low=1, optional=True)
+        check_int(self.max_nodes, "max_nodes", low=1, optional=True)
+        check_number(self.time_limit, "time_limit", low=0, low_open=True, optional=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,80 +159,34 @@ class SearchConfig:
     return_range: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
-        def number(name: str, value: Any) -> None:
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise InvalidOptionError(f"{name} must be a number, got {value!r}")
-            if not math.isfinite(value):
-                raise InvalidOptionError(f"{name} must be finite, got {value!r}")
-
-        number("c", self.c)
-        if self.c < 0:
-            raise InvalidOptionError(f"c must be >= 0, got {self.c!r}")
-        if self.selection not in ("ucb1", "ucb1_tuned", "puct"):
-            raise InvalidOptionError(
-                f"selection must be 'ucb1', 'ucb1_tuned' or 'puct', got {self.selection!r}"
-            )
-        if self.fpu is not None:
-            number("fpu", self.fpu)
-        depth = self.rollout_depth
-        if depth is not None and (
-            isinstance(depth, bool) or not isinstance(depth, int) or depth < 0
-        ):
-            raise InvalidOptionError(f"rollout_depth must be an int >= 0 or None, got {depth!r}")
-        number("cutoff_value", self.cutoff_value)
-        if not -1.0 <= self.cutoff_value <= 1.0:
-            raise InvalidOptionError(f"cutoff_value must be in [-1, 1], got {self.cutoff_value!r}")
-        if self.playout not in ("random", "decisive"):
-            raise InvalidOptionError(
-                f"playout must be 'random' or 'decisive', got {self.playout!r}"
-            )
+        check_number(self.c, "c", low=0)
+        check_choice(self.selection, "selection", ("ucb1", "ucb1_tuned", "puct"))
+        check_number(self.fpu, "fpu", optional=True)
+        check_int(self.rollout_depth, "rollout_depth", low=0, optional=True)
+        check_number(self.cutoff_value, "cutoff_value", low=-1, high=1)
+        check_choice(self.playout, "playout", ("random", "decisive"))
         batched = is_batch_evaluator(self.evaluator)
         if self.evaluator is not None and not batched and not callable(self.evaluator):
             raise InvalidOptionError(
                 "evaluator must be a callable (game, state) -> (values, priors) or an object "
                 f"with evaluate_batch(observations, legal_masks), got {self.evaluator!r}"
             )
-        size = self.batch_size
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise InvalidOptionError(f"batch_size must be an int >= 1, got {size!r}")
+        size = check_int(self.batch_size, "batch_size", low=1)
         if size > 1 and not batched:
             raise InvalidOptionError(
                 f"batch_size={size} needs a batch evaluator (an object with "
                 f"evaluate_batch(observations, legal_masks)); the evaluator is {self.evaluator!r}"
             )
-        number("virtual_loss", self.virtual_loss)
-        if not 0.0 <= self.virtual_loss <= 1.0:
-            raise InvalidOptionError(f"virtual_loss must be in [0, 1], got {self.virtual_loss!r}")
+        check_number(self.virtual_loss, "virtual_loss", low=0, high=1)
         self._check_root_noise()
         for flag in ("expand_all", "solver", "reuse"):
-            if not isinstance(getattr(self, flag), bool):
-                raise InvalidOptionError(
-                    f"{flag} must be True or False, got {getattr(self, flag)!r}"
-                )
-        if self.final_move not in ("visits", "value", "robust_max"):
-            raise InvalidOptionError(
-                f"final_move must be 'visits', 'value' or 'robust_max', got {self.final_move!r}"
-            )
-
-        if self.backend not in ("auto", "python", "numba"):
-            raise InvalidOptionError(
-                f"backend must be 'auto', 'python' or 'numba', got {self.backend!r}"
-            )
-        if self.information not in INFORMATION_MODES:
-            raise InvalidOptionError(
-                f"information must be one of {list(INFORMATION_MODES)}, got {self.information!r}"
-            )
-        count = self.determinizations
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise InvalidOptionError(f"determinizations must be an int >= 1, got {count!r}")
-        if self.search_from not in ("here", "start"):
-            raise InvalidOptionError(
-                f"search_from must be 'here' or 'start', got {self.search_from!r}"
-            )
-        if self.smooth is not None:
-            number("smooth", self.smooth)
-            if not 0.0 <= self.smooth <= 1.0:
-                raise InvalidOptionError(f"smooth must be in [0, 1] or None, got {self.smooth!r}")
+            check_bool(getattr(self, flag), flag)
+        check_choice(self.final_move, "final_move", ("visits", "value", "robust_max"))
+        check_choice(self.backend, "backend", ("auto", "python", "numba"))
+        check_choice(self.information, "information", INFORMATION_MODES)
+        check_int(self.determinizations, "determinizations", low=1)
+        check_choice(self.search_from, "search_from", ("here", "start"))
+        check_number(self.smooth, "smooth", low=0, high=1, optional=True)
         self._check_return_range()
 
     def _check_return_range(self) -> None:
@@ -255,10 +196,7 @@ class SearchConfig:
         valid = (
             isinstance(bounds, (tuple, list))
             and len(bounds) == 2
-            and all(
-                not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
-                for v in bounds
-            )
+            and all(is_number(v) for v in bounds)
             and bounds[0] < bounds[1]
         )
         if not valid:
@@ -277,11 +215,7 @@ class SearchConfig:
                 f"root_noise must be None or a pair (alpha, epsilon), got {noise!r}"
             )
         for name, value in zip(("alpha", "epsilon"), noise, strict=True):
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not math.isfinite(value)
-            ):
+            if not is_number(value):
                 raise InvalidOptionError(
                     f"root_noise's {name} must be a finite number, got {value!r} in {noise!r}"
                 )

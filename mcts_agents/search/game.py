@@ -12,6 +12,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from mcts_agents.envs.core.game import CHANCE, draw_outcome
+from mcts_agents.errors import InvalidOptionError
 
 State = Any  # immutable and hashable for our cores; opaque (treated as immutable) for adapters
 
@@ -150,7 +151,7 @@ def return_normalizer(game: Game) -> Callable[[Sequence[float]], tuple[float, ..
     if (low, high) == (-1.0, 1.0):
         return None
     if not high > low:
-        raise ValueError(f"{game!r}: return_range must be (low, high) with low < high")
+        raise InvalidOptionError(f"{game!r}: return_range must be (low, high) with low < high")
     return range_normalizer(low, high)
 
 

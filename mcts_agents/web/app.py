@@ -41,6 +41,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from mcts_agents.agents.specs import AGENT_KINDS, ENV_SPECS, agent_options, env_parameters
+from mcts_agents.checks import is_number
 from mcts_agents.errors import ResultsFileError, SpecError, TooManyGamesError
 from mcts_agents.web import pages
 from mcts_agents.web.guard import RequestGuard
@@ -233,9 +234,7 @@ async def watch_control(request: Request) -> Response:
     session = _session_or_404(request)
     data = await _body(request)
     delay, paused = data.get("delay"), data.get("paused")
-    if delay is not None and (
-        isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= 10
-    ):
+    if delay is not None and (not is_number(delay) or not 0 <= delay <= 10):
         raise BadRequest(f"delay should be a number of seconds from 0 to 10, got {delay!r}")
     if paused is not None and not isinstance(paused, bool):
         raise BadRequest(f"paused should be true or false, got {paused!r}")

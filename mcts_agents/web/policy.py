@@ -44,7 +44,8 @@ from mcts_agents.agents.specs import (
     read_agent_spec,
     split_spec,
 )
-from mcts_agents.errors import InvalidOptionError, SpecError
+from mcts_agents.checks import check_int, check_number, is_number
+from mcts_agents.errors import SpecError
 
 __all__ = ["LOOPBACK_HOSTS", "Limits", "ServerPolicy", "host_name", "hosts_for"]
 
@@ -83,12 +84,8 @@ class Limits:
 
     def __post_init__(self) -> None:
         for name in ("workers", "iterations", "nodes", "board"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidOptionError(f"Limits.{name} must be an int >= 1, got {value!r}")
-        seconds = self.seconds
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
-            raise InvalidOptionError(f"Limits.seconds must be a number > 0, got {seconds!r}")
+            check_int(getattr(self, name), f"Limits.{name}", low=1)
+        check_number(self.seconds, "Limits.seconds", low=0, low_open=True, finite=False)
 
 
 def host_name(host: str) -> str:
@@ -183,11 +180,11 @@ class ServerPolicy:
     ) -> None:
         for key, given in raw.items():
             value = parse_value(given)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if not is_number(value, finite=False):
                 continue
             default = defaults.get(key)
             high: float = self.limits.board
-            if isinstance(default, (int, float)) and not isinstance(default, bool):
+            if is_number(default, finite=False):
                 high = max(high, default)
             if not value <= high:
                 raise SpecError(
@@ -236,7 +233,7 @@ class ServerPolicy:
         ]
         for key, high, option in checks:
             value = options.get(key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if not is_number(value, finite=False):
                 continue  # absent, or a value the agent itself refuses with a message
             if not value <= high:
                 raise SpecError(

@@ -44,17 +44,19 @@ def bookkeeping(env: Any) -> tuple[Any, ...]:
     )
 
 
-def test_pettingzoo_api(env_fn: Any) -> None:
+def test_pettingzoo_api_test_passes(env_fn: Any) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         api_test(env_fn(), num_cycles=200)
 
 
-def test_pettingzoo_seed(env_fn: Any) -> None:
+def test_pettingzoo_seed_test_passes(env_fn: Any) -> None:
     seed_test(env_fn, num_cycles=50)
 
 
-def test_pettingzoo_render(env_fn: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_pettingzoo_render_test_passes_and_rgb_draws_a_board(
+    env_fn: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     render_test(env_fn)
     if "rgb_array" not in env_fn.raw().metadata["render_modes"]:  # card games: text only
         with pytest.raises(envs.InvalidParameterError, match="rgb_array"):

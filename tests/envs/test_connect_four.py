@@ -49,7 +49,7 @@ def test_perft_through_save_restore(depth: int) -> None:
         ([6, 0, 1, 0, 1, 0, 1, 0], 1),  # second player, vertical
     ],
 )
-def test_scripted_wins(moves: list[int], winner: int) -> None:
+def test_scripted_games_end_won_by_the_expected_player(moves: list[int], winner: int) -> None:
     env = connect_four_v0.raw_env()
     env.reset()
     for action in moves[:-1]:
@@ -122,7 +122,7 @@ def test_core_rollout_matches_generic_rollout_statistics() -> None:
 @pytest.mark.parametrize(
     "kwargs", [{"width": 0}, {"height": -1}, {"k": 1}, {"k": 8}, {"width": 7.0}, {"k": True}]
 )
-def test_bad_parameters(kwargs: dict[str, object]) -> None:
+def test_bad_parameters_are_refused_naming_the_parameter(kwargs: dict[str, object]) -> None:
     with pytest.raises(InvalidParameterError, match=next(iter(kwargs))):
         connect_four_v0.raw_env(**kwargs)
 

@@ -211,7 +211,7 @@ def deal(game: KuhnPoker, *cards: int) -> State:
         ((Q, J), [0, 1, 1], (2.0, -2.0)),  # check, bet, call
     ],
 )
-def test_scripted_hands(
+def test_scripted_hands_end_with_the_expected_returns(
     cards: tuple[int, int], bets: list[int], returns: tuple[float, ...]
 ) -> None:
     game = KuhnPoker()
@@ -304,7 +304,7 @@ def test_observation_is_exactly_a_function_of_the_information_set(players: int) 
             assert seen.setdefault(raw, key) == key  # different across information sets
 
 
-def test_observation_layout() -> None:
+def test_observation_vectors_have_the_documented_layout() -> None:
     game = KuhnPoker()
     state = game.apply(deal(game, K, J), [0, 1])  # pass, bet; player 0 to act
     expected_public = [1, 0, 0, 1, 0, 0, 1, 0, 1, 1]  # pass, bet, -; chips 1 and 2
@@ -314,7 +314,7 @@ def test_observation_layout() -> None:
     np.testing.assert_array_equal(game.observation(root, 1), [0, 1] + [0] * 9 + [1, 0, 1, 0])
 
 
-def test_information_set_keys() -> None:
+def test_information_set_keys_hold_only_what_the_seat_has_seen() -> None:
     game = KuhnPoker()
     root = game.initial_state()
     one = game.next_state(root, K)

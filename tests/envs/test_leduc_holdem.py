@@ -231,7 +231,7 @@ def play(game: LeducHoldem, state: State, moves: list[int], public: int | None =
         ((J1, K1), Q1, [CALL, RAISE, RAISE, CALL, RAISE, RAISE, CALL], (-13.0, 13.0)),  # the max
     ],
 )
-def test_scripted_hands(
+def test_scripted_hands_end_with_the_expected_returns(
     cards: tuple[int, int], public: int, moves: list[int], returns: tuple[float, float]
 ) -> None:
     game = LeducHoldem()
@@ -350,7 +350,7 @@ def test_observation_is_exactly_a_function_of_the_information_set(params: dict[s
             assert seen.setdefault(raw, key) == key  # different across information sets
 
 
-def test_observation_layout() -> None:
+def test_observation_vectors_have_the_documented_layout() -> None:
     game = LeducHoldem()
     state = play(game, deal(game, Q1, K2), [RAISE, CALL, CALL], public=J2)
     obs = game.observation(state, 1)
@@ -371,7 +371,7 @@ def test_observation_layout() -> None:
     assert not game.observation(end, 0)[2 + K2]  # never the opponent's card
 
 
-def test_information_set_keys() -> None:
+def test_information_set_keys_hold_only_what_the_seat_has_seen() -> None:
     game = LeducHoldem()
     root = game.initial_state()
     one = game.next_state(root, K1)

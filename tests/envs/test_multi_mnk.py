@@ -45,7 +45,7 @@ def play(actions: list[int], **kwargs: object) -> multi_mnk_v0.MultiMNKEnv:
     return env
 
 
-def test_defaults() -> None:
+def test_the_default_game_is_6x6_four_in_a_row_for_three_players() -> None:
     env = multi_mnk_v0.raw_env()
     game = env.game
     assert (game.m, game.n, game.k, game.num_players) == (6, 6, 4, 3)
@@ -177,7 +177,7 @@ def test_transposed_move_orders_give_equal_keys(
         ({"n": "6"}, "n \\(columns\\) must be an int, got '6'"),
     ],
 )
-def test_bad_parameters(kwargs: dict[str, object], message: str) -> None:
+def test_bad_parameters_are_refused_naming_them(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(InvalidParameterError, match=message):
         multi_mnk_v0.raw_env(**kwargs)
 

@@ -414,7 +414,7 @@ def test_observation_hides_other_hands() -> None:
     assert changed > 100
 
 
-def test_observation_layout() -> None:
+def test_observation_vectors_have_the_documented_layout() -> None:
     game = OhHell()
     c, n, t = 52, 3, 17
     hands = [[48, 3, 45], [44, 4, 49], [40, 13, 10]]  # AC 2H KD, KC 3C AD, QC 5D 4S
@@ -496,13 +496,13 @@ def test_params_spec_and_views() -> None:
 
 # ---------------------------------------------------------------------- env
 @pytest.mark.parametrize("players", [3, 4])
-def test_pettingzoo_api(players: int) -> None:
+def test_pettingzoo_api_test_passes(players: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         api_test(env(players=players), num_cycles=300, verbose_progress=False)
 
 
-def test_pettingzoo_seed() -> None:
+def test_pettingzoo_seed_test_passes() -> None:
     seed_test(lambda **kwargs: env(players=4, **kwargs), num_cycles=50)
 
 

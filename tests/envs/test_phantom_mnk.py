@@ -357,7 +357,7 @@ def test_presets_and_metadata() -> None:
         ({"k": 4}, "k must be in \\[1, 3\\], got 4"),
     ],
 )
-def test_bad_parameters(kwargs: dict[str, Any], message: str) -> None:
+def test_bad_parameters_are_refused_naming_them(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(InvalidParameterError, match=message):
         env(**kwargs)
     core = {key: value for key, value in kwargs.items() if key != "preset"}

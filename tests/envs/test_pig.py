@@ -393,14 +393,14 @@ def test_observation_and_rendering_by_hand() -> None:
 
 
 # ---------------------------------------------------------------------- the env
-def test_pettingzoo_api() -> None:
+def test_pettingzoo_api_test_passes() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         api_test(env(winscore=30), num_cycles=300)
         api_test(env(players=4, winscore=20), num_cycles=300)
 
 
-def test_pettingzoo_seed_test() -> None:
+def test_pettingzoo_seed_test_passes() -> None:
     seed_test(lambda: env(winscore=30), num_cycles=100)
 
 
@@ -474,7 +474,7 @@ def test_restore_rolls_the_same_dice_again() -> None:
         ({"piglet": "yes"}, "piglet must be a bool, got 'yes'"),
     ],
 )
-def test_bad_parameters(kwargs: dict[str, Any], message: str) -> None:
+def test_bad_parameters_are_refused_naming_them(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(InvalidParameterError, match=message):
         Pig(**kwargs)
     with pytest.raises(InvalidParameterError, match=message):

@@ -114,7 +114,7 @@ def test_matches_openspiel_tic_tac_toe() -> None:
         ([0, 2, 1, 4, 8, 6], 1),  # O: anti-diagonal
     ],
 )
-def test_scripted_wins(moves: list[int], winner: int) -> None:
+def test_scripted_games_end_won_by_the_expected_player(moves: list[int], winner: int) -> None:
     env = play(moves)
     loser = 1 - winner
     assert all(env.terminations.values())

@@ -67,6 +67,7 @@ from mcts_agents.alphazero.selfplay import (
     require_perfect_information,
 )
 from mcts_agents.alphazero.symmetries import symmetries
+from mcts_agents.checks import check_choice, check_instance, check_int, check_number
 from mcts_agents.errors import CheckpointError, InvalidOptionError, ModelFileError
 from mcts_agents.ratings import elo_from_rate
 from mcts_agents.search.config import SearchConfig
@@ -428,21 +429,12 @@ def train(
         InvalidStateError: a game with hidden information (``perfect_information`` False).
     """
     require_perfect_information(game, "AlphaZero's training loop")
-    if backend not in ("process", "ray"):
-        raise InvalidOptionError(f"backend must be 'process' or 'ray', got {backend!r}")
+    check_choice(backend, "backend", ("process", "ray"))
     if steps is None and minutes is None:
         raise InvalidOptionError("train needs steps (in all) or minutes (for this call), or both")
-    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 0):
-        raise InvalidOptionError(f"steps must be an int >= 0 or None, got {steps!r}")
-    if minutes is not None and (
-        isinstance(minutes, bool)
-        or not isinstance(minutes, (int, float))
-        or not math.isfinite(minutes)
-        or minutes <= 0
-    ):
-        raise InvalidOptionError(f"minutes must be a positive number or None, got {minutes!r}")
-    if config is not None and not isinstance(config, RunConfig):
-        raise InvalidOptionError(f"config must be a RunConfig or None, got {config!r}")
+    check_int(steps, "steps", low=0, optional=True)
+    check_number(minutes, "minutes", low=0, low_open=True, optional=True)
+    check_instance(config, "config", RunConfig, optional=True)
     where = resolve_device(device)
     out = Path(out_dir)
     config, resumed = _run_config(out, game, config)

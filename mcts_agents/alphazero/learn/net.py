@@ -27,15 +27,14 @@ from typing import Any
 import torch
 from torch import nn
 
+from mcts_agents.checks import check_instance, check_int, check_seed
 from mcts_agents.errors import InvalidOptionError
 
 __all__ = ["NetConfig", "PolicyValueNet", "build_net"]
 
 
 def _positive(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidOptionError(f"{name} must be an int >= 1, got {value!r}")
-    return value
+    return int(check_int(value, name, low=1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +53,7 @@ class NetConfig:
 
     def __post_init__(self) -> None:
         _positive("NetConfig's channels", self.channels)
-        if isinstance(self.blocks, bool) or not isinstance(self.blocks, int) or self.blocks < 0:
-            raise InvalidOptionError(f"NetConfig's blocks must be an int >= 0, got {self.blocks!r}")
+        check_int(self.blocks, "NetConfig's blocks", low=0)
         _positive("NetConfig's value_hidden", self.value_hidden)
 
     def to_dict(self) -> dict[str, int]:
@@ -102,8 +100,7 @@ class PolicyValueNet(nn.Module):
                 f"channels last), got {observation_shape!r}"
             )
         _positive("num_actions", num_actions)
-        if not isinstance(config, NetConfig):
-            raise InvalidOptionError(f"config must be a NetConfig, got {config!r}")
+        check_instance(config, "config", NetConfig)
         height, width, planes = shape
         self.observation_shape: tuple[int, int, int] = (height, width, planes)
         self.num_actions = num_actions
@@ -169,8 +166,7 @@ def build_net(
     config = NetConfig() if config is None else config
     if seed is None:
         return PolicyValueNet(tuple(shape), actions, config)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise InvalidOptionError(f"seed must be an int or None, got {seed!r}")
+    check_seed(seed, optional=True)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         return PolicyValueNet(tuple(shape), actions, config)

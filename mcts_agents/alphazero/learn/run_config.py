@@ -9,6 +9,7 @@ from typing import Any
 from mcts_agents.alphazero.learn.net import NetConfig
 from mcts_agents.alphazero.learn.trainer import TrainConfig
 from mcts_agents.alphazero.selfplay import PlayoutCap, Resign, TemperatureSchedule
+from mcts_agents.checks import check_int, check_number, is_int
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.processes import check_workers
 from mcts_agents.search.config import SearchConfig
@@ -17,8 +18,7 @@ __all__ = ["RunConfig"]
 
 
 def _int(name: str, value: Any, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InvalidOptionError(f"RunConfig's {name} must be an int >= {low}, got {value!r}")
+    check_int(value, f"RunConfig's {name}", low=low)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +120,7 @@ class RunConfig:
             )
         opponents = self.elo_opponents
         if not isinstance(opponents, (tuple, list)) or not all(
-            isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in opponents
+            is_int(n) and n >= 1 for n in opponents
         ):
             raise InvalidOptionError(
                 f"RunConfig's elo_opponents must be MCTS iteration counts (ints >= 1), got "
@@ -130,14 +130,10 @@ class RunConfig:
             _int("gate_simulations", self.gate_simulations, 1)
         TemperatureSchedule.of(self.temperature)  # checks it
         self.selfplay_options()  # checks the cap and the resignation
-        mix = self.value_mix
-        if isinstance(mix, bool) or not isinstance(mix, (int, float)) or not 0.0 <= mix <= 1.0:
-            raise InvalidOptionError(f"RunConfig's value_mix must be in [0, 1], got {mix!r}")
+        check_number(self.value_mix, "RunConfig's value_mix", low=0, high=1)
         # the search options are checked where they are used: SearchConfig checks them here
         SearchConfig(selection="puct", c=self.c, root_noise=self.root_noise)
-        t = self.gate_threshold
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0.0 <= t <= 1.0:
-            raise InvalidOptionError(f"RunConfig's gate_threshold must be in [0, 1], got {t!r}")
+        check_number(self.gate_threshold, "RunConfig's gate_threshold", low=0, high=1)
 
     def selfplay_options(self) -> tuple[PlayoutCap | None, Resign | None]:
         """The self-play game's ``playout_cap`` and ``resign`` options (checked)."""

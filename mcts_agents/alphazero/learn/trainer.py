@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -29,6 +28,7 @@ import torch
 
 from mcts_agents.alphazero.learn.net import PolicyValueNet
 from mcts_agents.alphazero.replay import ReplayBuffer
+from mcts_agents.checks import check_choice, check_instance, check_int, check_number, check_seed
 from mcts_agents.errors import InvalidOptionError
 
 __all__ = ["Losses", "TrainConfig", "Trainer", "loss_terms"]
@@ -55,27 +55,11 @@ class TrainConfig:
     momentum: float = 0.9
 
     def __post_init__(self) -> None:
-        size = self.batch_size
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise InvalidOptionError(f"TrainConfig's batch_size must be an int >= 1, got {size!r}")
-        for name, low in (("learning_rate", 0.0), ("weight_decay", 0.0), ("momentum", 0.0)):
-            value = getattr(self, name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not math.isfinite(value)
-                or value < low
-                or (name == "learning_rate" and value == 0)
-                or (name == "momentum" and value >= 1)
-            ):
-                expected = {"learning_rate": "> 0", "weight_decay": ">= 0"}.get(name, "in [0, 1)")
-                raise InvalidOptionError(
-                    f"TrainConfig's {name} must be a finite number {expected}, got {value!r}"
-                )
-        if self.optimizer not in ("adam", "sgd"):
-            raise InvalidOptionError(
-                f"TrainConfig's optimizer must be 'adam' or 'sgd', got {self.optimizer!r}"
-            )
+        check_int(self.batch_size, "TrainConfig's batch_size", low=1)
+        check_number(self.learning_rate, "TrainConfig's learning_rate", low=0, low_open=True)
+        check_number(self.weight_decay, "TrainConfig's weight_decay", low=0)
+        check_number(self.momentum, "TrainConfig's momentum", low=0, high=1, high_open=True)
+        check_choice(self.optimizer, "TrainConfig's optimizer", ("adam", "sgd"))
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict (``TrainConfig(**d)`` rebuilds it)."""
@@ -133,10 +117,8 @@ class Trainer:
         if not isinstance(net, PolicyValueNet):
             raise InvalidOptionError(f"Trainer needs a PolicyValueNet, got {net!r}")
         config = TrainConfig() if config is None else config
-        if not isinstance(config, TrainConfig):
-            raise InvalidOptionError(f"config must be a TrainConfig or None, got {config!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise InvalidOptionError(f"seed must be an int, got {seed!r}")
+        check_instance(config, "config", TrainConfig, optional=True)
+        check_seed(seed)
         self.net = net
         self.config = config
         self.step = 0

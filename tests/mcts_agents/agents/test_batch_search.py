@@ -110,7 +110,7 @@ def test_batched_mcts_search_batch_picks_trees_and_refuses_bad_ones() -> None:
         batched.search_batch(game, [state, state], trees=[1, 1])
     with pytest.raises(InvalidOptionError, match="4 positions for 3 trees"):
         batched.search_batch(game, [state] * 4)
-    with pytest.raises(InvalidOptionError, match="trees must be a positive int"):
+    with pytest.raises(InvalidOptionError, match="trees must be an int >= 1, got 0"):
         BatchedMCTS(0, iterations=5)
     with pytest.raises(InvalidOptionError, match="seed must list 2 ints"):
         BatchedMCTS(2, iterations=5, seed=[1])

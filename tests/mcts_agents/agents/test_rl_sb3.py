@@ -144,7 +144,7 @@ def test_bad_models_and_inputs_are_named(model: Any) -> None:
     with pytest.raises(TypeError, match="needs a Stable-Baselines3 actor-critic model"):
         SB3Evaluator(object())
     for scale in (0, -1.0, float("inf"), True):
-        with pytest.raises(InvalidOptionError, match="value_scale must be a positive number"):
+        with pytest.raises(InvalidOptionError, match="value_scale must be a finite number > 0"):
             SB3Evaluator(model, value_scale=scale)
     evaluator = SB3Evaluator(model)
     with pytest.raises(InvalidOptionError, match=r"this policy takes \[B, 3, 3, 2\]"):

@@ -100,7 +100,7 @@ def test_specs_pickle_and_build_fresh_agents() -> None:
         ("mcts:iterations=10,,c=1", "is not of the form key=value"),
         ("mcts:iterations=10,bogus=1", "'mcts:iterations=10,bogus=1'.*bogus"),
         ("mcts:iterations=-5", "'mcts:iterations=-5'.*iterations"),
-        ("mcts:iterations=10,c=abc", "'mcts:iterations=10,c=abc'.*c must be a number"),
+        ("mcts:iterations=10,c=abc", "'mcts:iterations=10,c=abc'.*c must be a finite number"),
         ("mcts:iterations=10,selection=foo", "selection"),
         ("mcts", "budget"),
         ("mcts:time=1,time_limit=2", "given twice"),

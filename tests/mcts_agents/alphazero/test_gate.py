@@ -118,7 +118,7 @@ def test_the_search_config_is_used_with_batches() -> None:
         ({"games": 0}, "games must be an even int >= 2"),
         ({"simulations": 0}, "simulations must be an int >= 1"),
         ({"seed": "x"}, "seed must be an int"),
-        ({"threshold": 1.5}, r"threshold must be a score in \[0, 1\]"),
+        ({"threshold": 1.5}, r"threshold must be a finite number in \[0, 1\] \(a score\)"),
         ({"candidate": object()}, "the gate's candidate must be a batch evaluator"),
         ({"config": SearchConfig()}, "selection='puct'"),
         ({"opening": (1, 2)}, "temperature_schedule must be"),

@@ -344,10 +344,10 @@ def test_a_failed_batch_drops_the_tree_and_the_next_search_is_sound() -> None:
         ({"batch_size": 0}, r"batch_size must be an int >= 1, got 0"),
         ({"batch_size": 2.0}, r"batch_size must be an int >= 1, got 2.0"),
         ({"batch_size": True}, r"batch_size must be an int >= 1, got True"),
-        ({"virtual_loss": -0.5}, r"virtual_loss must be in \[0, 1\], got -0.5"),
-        ({"virtual_loss": 2.0}, r"virtual_loss must be in \[0, 1\], got 2.0"),
-        ({"virtual_loss": math.nan}, r"virtual_loss must be finite, got nan"),
-        ({"virtual_loss": "1"}, r"virtual_loss must be a number, got '1'"),
+        ({"virtual_loss": -0.5}, r"virtual_loss must be a finite number in \[0, 1\], got -0.5"),
+        ({"virtual_loss": 2.0}, r"virtual_loss must be a finite number in \[0, 1\], got 2.0"),
+        ({"virtual_loss": math.nan}, r"virtual_loss must be a finite number in \[0, 1\], got nan"),
+        ({"virtual_loss": "1"}, r"virtual_loss must be a finite number in \[0, 1\], got '1'"),
     ],
 )
 def test_bad_batch_options_are_refused(options: dict[str, Any], message: str) -> None:

@@ -149,7 +149,7 @@ def test_runs_of_another_game_or_config_and_stray_folders_are_refused(
         train(TTT, tmp_path, config=TINY, steps=1)
     with pytest.raises(InvalidOptionError, match="needs steps"):
         train(TTT, tmp_path / "new")
-    with pytest.raises(InvalidOptionError, match="minutes must be a positive number"):
+    with pytest.raises(InvalidOptionError, match="minutes must be a finite number > 0 or None"):
         train(TTT, tmp_path / "new", minutes=0)
     for options, message in (
         ({"gate_games": 3}, "gate_games must be even"),
