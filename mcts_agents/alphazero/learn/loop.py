@@ -56,7 +56,7 @@ from mcts_agents.alphazero.learn.checkpoint import (
 )
 from mcts_agents.alphazero.learn.evaluator import TorchEvaluator, resolve_device
 from mcts_agents.alphazero.learn.net import build_net
-from mcts_agents.alphazero.learn.pools import open_loop_pool
+from mcts_agents.alphazero.learn.pools import check_pool_game, open_loop_pool
 from mcts_agents.alphazero.learn.run_config import RunConfig
 from mcts_agents.alphazero.learn.trainer import Trainer
 from mcts_agents.alphazero.replay import ReplayBuffer
@@ -445,6 +445,8 @@ def train(
     if config is not None and not isinstance(config, RunConfig):
         raise InvalidOptionError(f"config must be a RunConfig or None, got {config!r}")
     where = resolve_device(device)
+    if config is not None:  # before the run's folder is written (a resumed run: open_loop_pool)
+        check_pool_game(game, backend, config)
     out = Path(out_dir)
     config, resumed = _run_config(out, game, config)
     run = _Run(game, out, config, where)

@@ -17,7 +17,7 @@ import torch
 from mcts_agents.alphazero.learn.run_config import RunConfig
 from mcts_agents.processes import Pool, check_picklable, open_pool
 
-__all__ = ["open_loop_pool", "pool_size"]
+__all__ = ["check_pool_game", "open_loop_pool", "pool_size"]
 
 
 def _init_worker() -> None:
@@ -43,11 +43,17 @@ def open_loop_pool(
     For a spawn pool the game is checked first (``UnpicklableError`` naming it)."""
     workers = pool_size(config)
     kind = "ray" if backend == "ray" else "spawn" if workers > 1 else "local"
-    if kind == "spawn":
+    check_pool_game(game, backend, config)
+    pool = open_pool(kind, workers, initializer=_init_worker, address=address)
+    return stack.enter_context(pool)
+
+
+def check_pool_game(game: Any, backend: str, config: RunConfig) -> None:
+    """``UnpicklableError`` naming ``game`` if ``config`` sends it to spawned worker processes
+    and it does not pickle (called before a run's folder is written, and again on resuming)."""
+    if backend != "ray" and pool_size(config) > 1:
         check_picklable(
             game,
             f"the game {game!r}",
             "workers > 1 needs a picklable rules core (this library's envs); use workers=1",
         )
-    pool = open_pool(kind, workers, initializer=_init_worker, address=address)
-    return stack.enter_context(pool)

@@ -82,6 +82,7 @@ def test_a_game_that_cannot_be_sent_to_the_workers_is_named(tmp_path: Path) -> N
     config = RunConfig(workers=2, games_per_iteration=2)
     with pytest.raises(UnpicklableError, match=r"the game .*LocalMNK.*cannot be pickled"):
         train(LocalMNK(3, 3, 3), tmp_path / "run", config=config, steps=1)
+    assert not (tmp_path / "run").exists()  # refused before the run's folder is written
     assert issubclass(UnpicklableError, TypeError) and issubclass(UnpicklableError, ValueError)
 
 
