@@ -29,7 +29,9 @@ exception                  base             raised for
 ``ModelFileError``         ``ValueError``   a model file that is not one or is damaged (a
                                             ``CheckpointError``)
 ``CloneError``             ``TypeError``    an env that cannot be cloned faithfully
-``UnpicklableGameError``   ``TypeError``    a game that cannot be sent to worker processes
+``UnpicklableError``       ``InvalidOption  a game, task, agent, env factory or search
+                           Error`` and      configuration that cannot be sent to worker
+                           ``TypeError``    processes (``UnpicklableGameError``: its old name)
 ``SpecError``              ``ValueError``   a bad agent or env spec string
 ``ResultsFileError``       ``ValueError``   an arena results file (``out=``) that is not one, is
                                             damaged, read-only where it must grow, or unwritable
@@ -92,8 +94,16 @@ class CloneError(TypeError):
     """An env that cannot be cloned faithfully (names the env class and why)."""
 
 
-class UnpicklableGameError(TypeError):
-    """A game (or state) that cannot be sent faithfully to worker processes."""
+class UnpicklableError(InvalidOptionError, TypeError):
+    """Something a caller gave that cannot be sent (faithfully) to worker processes: a game or
+    its states, a task, an agent, an env factory, a search configuration. Raised by
+    ``processes.check_picklable`` for every pool of the library (the arena, root parallelism,
+    the AlphaZero loop and gate); an ``InvalidOptionError`` and a ``TypeError``, so code that
+    caught either (the old errors for this fault) still catches it."""
+
+
+#: The old name of ``UnpicklableError`` (root parallelism's game errors), kept for callers.
+UnpicklableGameError = UnpicklableError
 
 
 class SpecError(ValueError):
@@ -165,6 +175,7 @@ __all__ = [
     "SpecError",
     "TooManyGamesError",
     "TorchNotInstalledError",
+    "UnpicklableError",
     "UnpicklableGameError",
     "WebNotInstalledError",
     "WorkerError",

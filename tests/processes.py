@@ -58,13 +58,20 @@ def descendants(pid: int) -> dict[int, str]:
 
 
 def kill_and_find_survivors(
-    parent: subprocess.Popen[bytes], processes: dict[int, str], seconds: float = 10.0
+    parent: subprocess.Popen[bytes],
+    processes: dict[int, str],
+    seconds: float = 10.0,
+    how: signal.Signals = signal.SIGKILL,
 ) -> list[str]:
-    """SIGKILL ``parent``, wait up to ``seconds`` for ``processes`` (pid -> command line) to
-    end, and return the command lines of those still alive then (each then killed, so that
-    nothing outlives the test)."""
-    parent.kill()
-    parent.wait(10)
+    """Send ``how`` (SIGKILL, SIGTERM) to ``parent``, wait up to ``seconds`` for ``processes``
+    (pid -> command line) to end, and return the command lines of those still alive then (each
+    then killed, so that nothing outlives the test)."""
+    parent.send_signal(how)
+    try:
+        parent.wait(30)
+    except subprocess.TimeoutExpired:
+        parent.kill()  # it ignored ``how``: that is a failure too (its workers are listed)
+        parent.wait(10)
     deadline = time.monotonic() + seconds
     while any(alive(pid) for pid in processes) and time.monotonic() < deadline:
         time.sleep(0.1)

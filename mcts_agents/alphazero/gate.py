@@ -159,12 +159,15 @@ def gate(
         opening: the move temperatures, ``(moves, t_early, t_late)`` or a
             ``TemperatureSchedule`` (default: the first two plies drawn in proportion to
             visits, then the most visited move).
-        pool: plays the pairs of games with ``pool.map`` (e.g. a ``multiprocessing`` pool;
-            the evaluators, game and config must pickle), or ``None``: here, one by one. The
-            games are the same either way (each pair has its own seeds).
+        pool: plays the pairs of games with ``pool.map``: a ``processes.open_pool`` pool
+            (``"spawn"``: the evaluators, game and config must pickle, else
+            ``UnpicklableError``; ``"ray"``), or ``None``: here, one by one. The games are the
+            same either way (each pair has its own seeds).
 
     Raises:
         InvalidOptionError: a bad option, named with its value and what was expected.
+        UnpicklableError: a spawn ``pool``, and something of the games that does not pickle.
+        WorkerError: a worker process of ``pool`` died.
     """
     _check_options(game, candidate, best, games, simulations, seed, threshold)
     config = DEFAULT_GATE_CONFIG if config is None else config

@@ -11,6 +11,12 @@ are started with the ``forkserver`` method where the platform has it, else ``spa
 bare ``fork`` of a process that may hold threads or locks), as daemons, lazily on the first
 search. The game is pickled to the workers once per game; each search sends only the state.
 
+The workers are not a ``processes`` pool: each keeps its own tree from move to move and answers
+requests on its pipe (a persistent protocol, not a ``map``), so this module runs them itself,
+with ``processes``' pieces: the bound (``check_workers``), the parent watch
+(``exit_with_parent``, a worker's first act) and the picklability check (``check_picklable``,
+``UnpicklableError``).
+
 As with any ``spawn``/``forkserver`` process, a script that starts workers must guard its entry
 point with ``if __name__ == "__main__":`` (the workers import the main module).
 """
@@ -32,10 +38,10 @@ from types import TracebackType
 from typing import Any
 
 from mcts_agents.adapters.generic import EnvGame
-from mcts_agents.errors import InvalidOptionError, UnpicklableGameError, WorkerError
+from mcts_agents.errors import UnpicklableError, WorkerError
 from mcts_agents.planner.choice import local_searcher
 from mcts_agents.planner.merge import merge_results
-from mcts_agents.processes import check_workers, exit_with_parent
+from mcts_agents.processes import check_picklable, check_workers, exit_with_parent
 from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.game import Game, State
 from mcts_agents.search.result import SearchResult
@@ -63,20 +69,19 @@ POLL_SECONDS = 0.05
 
 
 def validate_workers(workers: Any) -> int:
-    """``workers`` as an int in ``[1, MAX_WORKERS]`` (``process_pool``'s bound, one for every
+    """``workers`` as an int in ``[1, MAX_WORKERS]`` (``processes``' bound, one for every
     pool of the library), else ``InvalidOptionError`` naming it."""
     return check_workers(workers)
 
 
 def check_config_picklable(config: SearchConfig, workers: int) -> None:
-    """``InvalidOptionError`` if ``config`` cannot be sent to worker processes."""
-    try:
-        pickle.dumps(config)
-    except Exception as error:
-        raise InvalidOptionError(
-            f"workers={workers} sends the search configuration to worker processes, but it "
-            f"cannot be pickled ({error}); use a module-level evaluator function"
-        ) from None
+    """``UnpicklableError`` (an ``InvalidOptionError``) if ``config`` cannot be sent to
+    worker processes."""
+    check_picklable(
+        config,
+        f"the search configuration (workers={workers})",
+        "use a module-level evaluator function",
+    )
 
 
 def worker_seed(seed: int | None, index: int) -> int | None:
@@ -93,7 +98,7 @@ def _worker_main(
     conn: Connection, budget: Budget, config: SearchConfig, seed: int | None, parent: int
 ) -> None:
     """A worker's loop: one reply per request, until ``close`` or the parent goes away (at once,
-    even in the middle of a search: ``process_pool.exit_with_parent``)."""
+    even in the middle of a search: ``processes.exit_with_parent``)."""
     exit_with_parent(parent)
     searcher: Searcher | None = None
     identity: Hashable = None
@@ -205,7 +210,8 @@ class RootParallelSearch:
             ``spawn``).
 
     Raises:
-        InvalidOptionError: ``workers`` is not a positive int, or ``config`` does not pickle.
+        InvalidOptionError: ``workers`` is not a positive int; ``UnpicklableError`` (one):
+            ``config`` does not pickle.
     """
 
     def __init__(
@@ -254,7 +260,7 @@ class RootParallelSearch:
         if multiprocessing.current_process().daemon:
             raise WorkerError(
                 f"workers={self.workers} cannot start worker processes inside a daemonic process "
-                "(a multiprocessing.Pool worker); use concurrent.futures.ProcessPoolExecutor "
+                "(a multiprocessing.Pool worker); use a processes.open_pool('spawn') pool "
                 "(as the arena does) or workers=1"
             )
         context: Any = self._context or _default_context()
@@ -356,7 +362,7 @@ class RootParallelSearch:
         """Search ``state`` in every process and merge the root statistics.
 
         Raises:
-            UnpicklableGameError: the game or its states cannot be sent to worker processes.
+            UnpicklableError: the game or its states cannot be sent to worker processes.
             WorkerError: a worker died, hung past its budget, or its search raised.
         """
         start = perf_counter()
@@ -407,7 +413,7 @@ class RootParallelSearch:
             "through Shimmy); use workers=1"
         )
         if isinstance(game, EnvGame):
-            raise UnpicklableGameError(
+            raise UnpicklableError(
                 f"{name} (the generic env cloner's game) cannot be sent to worker processes: "
                 f"its states are live env clones; {hint}"
             )
@@ -415,11 +421,11 @@ class RootParallelSearch:
             data = pickle.dumps(game)
             key = game.key(pickle.loads(pickle.dumps(state)))
         except Exception as error:
-            raise UnpicklableGameError(
+            raise UnpicklableError(
                 f"game {name} or its state cannot be pickled ({error}); {hint}"
             ) from None
         if key != game.key(state):
-            raise UnpicklableGameError(
+            raise UnpicklableError(
                 f"a state of game {name} comes back from pickling with another key; {hint}"
             )
         if data == self._game_bytes and self._game is not None:

@@ -7,9 +7,9 @@ iterations):
 1. ``games_per_iteration`` self-play games (``selfplay.play_selfplay_game``, PUCT with root
    noise, ``simulations`` per move, ``search_batch`` leaves per network call) with the best
    network, seeded ``derive_seed(seed, 0, iteration, game)``, in ``workers`` processes
-   (``az.pools``: bounded, ending with the process that trains), as Ray tasks
-   (``backend="ray"``), or here; their full-search positions go to the replay
-   buffer (sampled with the game's symmetries when ``augment``);
+   (``learn.pools``, a ``processes.open_pool`` pool: bounded, ending with the process that
+   trains, whatever ends it), as Ray tasks (``backend="ray"``), or here; their full-search
+   positions go to the replay buffer (sampled with the game's symmetries when ``augment``);
 2. ``steps_per_iteration`` training steps of the candidate network (``Trainer``);
 3. every ``gate_every`` iterations, the gate (``mcts_agents.alphazero.gate``): the candidate plays
    ``gate_games`` games against the best network and replaces it at a score of
@@ -56,7 +56,7 @@ from mcts_agents.alphazero.learn.checkpoint import (
 )
 from mcts_agents.alphazero.learn.evaluator import TorchEvaluator, resolve_device
 from mcts_agents.alphazero.learn.net import build_net
-from mcts_agents.alphazero.learn.pools import open_pool
+from mcts_agents.alphazero.learn.pools import check_pool_game, open_loop_pool
 from mcts_agents.alphazero.learn.run_config import RunConfig
 from mcts_agents.alphazero.learn.trainer import Trainer
 from mcts_agents.alphazero.replay import ReplayBuffer
@@ -69,6 +69,7 @@ from mcts_agents.alphazero.selfplay import (
 from mcts_agents.alphazero.symmetries import symmetries
 from mcts_agents.checks import check_choice, check_instance, check_int, check_number
 from mcts_agents.errors import CheckpointError, InvalidOptionError, ModelFileError
+from mcts_agents.processes import Pool
 from mcts_agents.ratings import elo_from_rate
 from mcts_agents.search.config import SearchConfig
 from mcts_agents.seeding import derive_seed
@@ -211,7 +212,7 @@ class _Run:
             os.fsync(handle.fileno())
 
     # ------------------------------------------------------------------ one iteration
-    def selfplay(self, pool: Any) -> list[GameRecord]:
+    def selfplay(self, pool: Pool) -> list[GameRecord]:
         config = self.config
         player = self.best if config.gate_every else self.trainer.net
         # the teacher plays without the network: no weights to send with its games
@@ -222,16 +223,14 @@ class _Run:
         ]
         play = _teacher_task if self.teaching else _selfplay_task
         tasks = [(self.game, evaluator, config, seed) for seed in seeds]
-        if pool is None:
-            return [play(task) for task in tasks]
-        return list(pool.map(play, tasks))
+        return pool.map(play, tasks)
 
     @property
     def teaching(self) -> bool:
         """Whether this iteration's games are the teacher's (``RunConfig.teacher_iterations``)."""
         return self.iteration <= self.config.teacher_iterations
 
-    def step(self, pool: Any, steps: int | None) -> dict[str, Any]:
+    def step(self, pool: Pool, steps: int | None) -> dict[str, Any]:
         config = self.config
         started = time.perf_counter()
         self.iteration += 1
@@ -301,7 +300,7 @@ class _Run:
         (self.out / NETS).mkdir(exist_ok=True)
         save_net(self.out / NETS / f"iteration-{self.iteration:06d}.pt", self.best, self.game)
 
-    def gate(self, pool: Any) -> dict[str, Any]:
+    def gate(self, pool: Pool) -> dict[str, Any]:
         config = self.config
         result = gate(
             self.game,
@@ -321,7 +320,7 @@ class _Run:
             self.save_best()
         return result.to_dict()
 
-    def elo(self, pool: Any) -> list[dict[str, Any]]:
+    def elo(self, pool: Pool) -> list[dict[str, Any]]:
         """The best network against each fixed MCTS opponent: score, interval and Elo (from
         the score with one virtual draw, so that a clean sweep stays finite)."""
         config = self.config
@@ -417,7 +416,7 @@ def train(
         on_iteration: called with each iteration's metrics line once it is saved (progress).
         backend: where self-play and gate games run: ``"process"`` (``config.workers``
             processes, or here with one) or ``"ray"`` (Ray tasks, one CPU each, through
-            ``ray_cluster.ray_session`` as in the arena: a local instance, or the cluster at
+            ``processes.ray_session`` as in the arena: a local instance, or the cluster at
             ``address``). The games and the run are the same on every backend.
         address: the Ray cluster for ``backend="ray"`` (``None``: a new local instance).
 
@@ -426,6 +425,8 @@ def train(
             this machine lacks (``cuda`` without CUDA).
         CheckpointError: a folder that is not a run, or a run of another game or config.
         RayNotInstalledError: ``backend="ray"`` without Ray.
+        UnpicklableError: more than one worker process, and a game that does not pickle.
+        WorkerError: a worker process died (killed, out of memory).
         InvalidStateError: a game with hidden information (``perfect_information`` False).
     """
     require_perfect_information(game, "AlphaZero's training loop")
@@ -436,6 +437,8 @@ def train(
     check_number(minutes, "minutes", low=0, low_open=True, optional=True)
     check_instance(config, "config", RunConfig, optional=True)
     where = resolve_device(device)
+    if config is not None:  # before the run's folder is written (a resumed run: open_loop_pool)
+        check_pool_game(game, backend, config)
     out = Path(out_dir)
     config, resumed = _run_config(out, game, config)
     run = _Run(game, out, config, where)
@@ -447,7 +450,7 @@ def train(
     deadline = None if minutes is None else time.monotonic() + 60.0 * minutes
     lines: list[dict[str, Any]] = []
     with contextlib.ExitStack() as stack:
-        pool = open_pool(stack, backend, address, config)
+        pool = open_loop_pool(stack, backend, address, config, game)
         while (steps is None or run.trainer.step < steps) and (
             deadline is None or time.monotonic() < deadline
         ):

@@ -1,5 +1,6 @@
-"""Where the training loop's games run: worker processes (``process_pool.spawn_pool``: bounded,
-ending with the process that trains), Ray tasks, or here.
+"""Where the training loop's games run: a ``processes.open_pool`` pool of worker processes
+(``spawn``: bounded, ending with the process that trains, whatever ends it), of Ray tasks, or
+here (``local``).
 
 Each worker runs torch on one thread (one process per core; torch's own threads would fight
 them). A pool never has more processes than the largest batch of games it is given at once
@@ -9,44 +10,18 @@ them). A pool never has more processes than the largest batch of games it is giv
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
 from typing import Any
 
 import torch
 
 from mcts_agents.alphazero.learn.run_config import RunConfig
-from mcts_agents.processes import spawn_pool
-from mcts_agents.ray_cluster import ray_session
+from mcts_agents.processes import Pool, check_picklable, open_pool
 
-__all__ = ["open_pool", "pool_size"]
+__all__ = ["check_pool_game", "open_loop_pool", "pool_size"]
 
 
 def _init_worker() -> None:
     torch.set_num_threads(1)  # one process per core; torch's own threads would fight them
-
-
-def _on_one_thread(task: tuple[Callable[[Any], Any], Any]) -> Any:
-    """A Ray task: ``function(argument)`` with torch on one thread (a task per CPU)."""
-    function, argument = task
-    _init_worker()
-    return function(argument)
-
-
-class _RayPool:
-    """``map`` over Ray tasks (one CPU each), in order: the worker pool of ``backend="ray"``."""
-
-    def __init__(self, ray: Any) -> None:
-        self.ray = ray
-        self.remote = ray.remote(num_cpus=1)(_on_one_thread)
-
-    def map(self, function: Callable[[Any], Any], tasks: list[Any]) -> list[Any]:
-        refs = [self.remote.remote((function, task)) for task in tasks]
-        try:
-            return list(self.ray.get(refs))
-        except BaseException:
-            for ref in refs:
-                self.ray.cancel(ref, force=True)
-            raise
 
 
 def pool_size(config: RunConfig) -> int:
@@ -60,18 +35,25 @@ def pool_size(config: RunConfig) -> int:
     return max(1, min(config.workers, largest))
 
 
-def open_pool(
-    stack: contextlib.ExitStack, backend: str, address: str | None, config: RunConfig
-) -> Any:
-    """The loop's pool (an object with ``map``), closed by ``stack``: Ray tasks for
-    ``backend="ray"``, ``pool_size(config)`` processes when that is more than 1, else
-    ``None`` (games here)."""
-    if backend == "ray":
-        return _RayPool(stack.enter_context(ray_session(address)))
+def open_loop_pool(
+    stack: contextlib.ExitStack, backend: str, address: str | None, config: RunConfig, game: Any
+) -> Pool:
+    """The loop's pool, closed by ``stack``: Ray tasks for ``backend="ray"``, a spawn pool of
+    ``pool_size(config)`` processes when that is more than 1, else ``local`` (games here).
+    For a spawn pool the game is checked first (``UnpicklableError`` naming it)."""
     workers = pool_size(config)
-    if workers <= 1:
-        return None
-    pool = spawn_pool(workers, _init_worker)
-    stack.callback(pool.join)
-    stack.callback(pool.terminate)
-    return pool
+    kind = "ray" if backend == "ray" else "spawn" if workers > 1 else "local"
+    check_pool_game(game, backend, config)
+    pool = open_pool(kind, workers, initializer=_init_worker, address=address)
+    return stack.enter_context(pool)
+
+
+def check_pool_game(game: Any, backend: str, config: RunConfig) -> None:
+    """``UnpicklableError`` naming ``game`` if ``config`` sends it to spawned worker processes
+    and it does not pickle (called before a run's folder is written, and again on resuming)."""
+    if backend != "ray" and pool_size(config) > 1:
+        check_picklable(
+            game,
+            f"the game {game!r}",
+            "workers > 1 needs a picklable rules core (this library's envs); use workers=1",
+        )

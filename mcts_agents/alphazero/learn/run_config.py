@@ -44,7 +44,7 @@ class RunConfig:
         gate_threshold: the candidate's score needed to replace the best network.
         seed: seeds the network's initial weights, the trainer, self-play and the gates.
         workers: self-play (and gate) processes (1: here; at most
-            ``process_pool.MAX_WORKERS``, 256, and no more than an iteration's games use).
+            ``processes.MAX_WORKERS``, 256, and no more than an iteration's games use).
         playout_cap: playout-cap randomisation ``(full_probability, fast_simulations)``
             (``selfplay.PlayoutCap``): only the full searches' positions are trained on; or
             ``None``: every self-play move searches ``simulations``.

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mcts_agents import MCTSAgent, RandomAgent
+from mcts_agents import MCTSAgent, RandomAgent, UnpicklableError
 from mcts_agents.agents.specs import parse_env_spec
 from mcts_agents.arena import (
     MatchResult,
@@ -175,9 +175,12 @@ def test_workers_2_gives_the_same_games_as_workers_1() -> None:
     assert without_times(one.records) == without_times(two.records)
 
 
-def test_unpicklable_agents_are_named_for_workers() -> None:
-    with pytest.raises(TypeError, match=r"<lambda>.*spec string"):
+def test_unpicklable_agents_and_env_factories_are_named_for_workers() -> None:
+    with pytest.raises(UnpicklableError, match=r"agent .*<lambda>.*spec string"):
         play_match("tic_tac_toe", [lambda: RandomAgent(), "random"], games=2, workers=2)
+    with pytest.raises(UnpicklableError, match=r"env_fn .*<lambda>.*env spec string"):
+        play_match(lambda: tic_tac_toe_v0.env(), ["random", "random"], games=2, workers=2)
+    assert issubclass(UnpicklableError, TypeError)  # what the arena raised before
 
 
 def test_bad_arguments_are_named() -> None:

@@ -160,7 +160,7 @@ def listening(pids: set[int]) -> list[str]:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_local_ray_instance_listens_on_the_loopback_address_only() -> None:
     pytest.importorskip("ray")
-    from mcts_agents.arena.executors import ray_session
+    from mcts_agents.processes import ray_session
 
     with ray_session(None) as ray:
         assert ray.get(ray.remote(lambda: 1).remote()) == 1  # a worker is up

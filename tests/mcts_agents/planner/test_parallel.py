@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import pickle
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -22,6 +23,7 @@ from mcts_agents import (
     RootParallelSearch,
     SearchConfig,
     SearchResult,
+    UnpicklableError,
     UnpicklableGameError,
     WorkerError,
     make_searcher,
@@ -221,10 +223,11 @@ def test_a_game_that_cannot_be_pickled_is_refused() -> None:
     env.reset(seed=0)
     with (
         MCTSAgent(iterations=100, seed=0, workers=2) as agent,
-        pytest.raises(UnpicklableGameError, match=r"EnvGame.*picklable rules core"),
+        pytest.raises(UnpicklableError, match=r"EnvGame.*picklable rules core"),
     ):
         agent.search(env)
-    assert issubclass(UnpicklableGameError, TypeError)
+    assert UnpicklableGameError is UnpicklableError  # the old name
+    assert issubclass(UnpicklableError, TypeError)
 
 
 @pytest.mark.parametrize("workers", [0, -2, 1.5, True, "2", None, 10**6])
@@ -234,8 +237,9 @@ def test_bad_workers_are_named(workers: Any) -> None:
 
 
 def test_an_evaluator_that_cannot_be_pickled_is_named() -> None:
-    with pytest.raises(InvalidOptionError, match="cannot be pickled"):
+    with pytest.raises(UnpicklableError, match=r"search configuration.*cannot be pickled"):
         MCTSAgent(iterations=10, workers=2, evaluator=lambda game, state: ([0.0, 0.0], None))
+    assert issubclass(UnpicklableError, InvalidOptionError)  # what this raised before
 
 
 def test_an_agent_with_workers_pickles_its_configuration_only() -> None:
@@ -271,7 +275,8 @@ MCTSAgent(iterations=10**9, workers=2, backend="python", seed=0).search(env)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
-def test_search_workers_end_when_the_searching_process_is_killed() -> None:
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_search_workers_end_when_the_searching_process_is_killed(how: signal.Signals) -> None:
     # a worker only reads its pipe between searches: without the parent watch it would run
     # its part of a 10**9-iteration search long after the parent died
     root = Path(__file__).resolve().parents[3]
@@ -289,7 +294,7 @@ def test_search_workers_end_when_the_searching_process_is_killed() -> None:
             workers = {p: c for p, c in descendants(parent.pid).items() if cpu_seconds(p) > 2.0}
         assert workers, (parent.poll(), descendants(parent.pid))
         everything = descendants(parent.pid)
-        assert not kill_and_find_survivors(parent, everything)
+        assert not kill_and_find_survivors(parent, everything, how=how)
     finally:
         if parent.poll() is None:
             parent.kill()

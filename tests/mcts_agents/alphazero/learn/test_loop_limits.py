@@ -18,12 +18,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mcts_agents import InvalidOptionError, InvalidStateError  # noqa: E402
+from mcts_agents import InvalidOptionError, InvalidStateError, UnpicklableError  # noqa: E402
 from mcts_agents.adapters import game_from_env  # noqa: E402
 from mcts_agents.agents.specs import parse_env_spec  # noqa: E402
 from mcts_agents.alphazero.learn import RunConfig, train  # noqa: E402
 from mcts_agents.alphazero.learn.pools import pool_size  # noqa: E402
 from mcts_agents.cli.main import main  # noqa: E402
+from mcts_agents.envs.games.mnk import MNK  # noqa: E402
 from tests.processes import alive, children, cpu_seconds, kill_and_find_survivors  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -74,8 +75,22 @@ def test_the_pool_has_no_more_processes_than_games_at_once() -> None:
     assert pool_size(RunConfig(workers=8, games_per_iteration=1, gate_every=0)) == 1
 
 
+def test_a_game_that_cannot_be_sent_to_the_workers_is_named(tmp_path: Path) -> None:
+    class LocalMNK(MNK):  # a local class: pickle cannot find it by name
+        pass
+
+    config = RunConfig(workers=2, games_per_iteration=2)
+    with pytest.raises(UnpicklableError, match=r"the game .*LocalMNK.*cannot be pickled"):
+        train(LocalMNK(3, 3, 3), tmp_path / "run", config=config, steps=1)
+    assert not (tmp_path / "run").exists()  # refused before the run's folder is written
+    assert issubclass(UnpicklableError, TypeError) and issubclass(UnpicklableError, ValueError)
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
-def test_training_workers_end_when_the_training_process_is_killed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_training_workers_end_when_the_training_process_is_killed(
+    tmp_path: Path, how: signal.Signals
+) -> None:
     # self-play games of many simulations: a worker that only ends between games (as a
     # worker of a plain multiprocessing pool does, on its queue's EOF) outlives the test
     command = [sys.executable, "-m", "mcts_agents", "train", "connect_four", "--out",
@@ -99,7 +114,7 @@ def test_training_workers_end_when_the_training_process_is_killed(tmp_path: Path
         while min(cpu_seconds(pid) for pid in workers) < 4.0 and time.monotonic() < deadline:
             time.sleep(0.2)
         everything = children(trainer.pid)  # the workers and multiprocessing's helpers
-        assert not kill_and_find_survivors(trainer, everything)
+        assert not kill_and_find_survivors(trainer, everything, how=how)
     finally:
         if trainer.poll() is None:
             trainer.kill()

@@ -1,6 +1,5 @@
-"""Worker processes that never outlive their parent, in a bounded number: the one mechanism of
-the library's process pools (the arena's games, ``arena.backends``; AlphaZero's self-play,
-gate and Elo games, ``az.loop``).
+"""What every worker process of the library shares: a bound on how many, a watch that ends
+each with its parent, and one check that what it is sent can be pickled.
 
 - ``MAX_WORKERS``: the most worker processes a pool may be asked for (``check_workers``
   refuses more, naming the bound): each is a fresh interpreter (``spawn``) with its own
@@ -11,8 +10,8 @@ gate and Elo games, ``az.loop``).
   on a queue for ever: on Linux the kernel sends SIGKILL at the parent's death
   (``PR_SET_PDEATHSIG``, which works even while a search holds the GIL), and everywhere a
   daemon thread waits on the parent's sentinel and checks ``os.getppid()``.
-- ``spawn_pool(workers, initializer)``: a ``multiprocessing`` pool (``spawn``) whose workers
-  do both, then run ``initializer``.
+- ``check_picklable(obj, what, hint)``: ``UnpicklableError`` (the one error of this fault,
+  whichever pool) naming ``what`` unless ``obj`` pickles.
 """
 
 from __future__ import annotations
@@ -21,16 +20,16 @@ import contextlib
 import multiprocessing
 import multiprocessing.pool
 import os
+import pickle
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
-from mcts_agents.errors import InvalidOptionError
+from mcts_agents.errors import InvalidOptionError, UnpicklableError
 
-__all__ = ["MAX_WORKERS", "WATCH_SECONDS", "check_workers", "exit_with_parent", "spawn_pool"]
+__all__ = ["MAX_WORKERS", "WATCH_SECONDS", "check_picklable", "check_workers", "exit_with_parent"]
 
 #: The most worker processes a pool may be asked for (the arena's bound too).
 MAX_WORKERS = 256
@@ -89,22 +88,17 @@ def exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="mcts-agents-parent-watch", daemon=True).start()
 
 
-def _start_worker(
-    parent: int, initializer: Callable[..., Any] | None, args: tuple[Any, ...]
-) -> None:
-    exit_with_parent(parent)
-    if initializer is not None:
-        initializer(*args)
+#: What ``check_picklable`` suggests when its caller has nothing better to say.
+PICKLE_HINT = "use module-level functions and classes (not lambdas or local ones)"
 
 
-def spawn_pool(
-    workers: int,
-    initializer: Callable[..., Any] | None = None,
-    initargs: tuple[Any, ...] = (),
-) -> multiprocessing.pool.Pool:
-    """A ``spawn`` pool of ``workers`` processes (checked by ``check_workers``) that end with
-    this process; each runs ``initializer(*initargs)`` (a module-level function) when it
-    starts. Close it with ``terminate()`` and ``join()``."""
-    check_workers(workers)
-    context = multiprocessing.get_context("spawn")
-    return context.Pool(workers, _start_worker, (os.getpid(), initializer, initargs))
+def check_picklable(obj: Any, what: str, hint: str = PICKLE_HINT) -> None:
+    """``UnpicklableError`` naming ``what`` (and saying ``hint``) unless ``obj`` pickles: what
+    a worker process is sent must, and this says so before any worker starts, in the
+    caller's terms, rather than as a pickling error from deep inside a pool."""
+    try:
+        pickle.dumps(obj)
+    except Exception as error:  # PicklingError, TypeError, AttributeError, RecursionError...
+        raise UnpicklableError(
+            f"{what} cannot be pickled to be sent to worker processes ({error}); {hint}"
+        ) from None

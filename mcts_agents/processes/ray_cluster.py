@@ -1,6 +1,6 @@
-"""Ray for the planner's parallel work: ``ray_session`` starts a local instance bound to the
-loopback address, or joins a cluster in bounded time (the arena's ``backend="ray"`` and the
-AlphaZero loop's self-play both use it)."""
+"""Ray for the library's pools (``open_pool("ray")``: the arena's ``backend="ray"``, the
+AlphaZero loop's): ``ray_session`` starts a local instance bound to the loopback address, or
+joins a cluster in bounded time."""
 
 from __future__ import annotations
 

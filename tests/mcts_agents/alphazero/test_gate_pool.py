@@ -1,0 +1,88 @@
+"""The gate with a ``processes`` pool of worker processes: the same games as here, the one
+picklability error, and workers that end when the gating process is killed."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from mcts_agents import InvalidOptionError, UnpicklableError, gate
+from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.processes import open_pool
+from tests.mcts_agents.alphazero.test_gate import Center, Uniform
+from tests.processes import alive, cpu_seconds, descendants, kill_and_find_survivors
+
+ROOT = Path(__file__).resolve().parents[3]
+TTT = MNK(3, 3, 3)
+
+
+def test_a_spawn_pool_plays_the_same_games_as_here() -> None:
+    here = gate(TTT, Center(), Uniform(), games=4, simulations=8, seed=5)
+    with open_pool("spawn", 2) as pool:
+        pooled = gate(TTT, Center(), Uniform(), games=4, simulations=8, seed=5, pool=pool)
+    assert pooled == here
+
+
+def test_an_evaluator_that_cannot_be_pickled_is_the_one_error() -> None:
+    class Local(Uniform):  # a local class: pickle cannot find it by name
+        pass
+
+    def evaluate(observations: np.ndarray, legal_masks: np.ndarray) -> Any:
+        return Uniform().evaluate_batch(observations, legal_masks)
+
+    with open_pool("spawn", 2) as pool:
+        with pytest.raises(UnpicklableError, match=r"a task of _play_pair.*cannot be pickled"):
+            gate(TTT, Local(), Uniform(), games=2, simulations=2, seed=0, pool=pool)
+        assert not pool.pids  # refused before any worker started
+    assert issubclass(UnpicklableError, InvalidOptionError)
+
+
+GATE_FOR_EVER = """
+from mcts_agents import gate
+from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.processes import open_pool
+from tests.mcts_agents.alphazero.test_gate import Uniform
+
+with open_pool("spawn", 2) as pool:
+    gate(ConnectFour(), Uniform(), Uniform(), games=4, simulations=10**9, seed=0, pool=pool)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_gate_workers_end_when_the_gating_process_is_killed(how: signal.Signals) -> None:
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    parent = subprocess.Popen(
+        [sys.executable, "-c", GATE_FOR_EVER], cwd=ROOT, env=environment,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    everything: dict[int, str] = {}
+    try:
+        deadline = time.monotonic() + 120.0
+        workers: dict[int, str] = {}
+        while len(workers) < 2 and time.monotonic() < deadline and parent.poll() is None:
+            time.sleep(0.2)
+            workers = {
+                p: c
+                for p, c in descendants(parent.pid).items()
+                if "spawn_main" in c and cpu_seconds(p) > 2.0  # past imports, searching
+            }
+        assert len(workers) == 2, (parent.poll(), descendants(parent.pid))
+        everything = descendants(parent.pid)
+        assert not kill_and_find_survivors(parent, everything, how=how)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+        for pid in everything:
+            if alive(pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
