@@ -25,6 +25,7 @@ from mcts_agents.search.searcher import (
     most_visited_is_best,
     pick_child,
     proven_label,
+    reporter,
     run_budget,
 )
 
@@ -124,13 +125,10 @@ class CompiledConnectFour:
         decisive = config.playout == "decisive"
 
         stop = self.should_stop
-        report = None
-        if self.on_progress is not None:
-            on_progress = self.on_progress
-
-            def report(n: int) -> None:
-                on_progress(self._result(state, root, n, perf_counter() - start, reused, pruned))
-
+        report = reporter(
+            self.on_progress,
+            lambda n: self._result(state, root, n, perf_counter() - start, reused, pruned),
+        )
         # else one call runs the budget:
         chunked = time_limit is not None or stop is not None or report is not None
         target = CHUNK_SECONDS if time_limit is not None else STOP_CHUNK_SECONDS

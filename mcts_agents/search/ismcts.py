@@ -55,6 +55,7 @@ from mcts_agents.search.searcher import (
     game_identity,
     most_visited_is_best,
     pick_child,
+    reporter,
     run_budget,
 )
 
@@ -175,14 +176,10 @@ class ISMCTS:
         else:
             root, reused, pruned = self._prepare_root(game, state, player)
         walk = _Walk(self, game, player, chance)
-        report = None
-        if self.on_progress is not None:
-            on_progress = self.on_progress
-
-            def report(n: int) -> None:
-                seconds = perf_counter() - start
-                on_progress(self._result(root, legal, player, n, seconds, reused, pruned))
-
+        report = reporter(
+            self.on_progress,
+            lambda n: self._result(root, legal, player, n, perf_counter() - start, reused, pruned),
+        )
         iterations = run_budget(
             self.budget,
             self.config.final_move,

@@ -26,13 +26,7 @@ from typing import Any
 from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.evaluators import PositionEvaluator, evaluate, is_batch_evaluator
-from mcts_agents.search.game import (
-    CHANCE,
-    Game,
-    State,
-    has_chance,
-    make_playout,
-)
+from mcts_agents.search.game import CHANCE, Game, State, has_chance, make_playout
 from mcts_agents.search.leaf_batch import LeafBatch
 from mcts_agents.search.noise import noise_root
 from mcts_agents.search.result import ChildStats, SearchResult
@@ -42,12 +36,19 @@ from mcts_agents.search.searcher import (
     StopCheck,
     check_room,
     game_identity,
-    most_visited_is_best,
-    pick_child,
     proven_label,
+    reporter,
     run_budget,
 )
-from mcts_agents.search.selection import CLOSED, EXPAND, SELECTION_RULES
+from mcts_agents.search.selection import (
+    CLOSED,
+    EXPAND,
+    SELECTION_RULES,
+    edge_value,
+    final_child,
+    principal_variation,
+    robust_agrees,
+)
 from mcts_agents.search.solver import close, try_prove
 from mcts_agents.search.tree import Node, NodeTable
 
@@ -81,6 +82,7 @@ class MCTS:
         self.config = config
         self.should_stop: StopCheck | None = None  # see Searcher: ends a search early
         self.on_progress: Progress | None = None  # see Searcher: the result so far
+        self._report: Callable[[int], None] | None = None
         self.rng = random.Random(seed)
         self.table = NodeTable()
         self._game_id: Hashable = None
@@ -136,15 +138,12 @@ class MCTS:
         restore_priors = noise_root(root, self.config.root_noise, self.rng)  # for this search
         self._rollout = self._make_rollout(game)
         self._acyclic = bool(getattr(game, "acyclic", False))
-        report = None
-        if self.on_progress is not None:
-            on_progress = self.on_progress
-
-            def report(n: int) -> None:
-                on_progress(self._result(root, n, perf_counter() - start, reused, pruned))
-
+        self._report = reporter(
+            self.on_progress,
+            lambda n: self._result(root, n, perf_counter() - start, reused, pruned),
+        )
         try:
-            iterations = self._run(game, root, start, report)
+            iterations = self._run(game, root, start)
         except BaseException:
             self.reset()
             raise
@@ -154,9 +153,7 @@ class MCTS:
         return result
 
     # ------------------------------------------------------------------ the loop
-    def _run(
-        self, game: Game, root: Node, start: float, report: Callable[[int], None] | None
-    ) -> int:
+    def _run(self, game: Game, root: Node, start: float) -> int:
         config, batch = self.config, None
         if self._batch is not None:
             tuned = config.selection == "ucb1_tuned"
@@ -174,10 +171,10 @@ class MCTS:
             start,
             simulate,
             solved=lambda: root.proven is not None,
-            robust_agrees=lambda: self._robust_agrees(root),
+            robust_agrees=lambda: robust_agrees(root),
             table_size=self.table.__len__,
             should_stop=self.should_stop,
-            progress=report,
+            progress=self._report,
         )
 
     def _simulate(self, game: Game, root: Node) -> None:
@@ -436,26 +433,9 @@ class MCTS:
         return root, len(self.table), pruned
 
     # ------------------------------------------------------------------ the answer
-    def _edge_value(self, node: Node, i: int) -> float:
-        child = node.children[i]
-        if child.proven is not None and node.to_play >= 0:  # not a chance node (no mover)
-            return child.proven[node.to_play]
-        n = node.edge_visits[i]
-        return node.edge_value[i] / n if n else 0.0
-
-    def _robust_agrees(self, root: Node) -> bool:
-        values = [self._edge_value(root, i) for i in range(len(root.children))]
-        return most_visited_is_best(root.edge_visits, values)
-
     def choose(self, node: Node, rule: str | None = None) -> int:
         """Index of the child to play at ``node``: proven wins first, proven losses last."""
-        player = node.to_play
-        labels = [
-            None if (p := child.proven) is None or player < 0 else proven_label(p, player)
-            for child in node.children
-        ]
-        values = [self._edge_value(node, i) for i in range(len(node.children))]
-        return pick_child(node.edge_visits, values, labels, rule or self.config.final_move)
+        return final_child(node, rule or self.config.final_move)
 
     def _result(
         self, root: Node, iterations: int, elapsed: float, reused: int, pruned: int
@@ -473,7 +453,7 @@ class MCTS:
                     ChildStats(
                         action=action,
                         visits=root.edge_visits[i],
-                        value=self._edge_value(root, i),
+                        value=edge_value(root, i),
                         prior=prior,
                         proven=proven_label(proven, player) if proven is not None else None,
                     )
@@ -495,21 +475,9 @@ class MCTS:
             reused_nodes=reused,
             pruned_nodes=pruned,
             children=tuple(stats),
-            principal_variation=tuple(self._principal_variation(root, best_action)),
+            principal_variation=tuple(principal_variation(root, best_action)),
             root_value=root_value,
             proven=proven_label(root.proven, player) if root.proven is not None else None,
             to_play=player,
             playouts="numba" if self._compiled else "python",
         )
-
-    def _principal_variation(self, root: Node, best_action: int, limit: int = 64) -> list[int]:
-        line = [best_action]
-        actions = root.actions or []
-        node = root.children[actions.index(best_action)] if root.children else None
-        seen = {root.key}
-        while node is not None and node.children and len(line) < limit and node.key not in seen:
-            seen.add(node.key)
-            i = self.choose(node, "visits")
-            line.append((node.actions or [])[i])
-            node = node.children[i]
-        return line

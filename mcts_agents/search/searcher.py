@@ -35,6 +35,7 @@ __all__ = [
     "most_visited_is_best",
     "pick_child",
     "proven_label",
+    "reporter",
     "run_budget",
     "split_iterations",
 ]
@@ -185,6 +186,16 @@ def run_budget(
             continue
         iterations += simulate(None if limit is None else limit - iterations)
     return iterations
+
+
+def reporter(
+    on_progress: Progress | None, result_of: Callable[[int], SearchResult]
+) -> Callable[[int], None] | None:
+    """``run_budget``'s ``progress`` for a searcher's ``on_progress`` (``None`` without one):
+    ``result_of(n)`` is the searcher's result so far, after ``n`` simulations."""
+    if on_progress is None:
+        return None
+    return lambda n: on_progress(result_of(n))
 
 
 def split_iterations(total: int, workers: int) -> list[int]:

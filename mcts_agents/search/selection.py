@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from math import log, sqrt
 
+from mcts_agents.search.searcher import most_visited_is_best, pick_child, proven_label
 from mcts_agents.search.tree import Node
 
 EXPAND = -1
@@ -89,3 +90,45 @@ def puct(node: Node, c: float, fpu: float | None) -> int:
 
 
 SELECTION_RULES: dict[str, SelectionFn] = {"ucb1": ucb1, "ucb1_tuned": ucb1_tuned, "puct": puct}
+
+
+# ---------------------------------------------------------------------- the move to play
+def edge_value(node: Node, i: int) -> float:
+    """The mover's value of ``node``'s child ``i``: exact once proven, else the mean return."""
+    child = node.children[i]
+    if child.proven is not None and node.to_play >= 0:  # not a chance node (no mover)
+        return child.proven[node.to_play]
+    n = node.edge_visits[i]
+    return node.edge_value[i] / n if n else 0.0
+
+
+def robust_agrees(root: Node) -> bool:
+    """Whether the most visited child is also the best valued (``robust_max``)."""
+    values = [edge_value(root, i) for i in range(len(root.children))]
+    return most_visited_is_best(root.edge_visits, values)
+
+
+def final_child(node: Node, rule: str) -> int:
+    """Index of the child to play at ``node`` by the final-move ``rule``: proven wins first,
+    proven losses last."""
+    player = node.to_play
+    labels = [
+        None if (p := child.proven) is None or player < 0 else proven_label(p, player)
+        for child in node.children
+    ]
+    values = [edge_value(node, i) for i in range(len(node.children))]
+    return pick_child(node.edge_visits, values, labels, rule)
+
+
+def principal_variation(root: Node, best_action: int, limit: int = 64) -> list[int]:
+    """The expected line from ``root``: ``best_action``, then the most visited children."""
+    line = [best_action]
+    actions = root.actions or []
+    node = root.children[actions.index(best_action)] if root.children else None
+    seen = {root.key}
+    while node is not None and node.children and len(line) < limit and node.key not in seen:
+        seen.add(node.key)
+        i = final_child(node, "visits")
+        line.append((node.actions or [])[i])
+        node = node.children[i]
+    return line
