@@ -11,10 +11,19 @@ the extra.
 from __future__ import annotations
 
 import importlib.util
+from typing import TYPE_CHECKING
 
+from mcts_agents._lazy import lazy_exports
 from mcts_agents.errors import WebNotInstalledError
 
-__all__ = ["require_web"]
+if TYPE_CHECKING:
+    from mcts_agents.web.app import create_app
+    from mcts_agents.web.server import serve
+
+__all__ = ["create_app", "require_web", "serve"]
+
+# create_app and serve are imported on first use: they need Starlette and Uvicorn
+__getattr__, __dir__ = lazy_exports(__name__)
 
 #: the packages of the ``web`` extra (their import names).
 WEB_PACKAGES = ("starlette", "uvicorn")
