@@ -5,25 +5,18 @@ it (for tests, or another ASGI server). The drawing (``svg``, ``boards``, ``tabl
 (``session``, ``store``, ``live``), the views (``views``, ``pages``, ``replays``) and what a
 request may ask for (``policy``) import neither Starlette nor Uvicorn; ``app``, ``guard`` and
 ``server`` need them, and without them ``require_web`` raises ``WebNotInstalledError`` naming
-the extra.
+the extra. ``serve`` and ``create_app`` are imported from their modules
+(``from mcts_agents.web.server import serve``), not exported here: those modules import
+``require_web`` from this package, which must not import them back.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from typing import TYPE_CHECKING
 
-from mcts_agents._lazy import lazy_exports
 from mcts_agents.errors import WebNotInstalledError
 
-if TYPE_CHECKING:
-    from mcts_agents.web.app import create_app
-    from mcts_agents.web.server import serve
-
-__all__ = ["create_app", "require_web", "serve"]
-
-# create_app and serve are imported on first use: they need Starlette and Uvicorn
-__getattr__, __dir__ = lazy_exports(__name__)
+__all__ = ["require_web"]
 
 #: the packages of the ``web`` extra (their import names).
 WEB_PACKAGES = ("starlette", "uvicorn")

@@ -160,9 +160,12 @@ def test_the_light_packages_load_no_heavy_dependency() -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_web_names_need_the_web_extra_only_when_used() -> None:
+def test_web_needs_the_web_extra_only_for_its_server() -> None:
     web = importlib.import_module("mcts_agents.web")
-    assert callable(web.require_web)
+    assert web.__all__ == ["require_web"] and callable(web.require_web)
     if importlib.util.find_spec("starlette") is None:
         pytest.skip("the web extra is not installed")
-    assert callable(web.create_app) and callable(web.serve)
+    from mcts_agents.web.app import create_app
+    from mcts_agents.web.server import serve
+
+    assert callable(create_app) and callable(serve)
