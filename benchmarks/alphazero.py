@@ -30,8 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python benchmar
 import numpy as np
 
 from benchmarks._common import machine_info, print_machine, print_table, write_json
-from mcts_agents import MCTS, Budget, SearchConfig, derive_seed
+from mcts_agents import Budget, SearchConfig, derive_seed
 from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.search import MCTS
 
 GAME = MNK(3, 3, 3)
 

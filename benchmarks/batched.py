@@ -36,8 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python benchmar
 import numpy as np
 
 from benchmarks._common import fmt, machine_info, median, print_machine, print_table, write_json
-from mcts_agents import MCTS, Budget, SearchConfig
+from mcts_agents import Budget, SearchConfig
 from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.search import MCTS
 
 KS = (1, 8, 32, 128)
 

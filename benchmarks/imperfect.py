@@ -46,19 +46,12 @@ import numpy as np
 import pyspiel
 
 from benchmarks._common import machine_info, median, print_machine, print_table, write_json
-from mcts_agents import (
-    Budget,
-    MCTSAgent,
-    SearchConfig,
-    make_searcher,
-    play_match,
-    tournament,
-    wilson_interval,
-)
+from mcts_agents import Budget, MCTSAgent, SearchConfig, make_searcher, play_match, tournament
 from mcts_agents.arena.results import mean_interval
 from mcts_agents.envs.games.kuhn_poker import KuhnPoker
 from mcts_agents.envs.games.leduc_holdem import LeducHoldem
 from mcts_agents.envs.games.pig import Pig
+from mcts_agents.ratings import wilson_interval
 
 CORES: dict[str, tuple[str, Callable[[], Any]]] = {
     "kuhn": ("kuhn_poker", KuhnPoker),

@@ -58,9 +58,10 @@ from benchmarks._common import (
     write_json,
 )
 from benchmarks.matches import parse_option
-from mcts_agents import MCTS, Budget, SearchConfig, Searcher, envs, make_searcher
+from mcts_agents import Budget, SearchConfig, envs, make_searcher
 from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
 from mcts_agents.compiled.searcher import CompiledSearch
+from mcts_agents.search import MCTS, Searcher
 
 CHUNKS_PER_INTERVAL = 5
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096

@@ -61,8 +61,9 @@ from benchmarks._common import (
     spread,
     write_json,
 )
-from mcts_agents import MCTS, Budget, MCTSAgent, SearchConfig
+from mcts_agents import Budget, MCTSAgent, SearchConfig
 from mcts_agents.envs import connect_four_v0, othello_v0, tic_tac_toe_v0, ultimate_tic_tac_toe_v0
+from mcts_agents.search import MCTS
 
 C = 2.0  # exploration constant, ours and OpenSpiel's (both on returns in [-1, 1])
 CPP_MAX_MEMORY_MB = 4000  # far above what these searches need: the tree is never capped

@@ -1,4 +1,4 @@
-"""Every exception the library raises on purpose, in one place (all exported by ``mcts_agents``).
+"""Every exception the library raises on purpose, in one place (import them from here).
 
 Bad input from a caller raises a ``ValueError`` or ``TypeError`` subclass whose message names the
 bad value and what was expected, so code that catches the built-in types keeps working. The

@@ -12,7 +12,7 @@
    sets and redealing, for Information Set MCTS;
 5. anyone else's AEC env: ``generic.EnvGame`` over verified clones of the whole wrapper chain
    (``mcts_agents.adapters.cloning``), refused where it is found to hide information or draw
-   randomness.
+   randomness. ``clone_env(env)`` is that verified clone of a live env on its own.
 
 A new adapter is a module here with a ``Game`` and a function ``(env) -> (game, state)`` that
 ``game_from_env`` calls when the env is of its kind.
@@ -35,6 +35,7 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from mcts_agents.adapters.aec import check_live, check_reset, describe_env, legal_actions
+from mcts_agents.adapters.cloning import clone_env
 from mcts_agents.adapters.generic import EnvGame, EnvState, env_game
 from mcts_agents.adapters.openspiel import OpenSpielGame, openspiel_env_type, openspiel_game
 from mcts_agents.adapters.pettingzoo_classic import classic_game
@@ -50,6 +51,7 @@ __all__ = [
     "EnvState",
     "OpenSpielGame",
     "RLCardGame",
+    "clone_env",
     "evaluator_share",
     "game_from_env",
     "hint_if_slow",

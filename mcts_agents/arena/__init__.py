@@ -5,13 +5,14 @@ Modules, in the order data flows:
 - ``entrants``: agents from specs, factories or instances; the env to play in;
 - ``match``: ``play_match`` and ``tournament`` decide the games (seats, seeds);
 - ``runner``: skips games already in the results file and plays the rest;
-- ``backends``: plays them here, in worker processes or as Ray tasks;
-- ``games``: one game (``mcts_agents.agents.play.play_game``) and its record;
+- ``executors``: plays them here, in worker processes or as Ray tasks (``BACKENDS``);
+- ``tasks``: one game (``mcts_agents.agents.play.play_game``) and its record;
 - ``records``: the JSONL results file (header, a line per game; locked, resumed, extended);
-- ``checks``: what a results file may hold, checked line by line;
-- ``results`` and ``plots``: standings, score matrix, Elo, tables and figures.
+- ``record_checks``: what a results file may hold, checked line by line;
+- ``results`` and ``plots``: standings (``AgentStats``), ``MatchResult``, ``TournamentResult``
+  (score matrix, Elo), tables and figures.
 
-Every game is played by ``games.run_game`` from a picklable task, in this process, in a pool of
+Every game is played by ``tasks.run_game`` from a picklable task, in this process, in a pool of
 worker processes or as Ray remote tasks, so all three give the same games. Each game gets its
 own seed derived from ``(seed, game index)``; the env is reset with it and every agent gets a
 seed derived from it. Specs and factories build a fresh agent for every game (no search table

@@ -5,7 +5,9 @@ it (for tests, or another ASGI server). The drawing (``svg``, ``boards``, ``tabl
 (``session``, ``store``, ``live``), the views (``views``, ``pages``, ``replays``) and what a
 request may ask for (``policy``) import neither Starlette nor Uvicorn; ``app``, ``guard`` and
 ``server`` need them, and without them ``require_web`` raises ``WebNotInstalledError`` naming
-the extra.
+the extra. ``serve`` and ``create_app`` are imported from their modules
+(``from mcts_agents.web.server import serve``), not exported here: those modules import
+``require_web`` from this package, which must not import them back.
 """
 
 from __future__ import annotations

@@ -14,7 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from mcts_agents import InvalidOptionError, RayNotInstalledError, UnpicklableError, WorkerError
+from mcts_agents.errors import (
+    InvalidOptionError,
+    RayNotInstalledError,
+    UnpicklableError,
+    WorkerError,
+)
 from mcts_agents.processes import MAX_WORKERS, check_picklable, check_workers, open_pool
 from tests.processes import alive, children, cpu_seconds, kill_and_find_survivors
 

@@ -20,14 +20,10 @@ from pettingzoo import AECEnv
 from pettingzoo.classic import connect_four_v3, tictactoe_v3
 from pettingzoo.utils import BaseWrapper
 
-from mcts_agents import (
-    GameOverError,
-    IllegalActionError,
-    MCTSAgent,
-    RandomAgent,
-)
+from mcts_agents import MCTSAgent, RandomAgent
 from mcts_agents.adapters import legal_actions
 from mcts_agents.envs import connect_four_v0, multi_mnk_v0, othello_v0, tic_tac_toe_v0
+from mcts_agents.errors import GameOverError, IllegalActionError
 from mcts_agents.rl import PolicyAgent, SingleAgentVsOpponent
 
 

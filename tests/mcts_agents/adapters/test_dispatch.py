@@ -41,8 +41,9 @@ def test_not_reset_env_and_non_aec_objects_are_refused() -> None:
 
 def test_a_wrapped_env_that_was_never_reset_is_refused() -> None:
     """The audit: MCTSAgent.act on a wrapped env never reset returned a move."""
-    from mcts_agents import MCTSAgent, NotResetError, RandomAgent
+    from mcts_agents import MCTSAgent, RandomAgent
     from mcts_agents.envs import connect_four_v0
+    from mcts_agents.errors import NotResetError
 
     env = connect_four_v0.env()
     with pytest.raises(NotResetError, match="has not been reset"):

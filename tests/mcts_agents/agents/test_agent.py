@@ -11,15 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcts_agents import (
-    MCTS,
-    Budget,
-    GameOverError,
-    InvalidOptionError,
-    MCTSAgent,
-    RandomAgent,
-    SearchConfig,
-)
+from mcts_agents import Budget, MCTSAgent, RandomAgent, SearchConfig
 from mcts_agents.envs import (
     connect_four_v0,
     leduc_holdem_v0,
@@ -27,6 +19,8 @@ from mcts_agents.envs import (
     othello_v0,
     tic_tac_toe_v0,
 )
+from mcts_agents.errors import GameOverError, InvalidOptionError
+from mcts_agents.search import MCTS
 from tests.envs.conftest import VARIANTS, make_factory
 
 BACKENDS = ("python", "numba")  # the compiled kernel searches Connect Four (extra ``fast``)

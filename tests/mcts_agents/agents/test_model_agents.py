@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mcts_agents import CheckpointError, InvalidOptionError, RandomAgent, play_game, play_match
+from mcts_agents import RandomAgent, play_game, play_match
 from mcts_agents.adapters.aec import legal_actions
 from mcts_agents.agents.models import (
     DEFAULT_SIMULATIONS,
@@ -23,6 +23,7 @@ from mcts_agents.agents.models import (
 )
 from mcts_agents.envs import connect_four_v0, pig_v0, tic_tac_toe_v0
 from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.errors import CheckpointError, InvalidOptionError
 from mcts_agents.search.evaluators import check_batch
 from tests.reference import PerfectEvaluator
 

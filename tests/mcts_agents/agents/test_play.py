@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from pettingzoo.classic import connect_four_v3
 
-from mcts_agents import IllegalActionError, MCTSAgent, RandomAgent, play_game
+from mcts_agents import MCTSAgent, RandomAgent, play_game
 from mcts_agents.agents.play import Move
 from mcts_agents.envs import connect_four_v0, multi_mnk_v0, nim_v0
+from mcts_agents.errors import IllegalActionError
 
 
 def reference_loop(env: Any, players: dict[str, Any]) -> dict[str, float]:

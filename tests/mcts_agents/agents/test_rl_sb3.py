@@ -16,16 +16,11 @@ import pytest
 sb3_contrib = pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
-from mcts_agents import (  # noqa: E402
-    InvalidOptionError,
-    RandomAgent,
-    SingleAgentVsOpponent,
-    make_agent,
-    play_game,
-)
+from mcts_agents import RandomAgent, SingleAgentVsOpponent, make_agent, play_game  # noqa: E402
 from mcts_agents.agents.models import PriorAgent, PUCTAgent  # noqa: E402
 from mcts_agents.agents.sb3 import SB3Evaluator  # noqa: E402
 from mcts_agents.envs import tic_tac_toe_v0  # noqa: E402
+from mcts_agents.errors import InvalidOptionError  # noqa: E402
 from mcts_agents.search.evaluators import check_batch  # noqa: E402
 
 torch.set_num_threads(1)

@@ -19,9 +19,10 @@ import pytest
 sb3_contrib = pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
-from mcts_agents import ModelFileError, RandomAgent, SingleAgentVsOpponent  # noqa: E402
+from mcts_agents import RandomAgent, SingleAgentVsOpponent  # noqa: E402
 from mcts_agents.agents.sb3 import SB3Evaluator, load_sb3  # noqa: E402
 from mcts_agents.envs import tic_tac_toe_v0  # noqa: E402
+from mcts_agents.errors import ModelFileError  # noqa: E402
 
 torch.set_num_threads(1)
 

@@ -10,7 +10,7 @@ import re
 import pettingzoo
 import pytest
 
-from mcts_agents import HumanAgent, MCTSAgent, RandomAgent, SearchConfig, SpecError
+from mcts_agents import HumanAgent, MCTSAgent, RandomAgent, SearchConfig
 from mcts_agents.agents.specs import (
     AgentSpec,
     EnvSpec,
@@ -22,6 +22,7 @@ from mcts_agents.agents.specs import (
     parse_value,
 )
 from mcts_agents.envs import tic_tac_toe_v0
+from mcts_agents.errors import SpecError
 from tests.mcts_agents.env_factories import sized_connect_four
 
 

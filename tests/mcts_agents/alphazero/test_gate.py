@@ -16,10 +16,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mcts_agents import GateResult, InvalidOptionError, SearchConfig, gate, wilson_interval
-from mcts_agents.alphazero.gate import against_mcts
+from mcts_agents import SearchConfig
+from mcts_agents.alphazero import GateResult
+from mcts_agents.alphazero.gate import against_mcts, gate
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.errors import InvalidOptionError
+from mcts_agents.ratings import wilson_interval
 from tests.reference import PerfectEvaluator
 
 TTT = MNK(3, 3, 3)

@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mcts_agents import InvalidOptionError, UnpicklableError, gate
+from mcts_agents.alphazero.gate import gate
 from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.errors import InvalidOptionError, UnpicklableError
 from mcts_agents.processes import open_pool
 from tests.mcts_agents.alphazero.test_gate import Center, Uniform
 from tests.processes import alive, cpu_seconds, descendants, kill_and_find_survivors
@@ -47,7 +48,7 @@ def test_an_evaluator_that_cannot_be_pickled_is_the_one_error() -> None:
 
 
 GATE_FOR_EVER = """
-from mcts_agents import gate
+from mcts_agents.alphazero.gate import gate
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.processes import open_pool
 from tests.mcts_agents.alphazero.test_gate import Uniform

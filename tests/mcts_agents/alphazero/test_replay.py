@@ -12,16 +12,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mcts_agents import (
-    EmptyBufferError,
-    GameRecord,
-    InvalidOptionError,
-    ReplayBuffer,
-    play_selfplay_game,
-    symmetries,
-)
+from mcts_agents.alphazero import GameRecord, ReplayBuffer, play_selfplay_game
+from mcts_agents.alphazero.symmetries import symmetries
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.errors import EmptyBufferError, InvalidOptionError
 
 TTT = MNK(3, 3, 3)
 

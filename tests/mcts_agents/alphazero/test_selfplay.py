@@ -14,18 +14,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mcts_agents import (
+from mcts_agents import SearchConfig
+from mcts_agents.alphazero import (
     GameRecord,
-    InvalidOptionError,
     PlayoutCap,
     Resign,
-    SearchConfig,
     TemperatureSchedule,
     play_selfplay_game,
 )
 from mcts_agents.alphazero.selfplay import play_teacher_game
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.errors import InvalidOptionError
 
 TTT = MNK(3, 3, 3)
 
@@ -271,10 +271,10 @@ def test_a_teacher_with_an_evaluator_or_no_iterations_is_refused() -> None:
 def test_self_play_teacher_and_gate_refuse_hidden_information_games(env: str) -> None:
     """Their searches read the true state; a hidden-information game would be learnt from
     what the player to move cannot see (phantom tic-tac-toe's hidden stones, poker cards)."""
-    from mcts_agents import InvalidStateError
     from mcts_agents.adapters import game_from_env
     from mcts_agents.agents.specs import parse_env_spec
     from mcts_agents.alphazero.gate import against_mcts, gate
+    from mcts_agents.errors import InvalidStateError
 
     live = parse_env_spec(env)()
     live.reset(seed=0)

@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mcts_agents import InvalidOptionError, Symmetry, symmetries
-from mcts_agents.alphazero.symmetries import grid_symmetry
+from mcts_agents.alphazero import Symmetry
+from mcts_agents.alphazero.symmetries import grid_symmetry, symmetries
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.envs.games.nim import Nim
 from mcts_agents.envs.games.othello import Othello
+from mcts_agents.errors import InvalidOptionError
 
 TTT = MNK(3, 3, 3)
 #: The eight symmetries of the 3x3 board as cell -> cell maps, written out by hand (cells

@@ -8,17 +8,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mcts_agents import (
-    MCTS,
-    Budget,
-    ChildStats,
-    InvalidOptionError,
-    SearchConfig,
-    SearchResult,
-    select_move,
-    visit_distribution,
-)
+from mcts_agents import Budget, SearchConfig, SearchResult
+from mcts_agents.alphazero import select_move, visit_distribution
 from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.errors import InvalidOptionError
+from mcts_agents.search import MCTS, ChildStats
 
 TTT = MNK(3, 3, 3)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mcts_agents import MCTSAgent, RandomAgent, UnpicklableError
+from mcts_agents import MCTSAgent, RandomAgent
 from mcts_agents.agents.specs import parse_env_spec
 from mcts_agents.arena import (
     MatchResult,
@@ -21,6 +21,7 @@ from mcts_agents.arena import (
     tournament,
 )
 from mcts_agents.envs import tic_tac_toe_v0
+from mcts_agents.errors import UnpicklableError
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
 
 STRONG = "mcts:iterations=1000"

@@ -16,14 +16,9 @@ from typing import Any
 
 import pytest
 
-from mcts_agents import (
-    InvalidOptionError,
-    ResultsFileBusyError,
-    ResultsFileError,
-    play_match,
-    tournament,
-)
+from mcts_agents import play_match, tournament
 from mcts_agents.arena.runner import MAX_GAMES, MAX_WORKERS
+from mcts_agents.errors import InvalidOptionError, ResultsFileBusyError, ResultsFileError
 from tests.mcts_agents.arena.arena_helpers import PidReporter
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from mcts_agents import InvalidOptionError, WorkerError, derive_seed, play_match
+from mcts_agents import derive_seed, play_match
+from mcts_agents.errors import InvalidOptionError, WorkerError
 from tests.mcts_agents.arena.arena_helpers import MortalFactory
 
 ROOT = Path(__file__).resolve().parents[3]

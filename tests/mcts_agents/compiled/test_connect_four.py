@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 from benchmarks.c4_solver import state_after
-from mcts_agents import Budget, InvalidOptionError, MCTSAgent, SearchConfig, make_searcher
+from mcts_agents import Budget, MCTSAgent, SearchConfig, make_searcher
 from mcts_agents.compiled import connect_four_kernel as kernel
 from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
 from mcts_agents.envs import connect_four_v0, pig_v0
 from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.errors import InvalidOptionError
 from tests.envs.test_connect_four import brute_force_threats, brute_force_won
 
 GAME = ConnectFour()

@@ -6,12 +6,13 @@ from typing import Any
 
 import pytest
 
-from mcts_agents import MCTS, Budget, SearchConfig, make_searcher
+from mcts_agents import Budget, SearchConfig, make_searcher
 from mcts_agents.compiled import registry
 from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.nim import Nim
 from mcts_agents.envs.games.pig import Pig
+from mcts_agents.search import MCTS
 from mcts_agents.search.config import Budget as BudgetType
 
 BUDGET = Budget(iterations=20)

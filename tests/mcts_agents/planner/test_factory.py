@@ -7,15 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mcts_agents import (
-    MCTS,
-    Budget,
-    InvalidOptionError,
-    RootParallelSearch,
-    SearchConfig,
-    Searcher,
-    make_searcher,
-)
+from mcts_agents import Budget, SearchConfig, make_searcher
 from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
 from mcts_agents.compiled.searcher import CompiledSearch
 from mcts_agents.envs.games.connect_four import ConnectFour
@@ -24,6 +16,9 @@ from mcts_agents.envs.games.nim import Nim
 from mcts_agents.envs.games.othello import Othello
 from mcts_agents.envs.games.pig import Pig
 from mcts_agents.envs.games.ultimate_tic_tac_toe import UltimateTicTacToe
+from mcts_agents.errors import InvalidOptionError
+from mcts_agents.planner import RootParallelSearch
+from mcts_agents.search import MCTS, Searcher
 
 BUDGET = Budget(iterations=50)
 

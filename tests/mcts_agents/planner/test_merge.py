@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from mcts_agents import ChildStats, SearchResult
+from mcts_agents import SearchResult
 from mcts_agents.planner.merge import choose_action, merge_results
+from mcts_agents.search import ChildStats
 
 
 def result(children: list[ChildStats], proven: Any = None, value: float = 0.0) -> SearchResult:

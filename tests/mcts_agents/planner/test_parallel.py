@@ -16,19 +16,15 @@ from typing import Any
 
 import pytest
 
-from mcts_agents import (
-    Budget,
+from mcts_agents import Budget, MCTSAgent, SearchConfig, SearchResult, make_searcher
+from mcts_agents.envs import connect_four_v0, nim_v0, tic_tac_toe_v0
+from mcts_agents.errors import (
     InvalidOptionError,
-    MCTSAgent,
-    RootParallelSearch,
-    SearchConfig,
-    SearchResult,
     UnpicklableError,
     UnpicklableGameError,
     WorkerError,
-    make_searcher,
 )
-from mcts_agents.envs import connect_four_v0, nim_v0, tic_tac_toe_v0
+from mcts_agents.planner import RootParallelSearch
 from mcts_agents.planner.parallel import worker_seed
 from mcts_agents.search.searcher import split_iterations
 from tests.processes import cpu_seconds, descendants, kill_and_find_survivors

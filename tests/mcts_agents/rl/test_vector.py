@@ -15,8 +15,13 @@ import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode
 
-from mcts_agents import IllegalActionError, SpecError
-from mcts_agents.errors import ActionTypeError, InvalidOptionError, NotResetError
+from mcts_agents.errors import (
+    ActionTypeError,
+    IllegalActionError,
+    InvalidOptionError,
+    NotResetError,
+    SpecError,
+)
 from mcts_agents.rl import gym_id
 from mcts_agents.rl.vector import VectorVsOpponent
 

@@ -17,17 +17,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mcts_agents import (
-    MCTS,
-    Budget,
-    EvaluatorError,
-    InvalidOptionError,
-    SearchConfig,
-    SearchResult,
-)
+from mcts_agents import Budget, SearchConfig, SearchResult
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.envs.games.pig import Pig
+from mcts_agents.errors import EvaluatorError, InvalidOptionError
+from mcts_agents.search import MCTS
 from mcts_agents.search.evaluators import PositionEvaluator
 from mcts_agents.search.tree import Node
 

@@ -10,8 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mcts_agents import MCTS, Budget, EvaluatorError, SearchConfig
+from mcts_agents import Budget, SearchConfig
 from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.errors import EvaluatorError
+from mcts_agents.search import MCTS
 from mcts_agents.search.evaluators import PositionEvaluator, check_batch
 
 GAME = MNK(3, 3, 3)

@@ -12,16 +12,9 @@ from typing import Any
 
 import pytest
 
-from mcts_agents import (
-    ISMCTS,
-    PIMC,
-    Budget,
-    InvalidStateError,
-    MCTSAgent,
-    SearchConfig,
-    envs,
-    make_searcher,
-)
+from mcts_agents import Budget, MCTSAgent, SearchConfig, envs, make_searcher
+from mcts_agents.errors import InvalidStateError
+from mcts_agents.search import ISMCTS, PIMC
 from tests.envs.conftest import VARIANTS
 from tests.mcts_agents.search.toy_games import GuessCard, ToyEnv
 

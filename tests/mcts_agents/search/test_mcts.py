@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from mcts_agents import MCTS, Budget, MCTSAgent, SearchConfig, make_searcher
+from mcts_agents import Budget, MCTSAgent, SearchConfig, make_searcher
 from mcts_agents.envs import connect_four_v0, nim_v0, tic_tac_toe_v0
 from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.search import MCTS
 from tests.reference import exact_returns, optimal_actions
 
 TTT = tic_tac_toe_v0.raw_env().game

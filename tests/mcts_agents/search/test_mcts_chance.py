@@ -6,8 +6,10 @@ import random
 
 import pytest
 
-from mcts_agents import MCTS, Budget, InvalidStateError, MCTSAgent, SearchConfig
+from mcts_agents import Budget, MCTSAgent, SearchConfig
 from mcts_agents.agents.play import play_game
+from mcts_agents.errors import InvalidStateError
+from mcts_agents.search import MCTS
 from mcts_agents.search.game import default_rollout
 from tests.mcts_agents.search.toy_games import DiceAfter, Gamble, ToyEnv
 

@@ -15,9 +15,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mcts_agents import MCTS, Budget, InvalidOptionError, SearchConfig, make_searcher
+from mcts_agents import Budget, SearchConfig, make_searcher
 from mcts_agents.envs.games.kuhn_poker import KuhnPoker
 from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.errors import InvalidOptionError
+from mcts_agents.search import MCTS
 from mcts_agents.search.noise import dirichlet
 
 TTT = MNK(3, 3, 3)

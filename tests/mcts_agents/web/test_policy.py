@@ -21,7 +21,8 @@ pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient
 
-from mcts_agents import legal_actions, make_agent, play_match
+from mcts_agents import make_agent, play_match
+from mcts_agents.adapters import legal_actions
 from mcts_agents.agents.specs import ENV_SPECS
 from mcts_agents.errors import InvalidOptionError, SpecError
 from mcts_agents.web.app import create_app

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
-from mcts_agents import MCTSAgent, SpecError, TooManyGamesError
+from mcts_agents import MCTSAgent
 from mcts_agents.agents.specs import parse_env_spec
 from mcts_agents.envs import connect_four_v0
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.errors import SpecError, TooManyGamesError
 from mcts_agents.search import searcher as searcher_module
 from mcts_agents.search.result import SearchResult
 from mcts_agents.web.live import live_search, search_view

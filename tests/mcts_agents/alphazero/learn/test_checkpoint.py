@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mcts_agents import CheckpointError, ReplayBuffer, play_selfplay_game, symmetries  # noqa: E402
+from mcts_agents.alphazero import ReplayBuffer, play_selfplay_game  # noqa: E402
 from mcts_agents.alphazero.learn import (  # noqa: E402
     NetConfig,
     TrainConfig,
@@ -23,7 +23,9 @@ from mcts_agents.alphazero.learn import (  # noqa: E402
     save_checkpoint,
     save_net,
 )
+from mcts_agents.alphazero.symmetries import symmetries  # noqa: E402
 from mcts_agents.envs.games.connect_four import ConnectFour  # noqa: E402
+from mcts_agents.errors import CheckpointError  # noqa: E402
 
 GAME = ConnectFour(5, 4, 4)
 SMALL = NetConfig(channels=8, blocks=1, value_hidden=8)

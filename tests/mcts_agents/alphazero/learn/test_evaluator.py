@@ -13,10 +13,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mcts_agents import MCTS, Budget, InvalidOptionError, SearchConfig  # noqa: E402
+from mcts_agents import Budget, SearchConfig  # noqa: E402
 from mcts_agents.alphazero.learn import NetConfig, TorchEvaluator, build_net  # noqa: E402
 from mcts_agents.envs.games.connect_four import ConnectFour  # noqa: E402
 from mcts_agents.envs.games.mnk import MNK  # noqa: E402
+from mcts_agents.errors import InvalidOptionError  # noqa: E402
+from mcts_agents.search import MCTS  # noqa: E402
 from mcts_agents.search.evaluators import check_batch  # noqa: E402
 
 SMALL = NetConfig(channels=8, blocks=1, value_hidden=8)

@@ -11,7 +11,6 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mcts_agents import CheckpointError, InvalidOptionError  # noqa: E402
 from mcts_agents.alphazero.learn import (  # noqa: E402
     NetConfig,
     RunConfig,
@@ -22,6 +21,7 @@ from mcts_agents.alphazero.learn import (  # noqa: E402
     train,
 )
 from mcts_agents.envs.games.mnk import MNK  # noqa: E402
+from mcts_agents.errors import CheckpointError, InvalidOptionError  # noqa: E402
 
 TTT = MNK(3, 3, 3)
 TINY = RunConfig(

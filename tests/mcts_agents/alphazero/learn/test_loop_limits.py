@@ -18,13 +18,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mcts_agents import InvalidOptionError, InvalidStateError, UnpicklableError  # noqa: E402
 from mcts_agents.adapters import game_from_env  # noqa: E402
 from mcts_agents.agents.specs import parse_env_spec  # noqa: E402
 from mcts_agents.alphazero.learn import RunConfig, train  # noqa: E402
 from mcts_agents.alphazero.learn.pools import pool_size  # noqa: E402
 from mcts_agents.cli.main import main  # noqa: E402
 from mcts_agents.envs.games.mnk import MNK  # noqa: E402
+from mcts_agents.errors import InvalidOptionError, InvalidStateError, UnpicklableError  # noqa: E402
 from tests.processes import alive, children, cpu_seconds, kill_and_find_survivors  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[4]

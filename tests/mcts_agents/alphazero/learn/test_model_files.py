@@ -17,7 +17,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mcts_agents import CheckpointError, ModelFileError, open_model  # noqa: E402
+from mcts_agents import open_model  # noqa: E402
 from mcts_agents.agents.specs import make_agent  # noqa: E402
 from mcts_agents.alphazero.learn import (  # noqa: E402
     NetConfig,
@@ -31,6 +31,7 @@ from mcts_agents.alphazero.learn import (  # noqa: E402
 )
 from mcts_agents.cli.main import main  # noqa: E402
 from mcts_agents.envs.games.mnk import MNK  # noqa: E402
+from mcts_agents.errors import CheckpointError, ModelFileError  # noqa: E402
 
 GAME = MNK(3, 3, 3)
 TINY = NetConfig(channels=4, blocks=0, value_hidden=4)

@@ -13,16 +13,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mcts_agents import (  # noqa: E402
-    CheckpointError,
-    InvalidOptionError,
-    RandomAgent,
-    SpecError,
-    make_agent,
-    parse_agent_spec,
-    play_game,
-    play_match,
-)
+from mcts_agents import RandomAgent, make_agent, play_game, play_match  # noqa: E402
+from mcts_agents.agents import parse_agent_spec  # noqa: E402
 from mcts_agents.agents.models import PriorAgent, PUCTAgent  # noqa: E402
 from mcts_agents.alphazero.learn import (  # noqa: E402
     NetConfig,
@@ -38,6 +30,7 @@ from mcts_agents.cli.main import main  # noqa: E402
 from mcts_agents.envs import connect_four_v0, tic_tac_toe_v0  # noqa: E402
 from mcts_agents.envs.games.connect_four import ConnectFour  # noqa: E402
 from mcts_agents.envs.games.mnk import MNK  # noqa: E402
+from mcts_agents.errors import CheckpointError, InvalidOptionError, SpecError  # noqa: E402
 from mcts_agents.rl import make_vs_agent  # noqa: E402
 
 TTT = MNK(3, 3, 3, name="tic_tac_toe")  # the tic_tac_toe env's rules core

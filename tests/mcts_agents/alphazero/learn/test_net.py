@@ -9,12 +9,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mcts_agents import InvalidOptionError  # noqa: E402
 from mcts_agents.alphazero.learn import NetConfig, PolicyValueNet, build_net  # noqa: E402
 from mcts_agents.envs.games.connect_four import ConnectFour  # noqa: E402
 from mcts_agents.envs.games.kuhn_poker import KuhnPoker  # noqa: E402
 from mcts_agents.envs.games.mnk import MNK  # noqa: E402
 from mcts_agents.envs.games.ultimate_tic_tac_toe import UltimateTicTacToe  # noqa: E402
+from mcts_agents.errors import InvalidOptionError  # noqa: E402
 
 SMALL = NetConfig(channels=8, blocks=1, value_hidden=8)
 

@@ -13,9 +13,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from mcts_agents import InvalidOptionError, ReplayBuffer, play_selfplay_game, symmetries  # noqa: E402
+from mcts_agents.alphazero import ReplayBuffer, play_selfplay_game  # noqa: E402
 from mcts_agents.alphazero.learn import NetConfig, TrainConfig, Trainer, build_net, loss_terms  # noqa: E402
+from mcts_agents.alphazero.symmetries import symmetries  # noqa: E402
 from mcts_agents.envs.games.mnk import MNK  # noqa: E402
+from mcts_agents.errors import InvalidOptionError  # noqa: E402
 from tests.reference import PerfectEvaluator  # noqa: E402
 
 TTT = MNK(3, 3, 3)

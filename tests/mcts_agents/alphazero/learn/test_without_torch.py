@@ -15,7 +15,8 @@ SCRIPT = textwrap.dedent(
     import sys
     sys.modules["torch"] = None  # import torch now raises ImportError
     import mcts_agents
-    from mcts_agents import TorchNotInstalledError, gate
+    from mcts_agents.alphazero.gate import gate
+    from mcts_agents.errors import TorchNotInstalledError
     assert "torch" not in [m for m in sys.modules if sys.modules[m] is not None]
     try:
         import mcts_agents.alphazero.learn
@@ -40,7 +41,8 @@ MODELS = textwrap.dedent(
     """
     import pathlib, sys, tempfile
     sys.modules["torch"] = None
-    from mcts_agents import SpecError, TorchNotInstalledError, make_agent
+    from mcts_agents import make_agent
+    from mcts_agents.errors import SpecError, TorchNotInstalledError
     from mcts_agents.cli.main import main
     folder = pathlib.Path(tempfile.mkdtemp())
     (folder / "best.pt").write_bytes(b"")  # a run folder, as far as one can tell without torch
