@@ -85,7 +85,7 @@ if TYPE_CHECKING:
     from mcts_agents.search.searcher import Searcher
     from mcts_agents.seeding import derive_seed
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "ISMCTS",
