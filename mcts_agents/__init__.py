@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from mcts_agents.search.result import SearchResult
     from mcts_agents.seeding import derive_seed
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: The public names. Growing this list is a decision (``tests/mcts_agents/test_public_api.py``
 #: holds the agreed list): a name that only some users need belongs to its sub-package.

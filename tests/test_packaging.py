@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+import mcts_agents
+
 ROOT = Path(__file__).resolve().parents[1]
 
 USER_SCRIPT = textwrap.dedent(
@@ -83,3 +85,32 @@ def test_pyproject_installs_every_package_folder() -> None:
             found.add(".".join((name, *relative)))
     assert set(config["packages"]) == found
     assert (ROOT / "mcts_agents" / "py.typed").is_file()
+
+
+def test_version_is_one_number_in_pyproject_the_package_and_the_changelog() -> None:
+    """``mcts-agents --version`` reads ``__version__``; the wheel's metadata reads pyproject."""
+    tomllib = pytest.importorskip("tomllib")
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert mcts_agents.__version__ == version
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    assert f"\n## [{version}]" in changelog, f"CHANGELOG.md has no section for {version}"
+
+
+def test_project_urls_and_classifiers() -> None:
+    """The metadata PyPI shows: where the code, docs, changelog and issues are; what it is."""
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert set(project["urls"]) == {"Homepage", "Documentation", "Changelog", "Issues"}
+    assert all(url.startswith("https://") for url in project["urls"].values())
+    classifiers = project["classifiers"]
+    assert "Typing :: Typed" in classifiers and (ROOT / "mcts_agents" / "py.typed").is_file()
+    assert "Topic :: Scientific/Engineering :: Artificial Intelligence" in classifiers
+    # The Python versions named are those requires-python allows.
+    low = tuple(int(part) for part in project["requires-python"].removeprefix(">=").split("."))
+    named = [
+        tuple(int(part) for part in entry.rsplit(" :: ", 1)[1].split("."))
+        for entry in classifiers
+        if entry.startswith("Programming Language :: Python :: 3.")
+    ]
+    assert named and all(version >= low for version in named)
+    assert low in named

@@ -170,8 +170,10 @@ class BatchedMCTS:
 
     Args:
         trees: how many trees (one per game of the batch).
-        iterations, time_limit, max_nodes: the budget of every search (as ``MCTSAgent``'s);
-            the compiled batch needs an iteration budget, a time budget searches in turn.
+        iterations: simulations of every search (the budget as ``MCTSAgent``'s); the
+            compiled batch needs an iteration budget.
+        time_limit: seconds of every search; a time budget searches the trees in turn.
+        max_nodes: the most nodes of every tree.
         seed: tree ``i``'s seed: ``seed + i`` for an int, ``seed[i]`` for a list, ``None``
             for unseeded trees. Tree ``i`` then searches exactly as ``MCTSAgent(..., seed=that)``.
         **options: ``SearchConfig`` fields, as ``MCTSAgent``'s.

@@ -148,7 +148,8 @@ def gate(
 
     Args:
         game: a two-player rules core with ``observation`` and ``num_actions``, no chance nodes.
-        candidate, best: batch evaluators (``evaluate_batch(observations, legal_masks)``).
+        candidate: a batch evaluator (``evaluate_batch(observations, legal_masks)``).
+        best: the batch evaluator ``candidate`` must beat.
         games: an even number of games, seats alternating (the issue's real runs: >= 200).
         simulations: simulations per move of each side.
         seed: seeds every pair of games (searches and opening draws).

@@ -54,10 +54,12 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         env: an env spec (``"connect_four"``, ``"connect_four:width=8"``).
         opponent: an agent spec for every sub-env, or a list of one spec per sub-env (a
             curriculum of strengths); ``set_opponent`` changes them between episodes.
-        learner, illegal_action, illegal_reward: as ``SingleAgentVsOpponent``'s, for every
-            sub-env. Under ``illegal_action="lose"`` an illegal action ends only its own
-            sub-env's episode (reward ``illegal_reward``, ``info["illegal_action"]``); under
-            ``"raise"`` it raises ``IllegalActionError`` before any sub-env is stepped.
+        learner: as ``SingleAgentVsOpponent``'s, for every sub-env.
+        illegal_action: as ``SingleAgentVsOpponent``'s, for every sub-env. Under ``"lose"``
+            an illegal action ends only its own sub-env's episode (reward ``illegal_reward``,
+            ``info["illegal_action"]``); under ``"raise"`` it raises ``IllegalActionError``
+            before any sub-env is stepped.
+        illegal_reward: as ``SingleAgentVsOpponent``'s, for every sub-env.
         seed: seed of the first reset without one (sub-env ``i`` gets ``seed + i``).
         render_mode: sub-env 0's (the one ``render`` shows).
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default: a finished sub-env is reset by
