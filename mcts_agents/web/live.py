@@ -18,7 +18,7 @@ from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import PROGRESS_SECONDS
 from mcts_agents.web.svg import Heat
 
-__all__ = ["PROGRESS_SECONDS", "SearchView", "live_search", "search_view"]
+__all__ = ["PROGRESS_SECONDS", "SearchView", "live_search", "pv_labels", "search_view"]
 
 #: ``report(result so far, final)``: after every progress report of a search, and at its end.
 Report = Callable[[SearchResult, bool], None]
@@ -145,3 +145,25 @@ def search_view(
         pv_labels=tuple(pv_labels),
         heat=heat,
     )
+
+
+def pv_labels(game: Any, state: Any, pv: Sequence[int]) -> list[str]:
+    """Names of the principal variation's moves from ``state`` of the rules core ``game``
+    (``None``: ids only): followed in the core while the game has neither chance nor hidden
+    information, else the first named and the rest as ids."""
+    labels: list[str] = []
+    for action in pv:
+        if game is None or state is None:
+            labels.append(str(action))
+            continue
+        try:
+            labels.append(str(game.action_to_string(state, action)))
+            if game.perfect_information and not game.has_chance and game.is_legal(state, action):
+                state = game.next_state(state, action)
+                state = None if game.is_terminal(state) else state
+            else:
+                state = None
+        except Exception:  # a name is a courtesy
+            labels.append(str(action))
+            state = None
+    return labels

@@ -34,7 +34,7 @@ from mcts_agents.agents.play import Move as PlayedMove
 from mcts_agents.agents.play import action_index, play_game
 from mcts_agents.envs.core.aec import BoardGameEnv
 from mcts_agents.search.result import SearchResult
-from mcts_agents.web.live import SearchView, live_search, search_view
+from mcts_agents.web.live import SearchView, live_search, pv_labels, search_view
 
 __all__ = ["Move", "Position", "Seat", "Session", "Snapshot", "core_position", "picture"]
 
@@ -439,7 +439,7 @@ class _Mover:
         who = (seat, session.seats[seat].agent, session.seats[seat].name)
 
         def report(result: SearchResult, final: bool) -> None:
-            labels = _pv_labels(position, result.principal_variation)
+            labels = pv_labels(position.game, position.state, result.principal_variation)
             view = search_view(result, legal, final, who, ply, labels)
             with session._lock:
                 session.search = view
@@ -481,25 +481,3 @@ def picture(env: Any) -> Any:
     except Exception:  # a picture is a courtesy: the moves are still buttons
         logger.debug("render() failed", exc_info=True)
         return None
-
-
-def _pv_labels(position: Position, pv: Sequence[int]) -> list[str]:
-    """Names of the principal variation's moves: followed in the rules core while the game has
-    neither chance nor hidden information, else the first named and the rest as ids."""
-    game, state = position.game, position.state
-    labels: list[str] = []
-    for action in pv:
-        if game is None or state is None:
-            labels.append(str(action))
-            continue
-        try:
-            labels.append(str(game.action_to_string(state, action)))
-            if game.perfect_information and not game.has_chance and game.is_legal(state, action):
-                state = game.next_state(state, action)
-                state = None if game.is_terminal(state) else state
-            else:
-                state = None
-        except Exception:  # a name is a courtesy
-            labels.append(str(action))
-            state = None
-    return labels
