@@ -172,7 +172,7 @@ def test_no_module_is_longer_than_the_line_limit(name: str) -> None:
 #: loaded lazily) and ``__main__`` sit above everything.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("mcts_agents.envs",),
-    ("mcts_agents.errors",),
+    ("mcts_agents.errors", "mcts_agents._lazy"),
     ("mcts_agents.checks", "mcts_agents.seeding"),
     ("mcts_agents.ratings", "mcts_agents.plotting"),
     ("mcts_agents.processes", "mcts_agents._source_tree"),
