@@ -20,10 +20,6 @@ from mcts_agents.search.searcher import Searcher
 
 __all__ = ["CompiledConnectFour", "connect_four_searcher", "warm_up"]
 
-_NODE_CUR, _NODE_MASK = kernel.NODE_CUR, kernel.NODE_MASK
-_NODE_FIRST, _NODE_NACT, _NODE_NEXP = kernel.NODE_FIRST, kernel.NODE_NACT, kernel.NODE_NEXP
-_EDGE_ACTION = kernel.EDGE_ACTION
-
 
 class CompiledConnectFour(KernelSearcher):
     """The ``Searcher`` of one ``ConnectFour`` game (``k == 4``) in the numba kernel.
@@ -57,7 +53,7 @@ class CompiledConnectFour(KernelSearcher):
         return kernel.allocate(nodes, edges)
 
     def _rehash(self, n: int) -> None:
-        kernel.rehash(self.slots, self.nd[_NODE_CUR], self.nd[_NODE_MASK], n)
+        kernel.rehash(self.slots, self.nd[kernel.NODE_CUR], self.nd[kernel.NODE_MASK], n)
 
     def _position(self, state: Any) -> tuple[Hashable, Any]:
         position = self.game.position(state)
@@ -65,7 +61,9 @@ class CompiledConnectFour(KernelSearcher):
 
     def _find(self, position: Any) -> int:
         cur, mask = position
-        return int(kernel.find(self.slots, self.nd[_NODE_CUR], self.nd[_NODE_MASK], cur, mask))
+        return int(
+            kernel.find(self.slots, self.nd[kernel.NODE_CUR], self.nd[kernel.NODE_MASK], cur, mask)
+        )
 
     def _add_root(self, position: Any, state: Any) -> int:
         cur, mask = position
@@ -87,24 +85,26 @@ class CompiledConnectFour(KernelSearcher):
         return self.config.playout == "decisive"
 
     def _edges(self, node: int) -> range:
-        first = int(self.nd[_NODE_FIRST][node])
-        return range(first, first + int(self.nd[_NODE_NEXP][node])) if first >= 0 else range(0)
+        first = int(self.nd[kernel.NODE_FIRST][node])
+        return (
+            range(first, first + int(self.nd[kernel.NODE_NEXP][node])) if first >= 0 else range(0)
+        )
 
     def _same_mover(self, node: int, child: int) -> bool:
         return False  # the players alternate
 
     def _untried(self, root: int, state: Any, expanded: Sequence[int]) -> list[int]:
-        first = int(self.nd[_NODE_FIRST][root])
+        first = int(self.nd[kernel.NODE_FIRST][root])
         if first < 0:  # the root's edges do not exist yet
             return []
-        actions = self.ed[_EDGE_ACTION]  # the untried moves follow the expanded ones
+        actions = self.ed[kernel.EDGE_ACTION]  # the untried moves follow the expanded ones
         return [
             int(actions[e])
-            for e in range(first + len(expanded), first + int(self.nd[_NODE_NACT][root]))
+            for e in range(first + len(expanded), first + int(self.nd[kernel.NODE_NACT][root]))
         ]
 
     def _state(self, node: int) -> tuple[int, int, int, int]:
-        cur, mask = int(self.nd[_NODE_CUR][node]), int(self.nd[_NODE_MASK][node])
+        cur, mask = int(self.nd[kernel.NODE_CUR][node]), int(self.nd[kernel.NODE_MASK][node])
         return self.game.state_from_position(cur, mask)
 
 

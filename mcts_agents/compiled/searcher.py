@@ -16,30 +16,10 @@ import numpy as np
 
 from mcts_agents.compiled import entries, kernel
 from mcts_agents.compiled.rules import RULE_SETS, Codec, codec
-from mcts_agents.compiled.tree_search import (
-    CHUNK_SECONDS,
-    NO_LIMIT,
-    STOP_CHUNK_SECONDS,
-    KernelSearcher,
-    Tables,
-    next_chunk,
-    warm_up_searcher,
-)
+from mcts_agents.compiled.tree_search import KernelSearcher, Tables, warm_up_searcher
 from mcts_agents.search.config import Budget, SearchConfig
 
-__all__ = [
-    "CHUNK_SECONDS",
-    "NO_LIMIT",
-    "STOP_CHUNK_SECONDS",
-    "Codec",
-    "CompiledSearch",
-    "codec",
-    "next_chunk",
-    "warm_up",
-]
-
-_NODE_STATES, _NODE_PLAYER, _NODE_FIRST = kernel.NODE_STATES, kernel.NODE_PLAYER, kernel.NODE_FIRST
-_NODE_NACT, _EDGE_ACTION, _EDGE_NEXT = kernel.NODE_NACT, kernel.EDGE_ACTION, kernel.EDGE_NEXT
+__all__ = ["Codec", "CompiledSearch", "codec", "warm_up"]
 
 
 class CompiledSearch(KernelSearcher):
@@ -70,7 +50,7 @@ class CompiledSearch(KernelSearcher):
         return kernel.allocate(self.codec.words, nodes, edges)
 
     def _rehash(self, n: int) -> None:
-        kernel.rehash(self.slots, self.nd[_NODE_STATES], n)
+        kernel.rehash(self.slots, self.nd[kernel.NODE_STATES], n)
 
     def _grown_edges(self, used: int) -> int:
         return max(super()._grown_edges(used), used + 2 * (self.codec.max_depth + 1))
@@ -80,7 +60,7 @@ class CompiledSearch(KernelSearcher):
         return tuple(words.tolist()), words
 
     def _find(self, position: Any) -> int:
-        return int(kernel.find(self.slots, self.nd[_NODE_STATES], position))
+        return int(kernel.find(self.slots, self.nd[kernel.NODE_STATES], position))
 
     def _add_root(self, position: Any, state: Any) -> int:
         player = self.game.to_play(state)
@@ -109,8 +89,8 @@ class CompiledSearch(KernelSearcher):
     def _edges(self, node: int) -> list[int]:
         """``node``'s edges (its expanded moves), oldest first (the list runs newest first)."""
         edges = []
-        e = int(self.nd[_NODE_FIRST][node])
-        following = self.ed[_EDGE_NEXT]
+        e = int(self.nd[kernel.NODE_FIRST][node])
+        following = self.ed[kernel.EDGE_NEXT]
         while e >= 0:
             edges.append(e)
             e = int(following[e])
@@ -118,17 +98,17 @@ class CompiledSearch(KernelSearcher):
         return edges
 
     def _same_mover(self, node: int, child: int) -> bool:
-        player = self.nd[_NODE_PLAYER]
+        player = self.nd[kernel.NODE_PLAYER]
         return int(player[child]) == int(player[node])
 
     def _untried(self, root: int, state: Any, expanded: Sequence[int]) -> list[int]:
-        if int(self.nd[_NODE_NACT][root]) < 0:  # the root's moves were not counted yet
+        if int(self.nd[kernel.NODE_NACT][root]) < 0:  # the root's moves were not counted yet
             return []
-        tried = {int(self.ed[_EDGE_ACTION][e]) for e in expanded}
+        tried = {int(self.ed[kernel.EDGE_ACTION][e]) for e in expanded}
         return [a for a in self.game.legal_actions(state) if a not in tried]
 
     def _state(self, node: int) -> Any:
-        return self.codec.decode(self.nd[_NODE_STATES][node])
+        return self.codec.decode(self.nd[kernel.NODE_STATES][node])
 
 
 _warm: set[int] = set()  # the game ids whose kernel this process has loaded
