@@ -73,7 +73,10 @@ def reachable(g: int, p: np.ndarray, root: np.ndarray, s: np.ndarray) -> bool:
     return bool(RULES[g].reachable(p, root, s))
 
 
-# The overloads' parameters are unannotated: numba wants them equal to their ``impl``'s.
+# The overloads' parameters are unannotated: numba wants them equal to their ``impl``'s. One
+# overload a function (not one factory for the five): numba wants an overload's parameters to
+# be its function's, which a shared factory could only give as star-args, in the kernel's
+# innermost calls.
 @overload(legal, prefer_literal=True)
 def _legal(g, p, s, out):
     rules = _rules(g)
