@@ -31,10 +31,9 @@ from numba.typed import List
 
 from mcts_agents.compiled import connect_four_kernel as c4_kernel
 from mcts_agents.compiled import entries, kernel
-from mcts_agents.compiled.common import UNKNOWN
 from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
-from mcts_agents.compiled.searcher import NO_LIMIT, CompiledSearch
-from mcts_agents.errors import InvalidOptionError
+from mcts_agents.compiled.searcher import CompiledSearch
+from mcts_agents.compiled.tree_search import NO_LIMIT
 from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import check_room
 
@@ -45,68 +44,52 @@ __all__ = ["PARALLEL_MIN", "batchable", "moves_compiled", "search_compiled", "wa
 PARALLEL_MIN = 2048
 
 
-@njit(cache=True, parallel=True)
-def _run_connect_four(
-    nds: Any, eds: Any, slots: Any, metas: Any, rngs: Any, geometry: tuple, trees: np.ndarray,
-    roots: np.ndarray, iterations: np.ndarray, c: np.ndarray, solver: np.ndarray,
-    decisive: np.ndarray, max_nodes: np.ndarray, done: np.ndarray, status: np.ndarray,
-) -> None:  # fmt: skip
-    """``connect_four_kernel.run`` of tree ``trees[j]`` from ``roots[j]``, for every ``j``."""
-    for j in prange(len(trees)):
-        t = trees[j]
-        done[j], status[j] = c4_kernel.run(
-            nds[t], eds[t], slots[t], metas[t], rngs[t], geometry, roots[j], iterations[j],
-            c[j], solver[j], decisive[j], max_nodes[j], False,
-        )  # fmt: skip
+def _over_trees(name: str, parallel: bool) -> Any:
+    """``connect_four_kernel.run`` of tree ``trees[j]`` from ``roots[j]``, for every ``j``: in
+    parallel, or on one thread (small batches: no thread to wake; ``prange`` is ``range``
+    there). One body, two compiled functions, each cached under its own ``name`` (numba keys a
+    cache file by a function's name, not by its options)."""
+
+    def run_trees(
+        nds, eds, slots, metas, rngs, geometry, trees, roots, iterations, c, solver, decisive,
+        max_nodes, done, status,
+    ):  # fmt: skip
+        for j in prange(len(trees)):
+            t = trees[j]
+            done[j], status[j] = c4_kernel.run(
+                nds[t], eds[t], slots[t], metas[t], rngs[t], geometry, roots[j], iterations[j],
+                c[j], solver[j], decisive[j], max_nodes[j], False,
+            )  # fmt: skip
+
+    run_trees.__name__ = run_trees.__qualname__ = name
+    return njit(cache=True, parallel=parallel)(run_trees)
 
 
-@njit(cache=True, parallel=True)
-def _run_shared(
-    g: int, p: np.ndarray, nds: Any, eds: Any, slots: Any, metas: Any, rngs: Any,
-    trees: np.ndarray, roots: np.ndarray, iterations: np.ndarray, c: np.ndarray,
-    solver: np.ndarray, decisive: np.ndarray, max_nodes: np.ndarray, max_actions: int,
-    max_depth: int, outcomes: bool, done: np.ndarray, status: np.ndarray,
-) -> None:  # fmt: skip
-    """``kernel.run`` of tree ``trees[j]`` (game ``g``, parameters ``p``) for every ``j``."""
-    literally(g)  # compiled per game: the rules of game g only (see compiled.entries)
-    for j in prange(len(trees)):
-        t = trees[j]
-        done[j], status[j] = kernel.run(
-            g, p, nds[t], eds[t], slots[t], metas[t], rngs[t], roots[j], iterations[j], c[j],
-            solver[j], decisive[j], max_nodes[j], False, max_actions, max_depth, outcomes,
-        )  # fmt: skip
+def _shared_over_trees(name: str, parallel: bool) -> Any:
+    """``kernel.run`` of tree ``trees[j]`` (game ``g``, parameters ``p``) for every ``j``, as
+    ``_over_trees``."""
+
+    def run_trees(
+        g, p, nds, eds, slots, metas, rngs, trees, roots, iterations, c, solver, decisive,
+        max_nodes, max_actions, max_depth, outcomes, done, status,
+    ):  # fmt: skip
+        literally(g)  # compiled per game: the rules of game g only (see compiled.entries)
+        for j in prange(len(trees)):
+            t = trees[j]
+            done[j], status[j] = kernel.run(
+                g, p, nds[t], eds[t], slots[t], metas[t], rngs[t], roots[j], iterations[j],
+                c[j], solver[j], decisive[j], max_nodes[j], False, max_actions, max_depth,
+                outcomes,
+            )  # fmt: skip
+
+    run_trees.__name__ = run_trees.__qualname__ = name
+    return njit(cache=True, parallel=parallel)(run_trees)
 
 
-@njit(cache=True)
-def _serial_connect_four(
-    nds: Any, eds: Any, slots: Any, metas: Any, rngs: Any, geometry: tuple, trees: np.ndarray,
-    roots: np.ndarray, iterations: np.ndarray, c: np.ndarray, solver: np.ndarray,
-    decisive: np.ndarray, max_nodes: np.ndarray, done: np.ndarray, status: np.ndarray,
-) -> None:  # fmt: skip
-    """``_run_connect_four`` on one thread (small batches: no thread to wake)."""
-    for j in range(len(trees)):
-        t = trees[j]
-        done[j], status[j] = c4_kernel.run(
-            nds[t], eds[t], slots[t], metas[t], rngs[t], geometry, roots[j], iterations[j],
-            c[j], solver[j], decisive[j], max_nodes[j], False,
-        )  # fmt: skip
-
-
-@njit(cache=True)
-def _serial_shared(
-    g: int, p: np.ndarray, nds: Any, eds: Any, slots: Any, metas: Any, rngs: Any,
-    trees: np.ndarray, roots: np.ndarray, iterations: np.ndarray, c: np.ndarray,
-    solver: np.ndarray, decisive: np.ndarray, max_nodes: np.ndarray, max_actions: int,
-    max_depth: int, outcomes: bool, done: np.ndarray, status: np.ndarray,
-) -> None:  # fmt: skip
-    """``_run_shared`` on one thread."""
-    literally(g)  # compiled per game: the rules of game g only (see compiled.entries)
-    for j in range(len(trees)):
-        t = trees[j]
-        done[j], status[j] = kernel.run(
-            g, p, nds[t], eds[t], slots[t], metas[t], rngs[t], roots[j], iterations[j], c[j],
-            solver[j], decisive[j], max_nodes[j], False, max_actions, max_depth, outcomes,
-        )  # fmt: skip
+_run_connect_four = _over_trees("_run_connect_four", parallel=True)
+_serial_connect_four = _over_trees("_serial_connect_four", parallel=False)
+_run_shared = _shared_over_trees("_run_shared", parallel=True)
+_serial_shared = _shared_over_trees("_serial_shared", parallel=False)
 
 
 @njit(cache=True)
@@ -249,12 +232,7 @@ def _batched(
     results: list[Any] = [None] * len(searchers)
     groups: dict[tuple[Any, ...], list[int]] = {}
     for i, searcher in enumerate(searchers):
-        game = games[i]
-        if game is not searcher.game and game != searcher.game:
-            raise InvalidOptionError(
-                f"this compiled search plays {searcher.game!r}, got {game!r}; build one per "
-                "game with mcts_agents.make_searcher"
-            )
+        searcher.check_game(games[i])
         if batchable(searcher):
             groups.setdefault((type(searcher), searcher.game), []).append(i)
     for (kind, _), members in groups.items():
@@ -275,7 +253,6 @@ def _search_group(
     """One game, one searcher class: prepare each root, run all trees, build each result (or,
     ``moves_only``, each move)."""
     count = len(searchers)
-    proven_column = 3 if kind is CompiledConnectFour else 2
     starts = np.empty(count)
     roots = np.empty(count, np.int64)
     prepared = []
@@ -283,25 +260,21 @@ def _search_group(
         if searcher.budget.max_nodes is not None:  # check_room refuses nothing without it
             check_room(searcher.budget, len(searcher.game.legal_actions(state)))
         starts[j] = perf_counter()
-        searcher.rng_state[0] = searcher.rng.getrandbits(64) | 1
-        searcher.meta[2] = 0
-        root, reused, pruned = searcher._prepare_root(state)
+        root, reused, pruned = searcher.begin(state)
         roots[j] = root
         prepared.append((reused, pruned))
     limits = np.array([s.budget.iterations for s in searchers], np.int64)
     ran = np.zeros(count, np.int64)
     c = np.array([s.config.c for s in searchers], np.float64)
     solver = np.array([s.config.solver for s in searchers], np.bool_)
-    decisive = np.array([_decisive(s) for s in searchers], np.bool_)
+    decisive = np.array([s._decisive() for s in searchers], np.bool_)
     max_nodes = np.array([s.budget.max_nodes or NO_LIMIT for s in searchers], np.int64)
     pool = _POOLS.get(kind)
     if pool is None:
         pool = _POOLS[kind] = _Pool(searchers[0])
     while True:
         active = [
-            j
-            for j, s in enumerate(searchers)
-            if ran[j] < limits[j] and int(s.nd[proven_column][roots[j]]) == UNKNOWN
+            j for j, s in enumerate(searchers) if ran[j] < limits[j] and not s.solved(int(roots[j]))
         ]
         if not active:
             break
@@ -329,32 +302,15 @@ def _search_group(
             )  # fmt: skip
         ran[picked] += done
         for j, code in zip(active, status.tolist(), strict=True):
-            if code == kernel.GROW_NODES:
-                searchers[j]._grow_nodes()
-            elif code == kernel.GROW_EDGES:
-                searchers[j]._grow_edges()
+            searchers[j]._grow(code)
     if moves_only:
         pairs = enumerate(zip(searchers, states, strict=True))
-        return [_move(s, state, int(roots[j])) for j, (s, state) in pairs]
+        return [s.best_action(state, int(roots[j])) for j, (s, state) in pairs]
     now = perf_counter()
     return [
         s._result(state, int(roots[j]), int(ran[j]), now - starts[j], *prepared[j])
         for j, (s, state) in enumerate(zip(searchers, states, strict=True))
     ]
-
-
-def _move(searcher: Any, state: Any, root: int) -> int:
-    """The ``best_action`` of ``searcher._result`` for ``root``, computed alone."""
-    if not searcher._edges(root):  # no simulation ran: the result's fallback
-        return int(searcher.game.legal_actions(state)[0])
-    return int(searcher.ed[0][searcher._choose(root, searcher.config.final_move)])
-
-
-def _decisive(searcher: Any) -> bool:
-    decisive = searcher.config.playout == "decisive"
-    if isinstance(searcher, CompiledSearch):
-        return decisive and searcher.codec.decisive
-    return decisive
 
 
 _KINDS = (CompiledConnectFour, CompiledSearch)

@@ -16,6 +16,17 @@ UNKNOWN = 2
 #: player ``p`` wins (+1 to the winner, -1 to every other player, as m,n,k's core pays).
 DRAW, WIN = 3, 4
 
+#: A kernel's ``meta`` words (``meta_table``), by name: the nodes and the edges in use, and the
+#: summed depth of the simulations' paths since the Python side last cleared it.
+META_NODES = 0
+META_EDGES = 1
+META_DEPTH = 2
+
+
+def meta_table() -> np.ndarray:
+    """A kernel's ``meta`` words, all zero (an empty table)."""
+    return np.zeros(3, np.int64)
+
 
 @njit(cache=True)
 def gain(outcome: float, player: int) -> float:

@@ -1,9 +1,9 @@
 """Connect Four MCTS compiled by numba: the same search as ``mcts_agents.search``, in arrays.
 
 Everything here is ``@njit`` code over a structure-of-arrays node table (the win and threat
-tests are the rules core's ``won4``/``threats4``, compiled); ``connect_four.py`` holds the Python
-side (budgets, growth, tree reuse, the result). The search is the one of
-``MCTS`` restricted to UCB1 with classic first-play urgency (every child once before any twice),
+tests are the rules core's ``won4``/``threats4``, compiled); ``connect_four_searcher.py`` holds
+the Python side (budgets, growth, tree reuse, the result). The search is the one of ``MCTS``
+restricted to UCB1 with classic first-play urgency (every child once before any twice),
 random expansion order, random or decisive playouts and MCTS-Solver through transpositions.
 
 Positions are ``(cur, mask)`` bitboards in int64: ``cur`` the stones of the player to move,
@@ -11,31 +11,81 @@ Positions are ``(cur, mask)`` bitboards in int64: ``cur`` the stones of the play
 Values are from the view of the player to move at a node; an edge holds the sum of its mover's
 returns.
 
-Node columns (``nd_*``, indexed by node id) and edge columns (``ed_*``, a node's legal moves
-are the ``nact`` edges from ``first``):
+Node columns (``nd``, indexed by node id, named ``NODE_*``) and edge columns (``ed``,
+``EDGE_*``; a node's legal moves are the ``nact`` edges from ``first``), made by ``allocate``:
     nd_cur, nd_mask: the position (its transposition key).
     nd_visits: simulations through the node.
     nd_proven: solver value for the player to move (-1, 0, 1) or ``UNKNOWN``.
     nd_term: value of a terminal position for the player to move, or ``UNKNOWN``.
     nd_first, nd_nact, nd_nexp: first edge (-1 until first selected), legal moves, expanded.
     ed_action, ed_child, ed_visits, ed_value: column, child id, visits, sum of mover returns.
-``meta`` holds the nodes and edges in use and the summed depth of the simulations' paths;
+``meta`` (``common.META_*``) holds the nodes and edges in use and the summed path depth;
 ``slots`` is an open-addressing hash table of node ids (-1 empty, size a power of two, at most
 half full).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
 from mcts_agents.compiled import common
-from mcts_agents.compiled.common import pick_bit, popcount, random01
+from mcts_agents.compiled.common import (
+    META_DEPTH,
+    META_EDGES,
+    META_NODES,
+    pick_bit,
+    popcount,
+    random01,
+)
 from mcts_agents.envs.games.connect_four import threats4, won4
 
 UNKNOWN = common.UNKNOWN
 DONE, ROOT_PROVEN, GROW_NODES, GROW_EDGES, TABLE_FULL = 0, 1, 2, 3, 4
 MAX_DEPTH = 64  # longer than any Connect Four game the kernel accepts (<= 62 cells)
+
+# The node table's columns (``nd``) and the edge table's (``ed``), by name (see ``allocate``);
+# numba reads these module-level ints as constants.
+NODE_CUR = 0
+NODE_MASK = 1
+NODE_VISITS = 2
+NODE_PROVEN = 3
+NODE_TERM = 4
+NODE_FIRST = 5
+NODE_NACT = 6
+NODE_NEXP = 7
+EDGE_ACTION = 0
+EDGE_CHILD = 1
+EDGE_VISITS = 2
+EDGE_VALUE = 3
+
+
+def allocate(nodes: int, edges: int) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...], Any]:
+    """Node columns for ``nodes``, edge columns for ``edges``, an empty hash table.
+
+    The columns are uninitialised: the kernel writes every row before it reads it.
+    """
+    nd = (
+        np.empty(nodes, np.int64),  # NODE_CUR
+        np.empty(nodes, np.int64),  # NODE_MASK
+        np.empty(nodes, np.int64),  # NODE_VISITS (int64: hours of search overflow int32)
+        np.empty(nodes, np.int8),  # NODE_PROVEN
+        np.empty(nodes, np.int8),  # NODE_TERM
+        np.empty(nodes, np.int32),  # NODE_FIRST
+        np.empty(nodes, np.int8),  # NODE_NACT
+        np.empty(nodes, np.int8),  # NODE_NEXP
+    )
+    ed = (
+        np.empty(edges, np.int8),  # EDGE_ACTION
+        np.empty(edges, np.int32),  # EDGE_CHILD
+        np.empty(edges, np.int64),  # EDGE_VISITS
+        np.empty(edges, np.float64),  # EDGE_VALUE: the sum of the mover's returns
+    )
+    slots = np.full(2 * nodes, -1, np.int32)  # at most half full
+    return nd, ed, slots
+
 
 _H1 = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 as a signed 64-bit int
 _H2 = np.int64(-4417276706812531889)  # 0xC2B2AE3D27D4EB4F
@@ -133,17 +183,17 @@ def add_node(
     nd: tuple, slots: np.ndarray, meta: np.ndarray, cur: int, mask: int, term: int, solver: bool
 ) -> int:
     """Store a new node (the caller checked capacity); return its id."""
-    nd_cur, nd_mask, nd_visits, nd_proven, nd_term, nd_first, nd_nact, nd_nexp = nd
-    nid = meta[0]
-    meta[0] = nid + 1
+    nd_cur, nd_mask = nd[NODE_CUR], nd[NODE_MASK]
+    nid = meta[META_NODES]
+    meta[META_NODES] = nid + 1
     nd_cur[nid] = cur
     nd_mask[nid] = mask
-    nd_visits[nid] = 0
-    nd_term[nid] = term
-    nd_proven[nid] = term if solver else UNKNOWN
-    nd_first[nid] = -1
-    nd_nact[nid] = 0
-    nd_nexp[nid] = 0
+    nd[NODE_VISITS][nid] = 0
+    nd[NODE_TERM][nid] = term
+    nd[NODE_PROVEN][nid] = term if solver else UNKNOWN
+    nd[NODE_FIRST][nid] = -1
+    nd[NODE_NACT][nid] = 0
+    nd[NODE_NEXP][nid] = 0
     slots[_slot(slots, nd_cur, nd_mask, cur, mask)] = nid
     return nid
 
@@ -151,8 +201,9 @@ def add_node(
 @njit(cache=True)
 def _try_prove(nd: tuple, ed: tuple, node: int) -> bool:
     """Prove ``node`` from its children: a proven win for its mover, or all children proven."""
-    nd_proven, nd_first, nd_nact, nd_nexp = nd[3], nd[5], nd[6], nd[7]
-    ed_child = ed[1]
+    nd_proven, nd_first = nd[NODE_PROVEN], nd[NODE_FIRST]
+    nd_nact, nd_nexp = nd[NODE_NACT], nd[NODE_NEXP]
+    ed_child = ed[EDGE_CHILD]
     first = nd_first[node]
     if first < 0:
         return False
@@ -195,8 +246,11 @@ def run(
     arrays and calls again) or ``TABLE_FULL`` (``max_nodes`` nodes stored and
     ``stop_when_full``; otherwise a full table only stops growth, as in ``MCTS``).
     """
-    nd_cur, nd_mask, nd_visits, nd_proven, nd_term, nd_first, nd_nact, nd_nexp = nd
-    ed_action, ed_child, ed_visits, ed_value = ed
+    nd_cur, nd_mask, nd_visits = nd[NODE_CUR], nd[NODE_MASK], nd[NODE_VISITS]
+    nd_proven, nd_term, nd_first = nd[NODE_PROVEN], nd[NODE_TERM], nd[NODE_FIRST]
+    nd_nact, nd_nexp = nd[NODE_NACT], nd[NODE_NEXP]
+    ed_action, ed_child = ed[EDGE_ACTION], ed[EDGE_CHILD]
+    ed_visits, ed_value = ed[EDGE_VISITS], ed[EDGE_VALUE]
     width, height, stride, full, bottom = geometry
     path_nodes = np.empty(MAX_DEPTH, np.int64)
     path_edges = np.empty(MAX_DEPTH, np.int64)
@@ -206,11 +260,11 @@ def run(
     while done < iterations:
         if nd_proven[root] != UNKNOWN:
             return done, ROOT_PROVEN
-        if meta[0] >= len(nd_cur) and meta[0] < max_nodes:
+        if meta[META_NODES] >= len(nd_cur) and meta[META_NODES] < max_nodes:
             return done, GROW_NODES
-        if meta[1] + width * MAX_DEPTH > len(ed_child):  # a simulation may open MAX_DEPTH nodes
+        if meta[META_EDGES] + width * MAX_DEPTH > len(ed_child):  # it may open MAX_DEPTH nodes
             return done, GROW_EDGES
-        if stop_when_full and meta[0] >= max_nodes:
+        if stop_when_full and meta[META_NODES] >= max_nodes:
             return done, TABLE_FULL
         node = root
         cur = root_cur
@@ -225,7 +279,7 @@ def run(
                 break
             first = nd_first[node]
             if first < 0:  # first selection: the legal moves become edges
-                first = meta[1]
+                first = meta[META_EDGES]
                 n = 0
                 for col in range(width):
                     if not mask & (1 << (col * stride + height - 1)):
@@ -235,7 +289,7 @@ def run(
                         ed_visits[e] = 0
                         ed_value[e] = 0.0
                         n += 1
-                meta[1] = first + n
+                meta[META_EDGES] = first + n
                 nd_first[node] = first
                 nd_nact[node] = n
             k = nd_nexp[node]
@@ -258,7 +312,7 @@ def run(
                         term = 0
                     else:
                         term = UNKNOWN
-                    if meta[0] >= max_nodes:  # table full: evaluate without storing
+                    if meta[META_NODES] >= max_nodes:  # table full: evaluate without storing
                         if term != UNKNOWN:
                             value = -float(term)
                         else:
@@ -320,7 +374,7 @@ def run(
                 parent = path_nodes[i]
                 if nd_proven[parent] != UNKNOWN or not _try_prove(nd, ed, parent):
                     break
-        meta[2] += depth
+        meta[META_DEPTH] += depth
         done += 1
     return done, DONE
 
@@ -338,9 +392,12 @@ def reroot(
     rebuilt. Working in place touches no fresh memory: on a table of 10^6 nodes new arrays
     cost more in page faults than the work itself.
     """
-    nd_cur, nd_mask, nd_visits, nd_proven, nd_term, nd_first, nd_nact, nd_nexp = nd
-    ed_action, ed_child, ed_visits, ed_value = ed
-    n = meta[0]
+    nd_cur, nd_mask, nd_visits = nd[NODE_CUR], nd[NODE_MASK], nd[NODE_VISITS]
+    nd_proven, nd_term, nd_first = nd[NODE_PROVEN], nd[NODE_TERM], nd[NODE_FIRST]
+    nd_nact, nd_nexp = nd[NODE_NACT], nd[NODE_NEXP]
+    ed_action, ed_child = ed[EDGE_ACTION], ed[EDGE_CHILD]
+    ed_visits, ed_value = ed[EDGE_VISITS], ed[EDGE_VALUE]
+    n = meta[META_NODES]
     remap = np.empty(n, np.int32)
     root_other = root_cur ^ root_mask
     parity = _popcount(root_mask) & 1
@@ -359,7 +416,7 @@ def reroot(
         else:
             remap[nid] = -1
     # edge blocks in pool order: owner[first edge] = node
-    used = meta[1]
+    used = meta[META_EDGES]
     owner = np.full(used, -1, np.int32)
     for nid in range(n):
         if nd_first[nid] >= 0:
@@ -391,6 +448,6 @@ def reroot(
         nd_first[new] = nd_first[nid]
         nd_nact[new] = nd_nact[nid]
         nd_nexp[new] = nd_nexp[nid]
-    meta[0] = kept
-    meta[1] = write
+    meta[META_NODES] = kept
+    meta[META_EDGES] = write
     rehash(slots, nd_cur, nd_mask, kept)

@@ -7,9 +7,8 @@ kernel's entry point for one game (``entries``, which passes its id as a constan
 that game's rules and no other game's, and numba caches it like any module-level function. From
 Python they forward by a dict lookup (for tests).
 
-A rule set (``othello``, ``othello_wide``, ``mnk``, ``ultimate``, ``nim``,
-``connect_four_rules``) has, over a position
-``s`` of int64 words and a scratch row ``t``:
+A rule set (the modules of ``rules.RULE_SETS``) has, over a position ``s`` of int64 words and
+a scratch row ``t``:
     legal(p, s, out) -> n           the legal actions into ``out[:n]``
     play(p, s, action, t) -> term   the next position into ``t``; its value for its player to
                                     move (-1, 0, 1) if terminal, else ``UNKNOWN`` (more than
@@ -19,6 +18,7 @@ A rule set (``othello``, ``othello_wide``, ``mnk``, ``ultimate``, ``nim``,
                                     ``buf`` is ``BUFFER`` scratch words
     reachable(p, root, s) -> bool   whether ``s`` may follow ``root`` (sound: never False for
                                     a position that can follow), closed under moves
+A new rule set needs no line in this module (the ids by name below serve tests and tools).
 """
 
 from __future__ import annotations
@@ -30,21 +30,17 @@ import numpy as np
 from numba.core import types
 from numba.extending import overload
 
-from mcts_agents.compiled.rules import connect_four as connect_four_rules
-from mcts_agents.compiled.rules import mnk, nim, othello, othello_wide, ultimate
+from mcts_agents.compiled.rules import RULE_SETS, rule_set
 
-OTHELLO, MNK, ULTIMATE, NIM, OTHELLO_WIDE, CONNECT_FOUR = 1, 2, 3, 4, 5, 6
 #: Scratch words a playout may use: a position and a list of cells or actions.
 BUFFER = 1024
 #: Each game id's rules module.
-RULES: dict[int, ModuleType] = {
-    OTHELLO: othello,
-    MNK: mnk,
-    ULTIMATE: ultimate,
-    NIM: nim,
-    OTHELLO_WIDE: othello_wide,
-    CONNECT_FOUR: connect_four_rules,
-}
+RULES: dict[int, ModuleType] = {one.game_id: one.module() for one in RULE_SETS}
+#: The ids of the first rule sets by name (for tests and tools; the kernel needs none).
+OTHELLO, MNK, ULTIMATE, NIM, OTHELLO_WIDE, CONNECT_FOUR = (
+    rule_set(name).game_id
+    for name in ("othello", "mnk", "ultimate", "nim", "othello_wide", "connect_four")
+)
 
 
 def _rules(g: Any) -> ModuleType | None:
@@ -70,10 +66,6 @@ def to_play(g: int, p: np.ndarray, s: np.ndarray) -> int:
 def playout(
     g: int, p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
 ) -> float:
-    if g == OTHELLO:
-        return float(othello.playout(p, s, rng, decisive))
-    if g == OTHELLO_WIDE:
-        return float(othello_wide.playout(p, s, rng))
     return float(RULES[g].playout(p, s, buf, decisive, rng))
 
 
@@ -81,7 +73,10 @@ def reachable(g: int, p: np.ndarray, root: np.ndarray, s: np.ndarray) -> bool:
     return bool(RULES[g].reachable(p, root, s))
 
 
-# The overloads' parameters are unannotated: numba wants them equal to their ``impl``'s.
+# The overloads' parameters are unannotated: numba wants them equal to their ``impl``'s. One
+# overload a function (not one factory for the five): numba wants an overload's parameters to
+# be its function's, which a shared factory could only give as star-args, in the kernel's
+# innermost calls.
 @overload(legal, prefer_literal=True)
 def _legal(g, p, s, out):
     rules = _rules(g)
@@ -127,20 +122,9 @@ def _playout(g, p, s, buf, decisive, rng):
     if rules is None:
         return None
     f = rules.playout
-    if rules is othello:
 
-        def impl(g, p, s, buf, decisive, rng):
-            return f(p, s, rng, decisive)
-
-    elif rules is othello_wide:
-
-        def impl(g, p, s, buf, decisive, rng):
-            return f(p, s, rng)
-
-    else:
-
-        def impl(g, p, s, buf, decisive, rng):
-            return f(p, s, buf, decisive, rng)
+    def impl(g, p, s, buf, decisive, rng):
+        return f(p, s, buf, decisive, rng)
 
     return impl
 

@@ -1,10 +1,11 @@
 """The compiled kernel's entry points, one per game: compiling one compiles that game's rules only.
 
-``kernel.run`` and ``kernel.reroot`` take the game's id ``g``, on which ``games`` dispatches
-while compiling (overloads on a literal id). Each entry point here calls them with its game's
-id as a constant, so that the first search of a game compiles the kernel with that game's rules
-and none of the others' (tic-tac-toe no longer compiles Othello 16x16), and numba caches each
-entry point like any module-level function. ``run(g, ...)`` and ``reroot(g, ...)`` call the
+``kernel.run`` and ``kernel.reroot`` take the game's id ``g``, on which ``dispatch`` dispatches
+while compiling (overloads on a literal id). Each entry point here (a pair per rule set of
+``rules.RULE_SETS``, made by ``_entry_points``) calls them with its game's id as a constant, so
+that the first search of a game compiles the kernel with that game's rules and none of the
+others' (tic-tac-toe no longer compiles Othello 16x16), and numba caches each entry point in a
+file of its own. ``run(g, ...)`` and ``reroot(g, ...)`` call the
 entry of ``g`` with the kernel's other arguments.
 
 ``announce(g)`` logs one warning (logger ``mcts_agents.compiled``) before the first call of a
@@ -26,12 +27,8 @@ from typing import Any
 
 from numba import njit
 
-from mcts_agents.compiled import dispatch as games
 from mcts_agents.compiled import kernel
-
-# The ids by name: numba reads a module's global int as a constant (a literal, on which
-# ``games`` picks the rules), but ``games.MNK`` as a plain int64.
-from mcts_agents.compiled.dispatch import CONNECT_FOUR, MNK, NIM, OTHELLO, OTHELLO_WIDE, ULTIMATE
+from mcts_agents.compiled.rules import RULE_SETS, RuleSet
 from mcts_agents.envs import games as rules_cores
 
 __all__ = [
@@ -48,120 +45,37 @@ __all__ = [
 logger = logging.getLogger("mcts_agents.compiled")
 
 
-# One pair per game; the arguments are kernel.run's and kernel.reroot's after g.
-@njit(cache=True)
-def _run_othello(
-    p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive, max_nodes,
-    stop_when_full, max_actions, max_depth, outcomes,
-):  # fmt: skip
-    return kernel.run(
-        OTHELLO, p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive,
-        max_nodes, stop_when_full, max_actions, max_depth, outcomes,
-    )  # fmt: skip
+def _entry_points(rules: RuleSet) -> tuple[Any, Any]:
+    """The ``run`` and ``reroot`` entry points of one rule set: ``kernel.run`` and
+    ``kernel.reroot`` with its id as a constant (a closure's int is a literal to numba, as a
+    module's global is), their other arguments passed on.
 
+    numba caches a closure by its qualified name and source line, with its closed-over values
+    in the key: each pair gets a name of its own (``run_mnk``...), hence a cache index of its
+    own, which ``is_cached`` reads; two closures of one name would share one index.
+    """
+    g = rules.game_id
 
-@njit(cache=True)
-def _reroot_othello(p, nd, ed, slots, meta, root_state):
-    kernel.reroot(OTHELLO, p, nd, ed, slots, meta, root_state)
+    def run_game(
+        p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive, max_nodes,
+        stop_when_full, max_actions, max_depth, outcomes,
+    ):  # fmt: skip
+        return kernel.run(
+            g, p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive,
+            max_nodes, stop_when_full, max_actions, max_depth, outcomes,
+        )  # fmt: skip
 
+    def reroot_game(p, nd, ed, slots, meta, root_state):
+        kernel.reroot(g, p, nd, ed, slots, meta, root_state)
 
-@njit(cache=True)
-def _run_mnk(
-    p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive, max_nodes,
-    stop_when_full, max_actions, max_depth, outcomes,
-):  # fmt: skip
-    return kernel.run(
-        MNK, p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive,
-        max_nodes, stop_when_full, max_actions, max_depth, outcomes,
-    )  # fmt: skip
-
-
-@njit(cache=True)
-def _reroot_mnk(p, nd, ed, slots, meta, root_state):
-    kernel.reroot(MNK, p, nd, ed, slots, meta, root_state)
-
-
-@njit(cache=True)
-def _run_ultimate(
-    p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive, max_nodes,
-    stop_when_full, max_actions, max_depth, outcomes,
-):  # fmt: skip
-    return kernel.run(
-        ULTIMATE, p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive,
-        max_nodes, stop_when_full, max_actions, max_depth, outcomes,
-    )  # fmt: skip
-
-
-@njit(cache=True)
-def _reroot_ultimate(p, nd, ed, slots, meta, root_state):
-    kernel.reroot(ULTIMATE, p, nd, ed, slots, meta, root_state)
-
-
-@njit(cache=True)
-def _run_nim(
-    p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive, max_nodes,
-    stop_when_full, max_actions, max_depth, outcomes,
-):  # fmt: skip
-    return kernel.run(
-        NIM, p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive,
-        max_nodes, stop_when_full, max_actions, max_depth, outcomes,
-    )  # fmt: skip
-
-
-@njit(cache=True)
-def _reroot_nim(p, nd, ed, slots, meta, root_state):
-    kernel.reroot(NIM, p, nd, ed, slots, meta, root_state)
-
-
-@njit(cache=True)
-def _run_othello_wide(
-    p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive, max_nodes,
-    stop_when_full, max_actions, max_depth, outcomes,
-):  # fmt: skip
-    return kernel.run(
-        OTHELLO_WIDE, p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive,
-        max_nodes, stop_when_full, max_actions, max_depth, outcomes,
-    )  # fmt: skip
-
-
-@njit(cache=True)
-def _reroot_othello_wide(p, nd, ed, slots, meta, root_state):
-    kernel.reroot(OTHELLO_WIDE, p, nd, ed, slots, meta, root_state)
-
-
-@njit(cache=True)
-def _run_connect_four(
-    p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive, max_nodes,
-    stop_when_full, max_actions, max_depth, outcomes,
-):  # fmt: skip
-    return kernel.run(
-        CONNECT_FOUR, p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive,
-        max_nodes, stop_when_full, max_actions, max_depth, outcomes,
-    )  # fmt: skip
-
-
-@njit(cache=True)
-def _reroot_connect_four(p, nd, ed, slots, meta, root_state):
-    kernel.reroot(CONNECT_FOUR, p, nd, ed, slots, meta, root_state)
+    for f, kind in ((run_game, "run"), (reroot_game, "reroot")):
+        f.__name__ = f.__qualname__ = f"{kind}_{rules.name}"
+    return njit(cache=True)(run_game), njit(cache=True)(reroot_game)
 
 
 #: Game id -> (its ``run`` entry, its ``reroot`` entry).
-ENTRIES: dict[int, tuple[Any, Any]] = {
-    games.OTHELLO: (_run_othello, _reroot_othello),
-    games.MNK: (_run_mnk, _reroot_mnk),
-    games.ULTIMATE: (_run_ultimate, _reroot_ultimate),
-    games.NIM: (_run_nim, _reroot_nim),
-    games.OTHELLO_WIDE: (_run_othello_wide, _reroot_othello_wide),
-    games.CONNECT_FOUR: (_run_connect_four, _reroot_connect_four),
-}
-_NAMES = {
-    games.OTHELLO: "Othello",
-    games.MNK: "m,n,k",
-    games.ULTIMATE: "ultimate tic-tac-toe",
-    games.NIM: "Nim",
-    games.OTHELLO_WIDE: "Othello 10x10 to 16x16",
-    games.CONNECT_FOUR: "Connect Four",
-}
+ENTRIES: dict[int, tuple[Any, Any]] = {one.game_id: _entry_points(one) for one in RULE_SETS}
+_NAMES = {one.game_id: one.title for one in RULE_SETS}
 
 
 def run(g: int, *args: Any) -> tuple[int, int]:
@@ -175,8 +89,13 @@ def reroot(g: int, *args: Any) -> None:
     ENTRIES[g][1](*args)
 
 
-#: The sources compiled into the entry points: this package and the rules cores it compiles.
-SOURCES = (Path(__file__).parent, Path(rules_cores.__file__).parent)
+#: The sources compiled into the entry points: this package, its rule sets and the rules cores
+#: it compiles.
+SOURCES = (
+    Path(__file__).parent,
+    Path(__file__).parent / "rules",
+    Path(rules_cores.__file__).parent,
+)
 _STAMP = "-sources.sha256"
 
 

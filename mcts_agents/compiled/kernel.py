@@ -2,9 +2,9 @@
 
 The search is the one of ``MCTS`` restricted to UCB1 with classic first-play urgency (every
 child once before any twice), random expansion order, the rules' playouts and MCTS-Solver
-through transpositions. A game plugs in through ``games`` (its id ``g`` and parameter words
+through transpositions. A game plugs in through ``dispatch`` (its id ``g`` and parameter words
 ``p``): legal moves, the next position and its terminal value, the player to move, a playout,
-and a reachability test for tree reuse. ``search.CompiledSearch`` is the Python side (budgets,
+and a reachability test for tree reuse. ``searcher.CompiledSearch`` is the Python side (budgets,
 growth, reuse, the result).
 
 A position is a row of ``W`` int64 words (the rules' layout) and is its own transposition key.
@@ -15,21 +15,21 @@ Games of more than two players (``outcomes``) report outcome codes instead (``co
 ``common.WIN + p``): an edge adds what the code pays its mover (max^n), and a node is proven
 a win for its mover by a child proven so, else by its best proven child when all are.
 
-Node columns (``nd``, indexed by node id):
-    states: the position (``[nodes, W]``).
-    visits: simulations through the node.
-    proven: solver value for the player to move (-1, 0, 1) or ``UNKNOWN``.
-    term: value of a terminal position for the player to move, or ``UNKNOWN``.
-    player: the player to move.
-    first: the node's newest edge (-1: none), the head of its list of expanded moves.
-    nact: legal moves (-1 until the node's first selection counts them).
-    nexp: expanded moves (the length of the list).
-Edge columns (``ed``): action, child id, next (the parent's previous edge, -1 at the end of
-the list), visits, sum of the mover's values. Only expanded moves have edges: an expansion
-generates the legal moves again and draws one of those without an edge, so a node whose
-search stops after a few expansions costs no room for the rest (in Othello about one edge a
-node instead of two; in Gomoku one instead of up to 225 for every selected node).
-``meta`` holds the nodes and edges in use and the summed depth of the simulations' paths;
+Node columns (``nd``, indexed by node id; ``allocate`` makes them, named ``NODE_*``):
+    NODE_STATES: the position (``[nodes, W]``).
+    NODE_VISITS: simulations through the node.
+    NODE_PROVEN: solver value for the player to move (-1, 0, 1) or ``UNKNOWN``.
+    NODE_TERM: value of a terminal position for the player to move, or ``UNKNOWN``.
+    NODE_PLAYER: the player to move.
+    NODE_FIRST: the node's newest edge (-1: none), the head of its list of expanded moves.
+    NODE_NACT: legal moves (-1 until the node's first selection counts them).
+    NODE_NEXP: expanded moves (the length of the list).
+Edge columns (``ed``, ``EDGE_*``): action, child id, next (the parent's previous edge, -1 at
+the end of the list), visits, sum of the mover's values. Only expanded moves have edges: an
+expansion generates the legal moves again and draws one of those without an edge, so a node
+whose search stops after a few expansions costs no room for the rest (in Othello about one
+edge a node instead of two; in Gomoku one instead of up to 225 for every selected node).
+``meta`` (``common.META_*``) holds the nodes and edges in use and the summed path depth;
 ``slots`` is an open-addressing hash table of node ids (-1 empty, a power of two, at most half
 full). Row sizes: ``8 W + 19`` bytes a node, 26 an edge, 4 to 8 a node in ``slots``. Action
 ids are below the rules' ``max_actions``.
@@ -37,13 +37,31 @@ ids are below the rules' ``max_actions``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
 from mcts_agents.compiled import dispatch as games
-from mcts_agents.compiled.common import UNKNOWN, gain, random01
+from mcts_agents.compiled.common import META_DEPTH, META_EDGES, META_NODES, UNKNOWN, gain, random01
 
 DONE, ROOT_PROVEN, GROW_NODES, GROW_EDGES, TABLE_FULL = 0, 1, 2, 3, 4
+
+# The node table's columns (``nd``) and the edge table's (``ed``), by name (see ``allocate``);
+# numba reads these module-level ints as constants.
+NODE_STATES = 0
+NODE_VISITS = 1
+NODE_PROVEN = 2
+NODE_TERM = 3
+NODE_PLAYER = 4
+NODE_FIRST = 5
+NODE_NACT = 6
+NODE_NEXP = 7
+EDGE_ACTION = 0
+EDGE_CHILD = 1
+EDGE_NEXT = 2
+EDGE_VISITS = 3
+EDGE_VALUE = 4
 #: Scratch words a playout may use (``games.BUFFER``).
 BUFFER = games.BUFFER
 
@@ -59,6 +77,35 @@ def _ucb_tables(size: int) -> np.ndarray:
 
 
 UCB_TABLES = _ucb_tables(1 << 12)
+
+
+def allocate(
+    words: int, nodes: int, edges: int
+) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...], Any]:
+    """Node columns for ``nodes``, edge columns for ``edges``, an empty hash table.
+
+    The columns are uninitialised: the kernel writes every row before it reads it.
+    """
+    nd = (
+        np.empty((nodes, words), np.int64),  # NODE_STATES
+        np.empty(nodes, np.int64),  # NODE_VISITS (int64: hours of search overflow int32)
+        np.empty(nodes, np.int8),  # NODE_PROVEN
+        np.empty(nodes, np.int8),  # NODE_TERM
+        np.empty(nodes, np.int8),  # NODE_PLAYER
+        np.empty(nodes, np.int32),  # NODE_FIRST
+        np.empty(nodes, np.int16),  # NODE_NACT
+        np.empty(nodes, np.int16),  # NODE_NEXP
+    )
+    ed = (
+        np.empty(edges, np.int16),  # EDGE_ACTION
+        np.empty(edges, np.int32),  # EDGE_CHILD
+        np.empty(edges, np.int32),  # EDGE_NEXT: the parent's previous edge
+        np.empty(edges, np.int64),  # EDGE_VISITS
+        np.empty(edges, np.float64),  # EDGE_VALUE: the sum of the mover's values
+    )
+    slots = np.full(2 * nodes, -1, np.int32)  # at most half full
+    return nd, ed, slots
+
 
 _SEED = np.uint64(0x243F6A8885A308D3)
 _MUL = np.uint64(0x9E3779B97F4A7C15)
@@ -108,17 +155,17 @@ def add_node(
     solver: bool,
 ) -> int:  # fmt: skip
     """Store a new node (the caller checked capacity); return its id."""
-    states, visits, proven, terms, players, first, nact, nexp = nd
-    nid = meta[0]
-    meta[0] = nid + 1
+    states = nd[NODE_STATES]
+    nid = meta[META_NODES]
+    meta[META_NODES] = nid + 1
     states[nid, :] = s
-    visits[nid] = 0
-    terms[nid] = term
-    proven[nid] = term if solver else UNKNOWN
-    players[nid] = player
-    first[nid] = -1
-    nact[nid] = -1
-    nexp[nid] = 0
+    nd[NODE_VISITS][nid] = 0
+    nd[NODE_TERM][nid] = term
+    nd[NODE_PROVEN][nid] = term if solver else UNKNOWN
+    nd[NODE_PLAYER][nid] = player
+    nd[NODE_FIRST][nid] = -1
+    nd[NODE_NACT][nid] = -1
+    nd[NODE_NEXP][nid] = 0
     slots[_slot(slots, states, s)] = nid
     return nid
 
@@ -127,8 +174,9 @@ def add_node(
 def _try_prove(nd: tuple, ed: tuple, node: int, outcomes: bool) -> bool:
     """Prove ``node`` from its children: a proven win for its mover, or all children proven
     (then the best for the mover: with ``outcomes``, the first best in list order)."""
-    proven, players, first, nact, nexp = nd[2], nd[4], nd[5], nd[6], nd[7]
-    ed_child, ed_next = ed[1], ed[2]
+    proven, players, first = nd[NODE_PROVEN], nd[NODE_PLAYER], nd[NODE_FIRST]
+    nact, nexp = nd[NODE_NACT], nd[NODE_NEXP]
+    ed_child, ed_next = ed[EDGE_CHILD], ed[EDGE_NEXT]
     e = first[node]
     if e < 0:
         return False
@@ -176,8 +224,11 @@ def run(
     of values for the player to move (games of more than two players): terminal values,
     playouts and proofs are codes, and an edge adds what the code pays its mover (max^n).
     """
-    states, nd_visits, nd_proven, nd_term, nd_player, nd_first, nd_nact, nd_nexp = nd
-    ed_action, ed_child, ed_next, ed_visits, ed_value = ed
+    states, nd_visits, nd_proven = nd[NODE_STATES], nd[NODE_VISITS], nd[NODE_PROVEN]
+    nd_term, nd_player, nd_first = nd[NODE_TERM], nd[NODE_PLAYER], nd[NODE_FIRST]
+    nd_nact, nd_nexp = nd[NODE_NACT], nd[NODE_NEXP]
+    ed_action, ed_child, ed_next = ed[EDGE_ACTION], ed[EDGE_CHILD], ed[EDGE_NEXT]
+    ed_visits, ed_value = ed[EDGE_VISITS], ed[EDGE_VALUE]
     path_nodes = np.empty(max_depth + 1, np.int64)
     path_edges = np.empty(max_depth + 1, np.int64)
     actions = np.empty(max_actions, np.int64)
@@ -191,11 +242,11 @@ def run(
     while done < iterations:
         if nd_proven[root] != UNKNOWN:
             return done, ROOT_PROVEN
-        if meta[0] >= len(nd_visits) and meta[0] < max_nodes:
+        if meta[META_NODES] >= len(nd_visits) and meta[META_NODES] < max_nodes:
             return done, GROW_NODES
-        if meta[1] + headroom > len(ed_child):
+        if meta[META_EDGES] + headroom > len(ed_child):
             return done, GROW_EDGES
-        if stop_when_full and meta[0] >= max_nodes:
+        if stop_when_full and meta[META_NODES] >= max_nodes:
             return done, TABLE_FULL
         node = root
         depth = 0
@@ -233,7 +284,7 @@ def run(
                 fresh = child < 0
                 if fresh:
                     player = games.to_play(g, p, after)
-                    if meta[0] >= max_nodes:  # table full: evaluate without storing
+                    if meta[META_NODES] >= max_nodes:  # table full: evaluate without storing
                         if term != UNKNOWN:
                             value = float(term)
                         else:
@@ -242,8 +293,8 @@ def run(
                             value = -value
                         break
                     child = add_node(nd, slots, meta, after, term, player, solver)
-                e = meta[1]
-                meta[1] = e + 1
+                e = meta[META_EDGES]
+                meta[META_EDGES] = e + 1
                 ed_action[e] = action
                 ed_child[e] = child
                 ed_next[e] = nd_first[node]
@@ -307,7 +358,7 @@ def run(
                 parent = path_nodes[i]
                 if nd_proven[parent] != UNKNOWN or not _try_prove(nd, ed, parent, outcomes):
                     break
-        meta[2] += depth
+        meta[META_DEPTH] += depth
         done += 1
     return done, DONE
 
@@ -326,9 +377,12 @@ def reroot(
     ``meta`` gets the new counts and ``slots`` is rebuilt. Besides the table, it takes a few
     bytes per node and edge of scratch memory.
     """
-    states, nd_visits, nd_proven, nd_term, nd_player, nd_first, nd_nact, nd_nexp = nd
-    ed_action, ed_child, ed_next, ed_visits, ed_value = ed
-    n = meta[0]
+    states, nd_visits, nd_proven = nd[NODE_STATES], nd[NODE_VISITS], nd[NODE_PROVEN]
+    nd_term, nd_player, nd_first = nd[NODE_TERM], nd[NODE_PLAYER], nd[NODE_FIRST]
+    nd_nact, nd_nexp = nd[NODE_NACT], nd[NODE_NEXP]
+    ed_action, ed_child, ed_next = ed[EDGE_ACTION], ed[EDGE_CHILD], ed[EDGE_NEXT]
+    ed_visits, ed_value = ed[EDGE_VISITS], ed[EDGE_VALUE]
+    n = meta[META_NODES]
     keep = np.zeros(n, np.bool_)
     stack = np.empty(n, np.int64)
     top = 0
@@ -355,7 +409,7 @@ def reroot(
             kept += 1
         else:
             remap[nid] = -1
-    used = meta[1]
+    used = meta[META_EDGES]
     moved = np.full(used, -1, np.int32)  # an edge's new id, -1 if dropped
     for nid in range(n):
         if keep[nid]:
@@ -391,6 +445,6 @@ def reroot(
         nd_first[new] = moved[head] if head >= 0 else -1
         nd_nact[new] = nd_nact[nid]
         nd_nexp[new] = nd_nexp[nid]
-    meta[0] = kept
-    meta[1] = write
+    meta[META_NODES] = kept
+    meta[META_EDGES] = write
     rehash(slots, states, kept)

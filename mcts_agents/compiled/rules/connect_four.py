@@ -20,6 +20,7 @@ from numba import njit
 
 from mcts_agents.compiled import connect_four_kernel
 from mcts_agents.compiled.common import UNKNOWN, pick_bit, popcount, same_words
+from mcts_agents.compiled.rules import Codec
 from mcts_agents.envs.games.connect_four import ConnectFour, won
 
 WORDS = 2
@@ -31,6 +32,26 @@ _won = njit(cache=True)(won)
 
 def fits(game: ConnectFour) -> bool:
     return game.width * (game.height + 1) <= MAX_BITS
+
+
+def supports(game: ConnectFour) -> str | None:
+    """``None`` if the kernels play ``game`` (a board of at most ``MAX_BITS`` bits)."""
+    layout = game.layout
+    if layout.bits > MAX_BITS:
+        return (
+            f"the compiled kernels play Connect Four with width * (height + 1) <= {MAX_BITS}, "
+            f"got width={layout.width}, height={layout.height}"
+        )
+    return None
+
+
+def codec(game: ConnectFour, game_id: int) -> Codec:
+    """How ``game`` runs in the shared kernel (``k == 4``: decisive playouts)."""
+    cells = game.width * game.height
+    return Codec(
+        game_id, params(game), WORDS, lambda s: encode(game, s), lambda w: decode(game, w),
+        game.width, cells, decisive=game.k == 4,
+    )  # fmt: skip
 
 
 def params(game: ConnectFour) -> np.ndarray:

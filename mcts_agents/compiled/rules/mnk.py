@@ -24,11 +24,29 @@ import numpy as np
 from numba import njit
 
 from mcts_agents.compiled.common import DRAW, UNKNOWN, WIN, covers, random01, same_words
+from mcts_agents.compiled.rules import Codec
 from mcts_agents.envs.games.mnk import MNK
 
 #: The most cells a board may have in the kernel (four words a player).
 MAX_CELLS = 256
 _WORD = (1 << 64) - 1
+
+
+def supports(game: MNK) -> str | None:
+    """``None`` if ``game``'s board has at most ``MAX_CELLS`` cells."""
+    if game.m * game.n > MAX_CELLS:
+        return f"the compiled kernel plays m,n,k on up to {MAX_CELLS} cells, got {game.m}x{game.n}"
+    return None
+
+
+def codec(game: MNK, game_id: int) -> Codec:
+    """How ``game`` runs in the kernel (uniform playouts: the decisive one lost its A/Bs)."""
+    cells = game.m * game.n
+    return Codec(
+        game_id, params(game), game.num_players * words_per_player(game) + 2,
+        lambda s: encode(game, s), lambda w: decode(game, w), cells, cells,
+        players=game.num_players,
+    )  # fmt: skip
 
 
 def words_per_player(game: MNK) -> int:

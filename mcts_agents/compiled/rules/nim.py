@@ -13,7 +13,29 @@ import numpy as np
 from numba import njit
 
 from mcts_agents.compiled.common import UNKNOWN, random01
+from mcts_agents.compiled.rules import Codec
 from mcts_agents.envs.games.nim import Nim
+
+#: The most piles, and the most actions times chips, the kernel plays.
+MAX_PILES, MAX_ACTIONS_CHIPS = 64, 1 << 22
+
+
+def supports(game: Nim) -> str | None:
+    """``None`` if ``game`` has at most ``MAX_PILES`` piles and ``MAX_ACTIONS_CHIPS``."""
+    if len(game.piles) > MAX_PILES or game.num_actions * sum(game.piles) > MAX_ACTIONS_CHIPS:
+        return (
+            "the compiled kernel plays Nim with up to 64 piles and actions x chips <= 2**22, "
+            f"got piles={game.piles}, max_take={game.max_take}"
+        )
+    return None
+
+
+def codec(game: Nim, game_id: int) -> Codec:
+    """How ``game`` runs in the kernel (uniform playouts)."""
+    return Codec(
+        game_id, params(game), len(game.piles) + 1, encode, decode, game.num_actions,
+        sum(game.piles),
+    )  # fmt: skip
 
 
 def params(game: Nim) -> np.ndarray:

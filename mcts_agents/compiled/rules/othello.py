@@ -23,10 +23,11 @@ import numpy as np
 from numba import njit
 
 from mcts_agents.compiled.common import UNKNOWN, bit_index, pick_bit, popcount, same_words
+from mcts_agents.compiled.rules import Codec
 from mcts_agents.envs.games import othello_bits
 from mcts_agents.envs.games.othello import TERMINAL, Othello
 
-__all__ = ["MAX_SQUARES", "WORDS", "othello_playout", "params", "warm_up"]
+__all__ = ["MAX_SQUARES", "WORDS", "codec", "othello_playout", "params", "supports", "warm_up"]
 
 #: The largest board whose discs fit one unsigned 64-bit word.
 MAX_SQUARES = 64
@@ -43,6 +44,22 @@ def params(game: Othello) -> np.ndarray:
     pairs = [w for pair in game.x_squares for w in pair]
     words = [game.size, *othello_bits.masks(game.size), game.corners, *pairs]
     return np.array([w - (1 << 64) if w >= 1 << 63 else w for w in words], np.int64)
+
+
+def supports(game: Othello) -> str | None:
+    """``None`` if ``game``'s discs fit one word (up to 8x8; ``othello_wide`` plays more)."""
+    if game.size * game.size > MAX_SQUARES:
+        return f"the compiled kernel plays Othello up to 8x8 in one word, got size={game.size}"
+    return None
+
+
+def codec(game: Othello, game_id: int) -> Codec:
+    """How ``game`` runs in the kernel (decisive playouts: corners first, the core's
+    ``decisive_rollout``; A/B: run 8)."""
+    cells = game.size * game.size
+    return Codec(
+        game_id, params(game), WORDS, encode, decode, cells + 1, 2 * cells + 2, decisive=True
+    )
 
 
 def encode(state: Any) -> list[int]:
@@ -143,7 +160,15 @@ def _decisive_choices(p: np.ndarray, own: Any, other: Any, moves: Any) -> Any:
 
 
 @njit(cache=True)
-def playout(p: np.ndarray, s: np.ndarray, rng: np.ndarray, decisive: bool = False) -> float:
+def playout(
+    p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
+) -> float:
+    """``dispatch``'s playout: ``_playout`` (no scratch words needed)."""
+    return _playout(p, s, rng, decisive)
+
+
+@njit(cache=True)
+def _playout(p: np.ndarray, s: np.ndarray, rng: np.ndarray, decisive: bool = False) -> float:
     """Random play from ``s`` (not terminal) to the end: +1, 0 or -1 for its mover. Uniform,
     or with ``decisive`` the core's ``decisive_rollout`` (a uniform move among
     ``_decisive_choices``)."""
@@ -194,7 +219,7 @@ def reachable(p: np.ndarray, root: np.ndarray, s: np.ndarray) -> bool:
 def _playout_from(p: np.ndarray, s: np.ndarray, seed: int, decisive: bool) -> float:
     rng = np.empty(1, np.uint64)
     rng[0] = np.uint64(seed) | np.uint64(1)
-    return playout(p, s, rng, decisive)
+    return _playout(p, s, rng, decisive)
 
 
 def othello_playout(

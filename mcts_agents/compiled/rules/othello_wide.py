@@ -36,10 +36,20 @@ from mcts_agents.compiled.common import (
     random01,
     same_words,
 )
+from mcts_agents.compiled.rules import Codec
 from mcts_agents.envs.games import othello_bits
 from mcts_agents.envs.games.othello import TERMINAL, Othello
 
-__all__ = ["MAX_SQUARES", "MIN_SQUARES", "decode", "encode", "params", "words_per_board"]
+__all__ = [
+    "MAX_SQUARES",
+    "MIN_SQUARES",
+    "codec",
+    "decode",
+    "encode",
+    "params",
+    "supports",
+    "words_per_board",
+]
 
 #: Boards this rule set plays: more squares than one word holds, at most four words.
 MIN_SQUARES, MAX_SQUARES = 65, 256
@@ -50,6 +60,22 @@ _FULL, _NOT_FIRST, _NOT_LAST = 6, 10, 14  # where the masks' words start in ``p`
 def words_per_board(game: Othello) -> int:
     """``Q``: the 64-bit words of one bitboard of ``game``."""
     return -(-(game.size * game.size) // 64)
+
+
+def supports(game: Othello) -> str | None:
+    """``None`` if ``game`` fits four words a bitboard (up to 16x16, the core's largest)."""
+    if game.size * game.size > MAX_SQUARES:
+        return f"the compiled kernel plays Othello up to 16x16, got size={game.size}"
+    return None
+
+
+def codec(game: Othello, game_id: int) -> Codec:
+    """How ``game`` runs in the kernel (uniform playouts)."""
+    cells = game.size * game.size
+    return Codec(
+        game_id, params(game), 3 * words_per_board(game) + 1, lambda s: encode(game, s),
+        lambda w: decode(game, w), cells + 1, 2 * cells + 2,
+    )  # fmt: skip
 
 
 def _split(x: int, n: int) -> list[int]:
@@ -294,8 +320,11 @@ def _pick(x: Any, rng: np.ndarray) -> Any:
 
 
 @njit(cache=True)
-def playout(p: np.ndarray, s: np.ndarray, rng: np.ndarray) -> float:
-    """Uniformly random play from ``s`` (not terminal) to the end: +1, 0 or -1 for its mover."""
+def playout(
+    p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
+) -> float:
+    """Uniformly random play from ``s`` (not terminal) to the end: +1, 0 or -1 for its mover
+    (``decisive`` too: no decisive playout here; no scratch words needed)."""
     q = p[1]
     own = _load(p, s, 0)
     other = _load(p, s, q)

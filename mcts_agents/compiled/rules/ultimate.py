@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from mcts_agents.compiled.common import UNKNOWN, covers, popcount, random01, same_words
+from mcts_agents.compiled.rules import Codec
 from mcts_agents.envs.games import ultimate_tic_tac_toe as core
 
 WORDS = 4
@@ -37,6 +38,17 @@ _HIGH18 = (1 << HIGH_BITS) - 1
 ALL9 = 0x1FF
 #: Where the table of winning cells starts in the parameter words.
 WIN = 512
+
+
+def supports(game: core.UltimateTicTacToe) -> str | None:
+    """Every ultimate tic-tac-toe (it has no parameters)."""
+    return None
+
+
+def codec(game: core.UltimateTicTacToe, game_id: int) -> Codec:
+    """How ``game`` runs in the kernel (decisive playouts, as the Python search plays the
+    core's ``decisive_rollout``)."""
+    return Codec(game_id, params(game), WORDS, encode, decode, 81, 81, decisive=True)
 
 
 def params(game: core.UltimateTicTacToe) -> np.ndarray:

@@ -497,4 +497,4 @@ def test_kernel_status_codes_and_growth() -> None:
     searcher = CompiledSearch(game, Budget(iterations=2_000), SearchConfig(), seed=0, capacity=4)
     result = searcher.search(game, game.initial_state())
     assert result.iterations == 2_000 and searcher.table_size() == result.nodes > 1_000
-    assert len(searcher.nd[1]) >= result.nodes and kernel.DONE == 0
+    assert len(searcher.nd[kernel.NODE_VISITS]) >= result.nodes and kernel.DONE == 0
