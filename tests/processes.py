@@ -7,7 +7,9 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -81,3 +83,41 @@ def kill_and_find_survivors(
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
     return survivors
+
+
+def survivors_of_killed_script(
+    script: str,
+    root: Path,
+    how: signal.Signals,
+    *,
+    workers: int,
+    is_worker: Callable[[int, str], bool],
+    find: Callable[[int], dict[int, str]] = descendants,
+    start_seconds: float = 120.0,
+) -> list[str]:
+    """Run ``script`` (``python -c``, with ``root`` on the path), wait until ``find`` shows
+    ``workers`` processes for which ``is_worker(pid, command)`` holds, send ``how`` to the
+    script's process and return the command lines of the processes still alive 10 s later.
+    Whatever happens, nothing it started outlives the call."""
+    environment = {**os.environ, "PYTHONPATH": str(root)}
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=root, env=environment,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    everything: dict[int, str] = {}
+    try:
+        deadline = time.monotonic() + start_seconds
+        found: dict[int, str] = {}
+        while len(found) < workers and time.monotonic() < deadline and parent.poll() is None:
+            time.sleep(0.2)
+            found = {p: c for p, c in find(parent.pid).items() if is_worker(p, c)}
+        assert len(found) >= workers, (parent.poll(), find(parent.pid))
+        everything = find(parent.pid)
+        return kill_and_find_survivors(parent, everything, how=how)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+        for pid in everything:
+            if alive(pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)

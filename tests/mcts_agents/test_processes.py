@@ -4,10 +4,8 @@ pool's workers end when its process is killed (SIGTERM or SIGKILL)."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,7 +19,7 @@ from mcts_agents.errors import (
     WorkerError,
 )
 from mcts_agents.processes import MAX_WORKERS, check_picklable, check_workers, open_pool
-from tests.processes import alive, children, cpu_seconds, kill_and_find_survivors
+from tests.processes import alive, children, cpu_seconds, survivors_of_killed_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,29 +121,12 @@ def spin(_: object) -> None:
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_spawn_workers_end_when_their_process_is_killed(how: signal.Signals) -> None:
-    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
-    parent = subprocess.Popen(
-        [sys.executable, "-c", MAP_FOR_EVER], cwd=ROOT, env=environment,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    everything: dict[int, str] = {}
-    try:
-        deadline = time.monotonic() + 120.0
-        workers: dict[int, str] = {}
-        while len(workers) < 2 and time.monotonic() < deadline and parent.poll() is None:
-            time.sleep(0.2)
-            workers = {
-                p: c
-                for p, c in children(parent.pid).items()
-                if "spawn_main" in c and cpu_seconds(p) > 1.0  # past imports, spinning
-            }
-        assert len(workers) == 2, (parent.poll(), children(parent.pid))
-        everything = children(parent.pid)  # the workers and multiprocessing's helpers
-        assert not kill_and_find_survivors(parent, everything, how=how)
-    finally:
-        if parent.poll() is None:
-            parent.kill()
-        for pid in everything:
-            if alive(pid):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
+    survivors = survivors_of_killed_script(
+        MAP_FOR_EVER,
+        ROOT,
+        how,
+        workers=2,
+        is_worker=lambda p, c: "spawn_main" in c and cpu_seconds(p) > 1.0,  # spinning
+        find=children,  # the workers and multiprocessing's helpers
+    )
+    assert not survivors

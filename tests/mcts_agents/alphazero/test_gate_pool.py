@@ -3,12 +3,7 @@ picklability error, and workers that end when the gating process is killed."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +15,7 @@ from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.errors import InvalidOptionError, UnpicklableError
 from mcts_agents.processes import open_pool
 from tests.mcts_agents.alphazero.test_gate import Center, Uniform
-from tests.processes import alive, cpu_seconds, descendants, kill_and_find_survivors
+from tests.processes import cpu_seconds, survivors_of_killed_script
 
 ROOT = Path(__file__).resolve().parents[3]
 TTT = MNK(3, 3, 3)
@@ -61,29 +56,11 @@ with open_pool("spawn", 2) as pool:
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_gate_workers_end_when_the_gating_process_is_killed(how: signal.Signals) -> None:
-    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
-    parent = subprocess.Popen(
-        [sys.executable, "-c", GATE_FOR_EVER], cwd=ROOT, env=environment,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    everything: dict[int, str] = {}
-    try:
-        deadline = time.monotonic() + 120.0
-        workers: dict[int, str] = {}
-        while len(workers) < 2 and time.monotonic() < deadline and parent.poll() is None:
-            time.sleep(0.2)
-            workers = {
-                p: c
-                for p, c in descendants(parent.pid).items()
-                if "spawn_main" in c and cpu_seconds(p) > 2.0  # past imports, searching
-            }
-        assert len(workers) == 2, (parent.poll(), descendants(parent.pid))
-        everything = descendants(parent.pid)
-        assert not kill_and_find_survivors(parent, everything, how=how)
-    finally:
-        if parent.poll() is None:
-            parent.kill()
-        for pid in everything:
-            if alive(pid):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
+    survivors = survivors_of_killed_script(
+        GATE_FOR_EVER,
+        ROOT,
+        how,
+        workers=2,
+        is_worker=lambda p, c: "spawn_main" in c and cpu_seconds(p) > 2.0,  # searching
+    )
+    assert not survivors

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
-import os
 import pickle
 import random
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +23,7 @@ from mcts_agents.errors import (
 from mcts_agents.planner import RootParallelSearch
 from mcts_agents.planner.parallel import worker_seed
 from mcts_agents.search.searcher import split_iterations
-from tests.processes import cpu_seconds, descendants, kill_and_find_survivors
+from tests.processes import cpu_seconds, survivors_of_killed_script
 from tests.reference import exact_returns, optimal_actions
 
 TTT = tic_tac_toe_v0.raw_env().game
@@ -275,22 +271,11 @@ MCTSAgent(iterations=10**9, workers=2, backend="python", seed=0).search(env)
 def test_search_workers_end_when_the_searching_process_is_killed(how: signal.Signals) -> None:
     # a worker only reads its pipe between searches: without the parent watch it would run
     # its part of a 10**9-iteration search long after the parent died
-    root = Path(__file__).resolve().parents[3]
-    environment = {**os.environ, "PYTHONPATH": str(root)}
-    parent = subprocess.Popen(
-        [sys.executable, "-c", SEARCH_FOR_EVER], cwd=root, env=environment,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    everything: dict[int, str] = {}
-    try:
-        deadline = time.monotonic() + 120.0
-        workers: dict[int, str] = {}
-        while len(workers) < 1 and time.monotonic() < deadline and parent.poll() is None:
-            time.sleep(0.2)
-            workers = {p: c for p, c in descendants(parent.pid).items() if cpu_seconds(p) > 2.0}
-        assert workers, (parent.poll(), descendants(parent.pid))
-        everything = descendants(parent.pid)
-        assert not kill_and_find_survivors(parent, everything, how=how)
-    finally:
-        if parent.poll() is None:
-            parent.kill()
+    survivors = survivors_of_killed_script(
+        SEARCH_FOR_EVER,
+        Path(__file__).resolve().parents[3],
+        how,
+        workers=1,
+        is_worker=lambda p, c: cpu_seconds(p) > 2.0,
+    )
+    assert not survivors
