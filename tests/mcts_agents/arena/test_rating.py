@@ -108,6 +108,22 @@ def test_a_results_file_of_another_run_is_refused(tmp_path: Path) -> None:
         rate(SPECS["L1"], ENV, games=20, seed=5, out=out, levels=ladder)
 
 
+def test_resuming_with_another_batch_is_refused(tmp_path: Path) -> None:
+    ladder = small_ladder()
+    out = tmp_path / "rate.jsonl"
+    rate("random", ENV, games=40, seed=4, out=out, levels=ladder, batch=20)
+    with pytest.raises(ResultsFileError, match="same agent, ladder, seed and batch"):
+        rate("random", ENV, games=40, seed=4, out=out, levels=ladder, batch=10)
+
+
+def test_workers_and_pettingzoos_own_env_give_the_same_rating() -> None:
+    ladder = small_ladder()
+    here = rate(SPECS["L2"], ENV, games=40, seed=5, levels=ladder)
+    assert rate(SPECS["L2"], ENV, games=40, seed=5, levels=ladder, workers=2) == here
+    # PettingZoo's tictactoe_v3 has our rules: the same games, the same rating
+    assert rate(SPECS["L2"], "classic/tictactoe-v3", games=40, seed=5, levels=ladder) == here
+
+
 def test_rate_reads_the_games_calibrated_ladder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
