@@ -63,6 +63,14 @@ def test_the_same_seed_gives_the_same_rating() -> None:
     assert rate(SPECS["L1"], ENV, games=60, seed=9, levels=ladder) == first
 
 
+def test_two_seeds_agree_within_their_intervals() -> None:
+    ladder = small_ladder()
+    one = rate(SPECS["L3"], ENV, games=120, seed=21, levels=ladder)
+    two = rate(SPECS["L3"], ENV, games=120, seed=22, levels=ladder)
+    assert one != two
+    assert one.low <= two.high and two.low <= one.high
+
+
 def test_the_first_batch_meets_the_middle_level_then_the_nearest() -> None:
     ladder = small_ladder()
     one = rate("random", ENV, games=20, seed=1, levels=ladder)
