@@ -67,12 +67,12 @@ NOTES = {
         "value-keeping move in all 28 non-terminal positions."
     ),
     "kuhn_poker": (
-        "MO-ISMCTS levels (information='auto'). A game is scored as a win or a loss by its chips, "
+        "MO-ISMCTS levels. A game is scored as a win or a loss by its chips, "
         "so card luck dominates: strength shows in chips won more than in games won, and the "
         "levels' Elo gaps are small."
     ),
     "leduc_holdem": (
-        "MO-ISMCTS levels (information='auto'). A game is scored as a win or a loss by its chips, "
+        "MO-ISMCTS levels. A game is scored as a win or a loss by its chips, "
         "so card luck dominates and the levels' Elo gaps are small."
     ),
 }
@@ -219,7 +219,7 @@ def write_docs(path: Path, game: str, text: str) -> bool:
         return False
     head, rest = page.split(begin, 1)
     _, tail = rest.split(end, 1)
-    path.write_text(f"{head}{begin}\n{text}\n{end}{tail}")
+    path.write_text(f"{head}{begin}\n\n{text}\n\n{end}{tail}")
     return True
 
 
