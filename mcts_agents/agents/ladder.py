@@ -70,12 +70,22 @@ _ISMCTS = ",information=mo_ismcts"
 #: budget on a small game is a perfect player through MCTS-Solver (it stops once the root is
 #: proven). ``benchmarks/ladder.py`` calibrates these; the exact lists follow its findings.
 LEVEL_SPECS: dict[str, tuple[str, ...]] = {
-    "tic_tac_toe": ("random", *_doubling("mcts", 2, 256), "mcts:iterations=20000"),
+    "tic_tac_toe": (
+        "random",
+        "mcts:iterations=2",
+        "mcts:iterations=6",
+        "mcts:iterations=16",
+        "mcts:iterations=20000",
+    ),
     "connect_four": ("random", *_doubling("mcts", 4, 32768)),
     "othello": ("random", *_doubling("mcts", 4, 8192)),
     "ultimate_tic_tac_toe": ("random", *_doubling("mcts", 4, 16384)),
     "mnk_5x5x4": ("random", *_doubling("mcts", 4, 16384)),
-    "nim": ("random", *_doubling("mcts", 1, 32), "mcts:iterations=5000"),
+    "nim": (
+        "random",
+        *(f"mcts:iterations={n}" for n in (2, 5, 10, 16, 24, 40)),
+        "mcts:iterations=10000",
+    ),
     "kuhn_poker": ("random", *_doubling("mcts", 4, 4096, _ISMCTS)),
     "leduc_holdem": ("random", *_doubling("mcts", 4, 8192, _ISMCTS)),
 }

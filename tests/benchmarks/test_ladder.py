@@ -1,0 +1,72 @@
+"""The ladder calibration script: its fit and checks, and a tiny run that writes a ladder."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from benchmarks import ladder as script
+from mcts_agents.agents.ladder import load_ladder
+
+
+def test_one_pair_fit_is_the_elo_of_its_score() -> None:
+    # 75% against the level below is 400 * log10(3) ~ 190.8 Elo, whatever the fit's method
+    rows = script.fit(["random", "mcts:iterations=8"], [script.Pair(0, 1, 100, 75.0)])
+    assert rows[0].level.elo == 0.0
+    assert rows[1].level.elo == pytest.approx(400 * math.log10(3), abs=1e-6)
+    assert rows[1].gap is not None
+    assert rows[1].gap[0] == pytest.approx(rows[1].level.elo)
+    assert rows[1].score == (75.0, 100)
+
+
+def test_targets_name_each_miss() -> None:
+    specs = ["a", "b", "c"]
+    # b over a: 75% of 400 (gap ~191, interval about +/-35); c over b: 52% of 100
+    pairs = [script.Pair(0, 1, 400, 300.0), script.Pair(1, 2, 100, 52.0)]
+    missed = script.misses(script.fit(specs, pairs))
+    assert not any(line.startswith("L1") for line in missed)
+    assert any("L2 vs L1" in line and "not above 50%" in line for line in missed)
+    assert any("L2 - L1" in line and "outside 100-200" in line for line in missed)
+    assert any("L2 - L1" in line and "wider than" in line for line in missed)
+
+
+def test_a_tiny_calibration_writes_a_loadable_ladder_and_resumes(tmp_path: Path) -> None:
+    docs = tmp_path / "ladder.md"
+    docs.write_text("before\n<!-- ladder:nim -->\nold\n<!-- /ladder:nim -->\nafter\n")
+    target = tmp_path / "nim.json"
+    argv = [
+        "nim", "--level", "random", "--level", "mcts:iterations=40", "--games-per-pair", "4",
+        "--out", str(tmp_path / "games"), "--write", "--ladder-file", str(target),
+        "--no-plot", "--docs", str(docs),
+    ]  # fmt: skip
+    script.main(argv)
+    found = load_ladder(target)
+    assert found.game == "nim" and found.games == 4
+    assert [level.spec for level in found.levels] == ["random", "mcts:iterations=40"]
+    assert found.levels[0].elo == 0.0
+    assert found.command.startswith("python -m benchmarks.ladder nim --level random")
+    page = docs.read_text()
+    assert "old" not in page and "`mcts:iterations=40`" in page
+    assert page.startswith("before\n") and page.endswith("after\n")
+
+    # a rerun continues the results file: no game is played twice
+    (results,) = (tmp_path / "games").iterdir()
+    script.main(argv)
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(lines) == 1 + 4  # the header and the four games
+    assert load_ladder(target).levels == found.levels
+
+
+def test_unknown_game_without_levels_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        script.main(["no_such_game"])
+    assert "no levels for 'no_such_game'" in capsys.readouterr().err
+
+
+def test_perfect_check_tells_a_perfect_top_level_from_a_weak_one() -> None:
+    positions, misses = script.check_perfect("nim", "mcts:iterations=10000")
+    assert positions > 0 and misses == 0
+    assert script.check_perfect("nim", "mcts:iterations=2")[1] > 0
