@@ -21,7 +21,7 @@ from mcts_agents.rl.ladder_tracker import LadderPoint, LadderTracker
 __all__ = ["LadderEvalCallback"]
 
 
-class LadderEvalCallback(BaseCallback):  # type: ignore[misc]
+class LadderEvalCallback(BaseCallback):
     """Rate the model on ``env``'s ladder every ``every`` timesteps (see the module).
 
     Args:
