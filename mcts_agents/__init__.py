@@ -1,9 +1,9 @@
 """mcts-agents: Monte Carlo Tree Search agents for PettingZoo turn-based games.
 
 This module is the public API a user of the README needs: the agents, the search's options and
-result, playing games, matches and tournaments, agents and envs from spec strings, the Gymnasium
-wrapper. Everything else lives in the sub-packages, each of which lists its own public names in
-its ``__all__`` and says what it is in its docstring:
+result, playing games, matches and tournaments, the strength ladders and ``rate``, agents and
+envs from spec strings, the Gymnasium wrapper. Everything else lives in the sub-packages, each
+of which lists its own public names in its ``__all__`` and says what it is in its docstring:
 
 - ``mcts_agents.envs``: the games as PettingZoo AEC envs and their rules cores;
 - ``mcts_agents.search``: the Python searches (``MCTS``, ``ISMCTS``, ``PIMC``), the ``Game``
@@ -39,11 +39,12 @@ if TYPE_CHECKING:
     from mcts_agents.adapters.cloning import clone_env
     from mcts_agents.agents.agent import Agent, HumanAgent, MCTSAgent, RandomAgent
     from mcts_agents.agents.batch import BatchedMCTS
+    from mcts_agents.agents.ladder import ladder
     from mcts_agents.agents.models import open_model
     from mcts_agents.agents.play import play_game
     from mcts_agents.agents.policy import PolicyAgent
     from mcts_agents.agents.specs import make_agent, make_env
-    from mcts_agents.arena import play_match, tournament
+    from mcts_agents.arena import play_match, rate, tournament
     from mcts_agents.planner.factory import make_searcher
     from mcts_agents.rl import SingleAgentVsOpponent
     from mcts_agents.search.config import Budget, SearchConfig
@@ -70,12 +71,14 @@ __all__ = [
     "clone_env",
     "derive_seed",
     "game_from_env",
+    "ladder",
     "make_agent",
     "make_env",
     "make_searcher",
     "open_model",
     "play_game",
     "play_match",
+    "rate",
     "tournament",
 ]
 

@@ -7,7 +7,7 @@ Draws count as half a win throughout: a match of 3 wins, 2 draws and 5 losses is
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -143,68 +143,13 @@ def _log_likelihood(r: np.ndarray, points: np.ndarray) -> float:
     return float(-(points * np.logaddexp(0.0, -diff)).sum())
 
 
-def bradley_terry_elo(
-    names: Sequence[str],
-    results: Iterable[Sequence[Any]],
-    anchor: str | None = None,
-    *,
-    prior: float | None = None,
-    z: float = Z95,
-) -> dict[str, tuple[float, float, float]]:
-    """Elo ratings by maximum likelihood under the Bradley-Terry (logistic) model.
-
-    ``P(i beats j) = 1 / (1 + 10 ** ((elo_j - elo_i) / 400))``; draws are half a win each way.
-    The ratings maximise the likelihood (Newton's method with a line search; the
-    log-likelihood is concave) with the ``anchor`` fixed at 0. The interval is
-    ``elo +- z * se`` where ``se`` comes from the inverse of the observed Fisher information
-    with the anchor fixed, so it is the uncertainty of each rating *relative to the anchor*.
-
-    When someone won (or lost) every point against a group of players the MLE is infinite.
-    Then, and whenever ``prior`` is given, ``prior`` virtual draws (default 1) are added to
-    every pair that played, which keeps every rating finite (10 wins out of 10 give
-    ``400 * log10(10.5 / 0.5)`` ~ 529 instead of infinity). With a finite MLE and no ``prior``
-    the exact MLE is returned.
-
-    Args:
-        names: the players; all results must name players from here.
-        results: ``(a, b, score_a)`` per game (``score_a`` = 1 win, 0.5 draw, 0 loss), or
-            ``(a, b, points_a, games)`` for many games at once.
-        anchor: the player rated 0 (default: ``names[0]``).
-        prior: virtual draws added to every pair that played (see above).
-        z: normal quantile of the interval (default 95%).
-
-    Returns:
-        ``{name: (elo, low, high)}`` in the order of ``names``; the anchor gets ``(0, 0, 0)``.
-
-    Raises:
-        InvalidOptionError (a ValueError): unknown names, bad scores, an unknown anchor, or
-            players not connected to the anchor by games (their ratings are undefined).
-    """
-    names = list(names)
-    if not names:
-        raise InvalidOptionError("names must not be empty")
-    points, games = _tables(names, results)
-    anchor = names[0] if anchor is None else anchor
-    if anchor not in names:
-        raise InvalidOptionError(f"anchor {anchor!r} is not one of {names}")
-    a = names.index(anchor)
-    connected = _reachable(games > 0, a)
-    if len(connected) != len(names):
-        missing = [n for i, n in enumerate(names) if i not in connected]
-        raise InvalidOptionError(
-            f"no games connect {missing} to the anchor {anchor!r}; Elo is undefined"
-        )
-    if prior is None and not _finite(points):
-        prior = 1.0
-    if prior:
-        if prior < 0:
-            raise InvalidOptionError(f"prior must be >= 0, got {prior!r}")
-        played = games > 0
-        points = points + 0.5 * prior * played
-        games = games + prior * played
-
-    free = [i for i in range(len(names)) if i != a]
-    r = np.zeros(len(names))
+def _maximise(
+    r: np.ndarray, free: Sequence[int], points: np.ndarray, games: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The log-likelihood maximised over the ``free`` ratings from ``r`` (Newton's method with
+    a line search; the others stay), and each rating's variance from the inverse observed
+    Fisher information of the free ones (0 for the others)."""
+    free = list(free)
 
     def hessian_parts(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         p = 1.0 / (1.0 + np.exp(-(r[:, None] - r[None, :])))
@@ -231,13 +176,177 @@ def bradley_terry_elo(
         if np.abs(scale * step).max() < 1e-12:
             break
     _, information = hessian_parts(r)
-    variances = np.zeros(len(names))
+    variances = np.zeros(len(r))
     if free:
         covariance = np.linalg.inv(information[np.ix_(free, free)])
         variances[free] = np.diag(covariance)
+    return r, variances
+
+
+def bradley_terry_elo(
+    names: Sequence[str],
+    results: Iterable[Sequence[Any]],
+    anchor: str | None = None,
+    *,
+    prior: float | None = None,
+    z: float = Z95,
+    fixed: Mapping[str, float] | None = None,
+) -> dict[str, tuple[float, float, float]]:
+    """Elo ratings by maximum likelihood under the Bradley-Terry (logistic) model.
+
+    ``P(i beats j) = 1 / (1 + 10 ** ((elo_j - elo_i) / 400))``; draws are half a win each way.
+    The ratings maximise the likelihood (Newton's method with a line search; the
+    log-likelihood is concave) with the ``anchor`` fixed at 0. The interval is
+    ``elo +- z * se`` where ``se`` comes from the inverse of the observed Fisher information
+    with the anchor fixed, so it is the uncertainty of each rating *relative to the anchor*.
+
+    With ``fixed`` (``{name: elo}``, e.g. a calibrated ladder) those players keep the given
+    ratings, there is no anchor, and only the others are fitted; the intervals come from the
+    Fisher information of the free players alone (the fixed ratings are taken as exact), so a
+    free player's interval is its uncertainty on the fixed players' scale.
+
+    When someone won (or lost) every point against a group of players the MLE is infinite.
+    Then, and whenever ``prior`` is given, ``prior`` virtual draws (default 1) are added to
+    every pair that played, which keeps every rating finite (10 wins out of 10 give
+    ``400 * log10(10.5 / 0.5)`` ~ 529 instead of infinity). With a finite MLE and no ``prior``
+    the exact MLE is returned.
+
+    Args:
+        names: the players; all results must name players from here.
+        results: ``(a, b, score_a)`` per game (``score_a`` = 1 win, 0.5 draw, 0 loss), or
+            ``(a, b, points_a, games)`` for many games at once.
+        anchor: the player rated 0 (default: ``names[0]``).
+        prior: virtual draws added to every pair that played (see above).
+        z: normal quantile of the interval (default 95%).
+        fixed: players whose ratings are held at the given Elo (finite numbers); at least one
+            name, all in ``names``; not together with ``anchor``.
+
+    Returns:
+        ``{name: (elo, low, high)}`` in the order of ``names``; the anchor gets ``(0, 0, 0)``,
+        a fixed player ``(elo, elo, elo)``.
+
+    Raises:
+        InvalidOptionError (a ValueError): unknown names, bad scores, an unknown anchor, or
+            players not connected to the anchor (or to a fixed player) by games (their ratings
+            are undefined); ``fixed`` empty, naming unknown players, holding a value that is
+            not a finite number, or given with ``anchor``.
+    """
+    names = list(names)
+    if not names:
+        raise InvalidOptionError("names must not be empty")
+    points, games = _tables(names, results)
+    if fixed is not None:
+        return _fit_fixed(names, points, games, _check_fixed(fixed, names, anchor), prior, z)
+    anchor = names[0] if anchor is None else anchor
+    if anchor not in names:
+        raise InvalidOptionError(f"anchor {anchor!r} is not one of {names}")
+    a = names.index(anchor)
+    connected = _reachable(games > 0, a)
+    if len(connected) != len(names):
+        missing = [n for i, n in enumerate(names) if i not in connected]
+        raise InvalidOptionError(
+            f"no games connect {missing} to the anchor {anchor!r}; Elo is undefined"
+        )
+    if prior is None and not _finite(points):
+        prior = 1.0
+    if prior:
+        if prior < 0:
+            raise InvalidOptionError(f"prior must be >= 0, got {prior!r}")
+        played = games > 0
+        points = points + 0.5 * prior * played
+        games = games + prior * played
+
+    free = [i for i in range(len(names)) if i != a]
+    r, variances = _maximise(np.zeros(len(names)), free, points, games)
     out: dict[str, tuple[float, float, float]] = {}
     for i, name in enumerate(names):
         elo = float(r[i] - r[a]) * ELO_PER_NAT
+        half = z * math.sqrt(max(float(variances[i]), 0.0)) * ELO_PER_NAT
+        out[name] = (elo, elo - half, elo + half)
+    return out
+
+
+def _check_fixed(
+    fixed: Mapping[str, float], names: Sequence[str], anchor: str | None
+) -> dict[str, float]:
+    if not isinstance(fixed, Mapping):
+        raise InvalidOptionError(f"fixed must be a mapping name -> Elo, got {fixed!r}")
+    if anchor is not None:
+        raise InvalidOptionError(
+            f"give either anchor ({anchor!r}) or fixed ratings, not both: fixed ratings set "
+            "the scale"
+        )
+    if not fixed:
+        raise InvalidOptionError("fixed must name at least one player (or be None)")
+    unknown = [name for name in fixed if name not in names]
+    if unknown:
+        raise InvalidOptionError(f"fixed names {unknown}, which are not in {list(names)}")
+    out = {}
+    for name, value in fixed.items():
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float, np.integer, np.floating))
+            or not math.isfinite(value)
+        ):
+            raise InvalidOptionError(
+                f"fixed rating of {name!r} must be a finite number, got {value!r}"
+            )
+        out[name] = float(value)
+    return out
+
+
+def _finite_with_fixed(points: np.ndarray, held: Sequence[int]) -> bool:
+    """The free players' MLE is finite iff the "took points from" graph is strongly connected
+    once the fixed players are merged into one node (their ratings are known)."""
+    k = len(points)
+    merged = [i for i in range(k) if i not in held] + [-1]
+    where = {i: (len(merged) - 1 if i in held else merged.index(i)) for i in range(k)}
+    took = np.zeros((len(merged), len(merged)), dtype=bool)
+    for i, j in zip(*np.nonzero(points > 0), strict=True):
+        took[where[int(i)], where[int(j)]] = True
+    np.fill_diagonal(took, False)
+    return _finite(took.astype(float))
+
+
+def _fit_fixed(
+    names: list[str],
+    points: np.ndarray,
+    games: np.ndarray,
+    fixed: dict[str, float],
+    prior: float | None,
+    z: float,
+) -> dict[str, tuple[float, float, float]]:
+    """``bradley_terry_elo`` with the players of ``fixed`` held at their ratings."""
+    held = [names.index(name) for name in fixed]
+    free = [i for i in range(len(names)) if i not in held]
+    connected: set[int] = set()
+    for i in held:
+        connected |= _reachable(games > 0, i)
+    missing = [names[i] for i in free if i not in connected]
+    if missing:
+        raise InvalidOptionError(
+            f"no games connect {missing} to the fixed players {list(fixed)}; Elo is undefined"
+        )
+    if prior is not None and prior < 0:
+        raise InvalidOptionError(f"prior must be >= 0, got {prior!r}")
+    if prior is None and free and not _finite_with_fixed(points, held):
+        prior = 1.0
+    if prior:
+        played = games > 0
+        points = points + 0.5 * prior * played
+        games = games + prior * played
+    start = np.zeros(len(names))
+    for name, elo in fixed.items():
+        start[names.index(name)] = elo / ELO_PER_NAT
+    if free:  # the free players start at the mean of the fixed ones
+        start[free] = float(np.mean([start[i] for i in held]))
+    r, variances = _maximise(start, free, points, games)
+    out: dict[str, tuple[float, float, float]] = {}
+    for i, name in enumerate(names):
+        if name in fixed:
+            out[name] = (fixed[name], fixed[name], fixed[name])
+            continue
+        elo = float(r[i]) * ELO_PER_NAT
         half = z * math.sqrt(max(float(variances[i]), 0.0)) * ELO_PER_NAT
         out[name] = (elo, elo - half, elo + half)
     return out

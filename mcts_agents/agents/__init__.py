@@ -8,7 +8,9 @@
 - ``specs``: agents and envs from spec strings (``make_agent``, ``make_env``,
   ``parse_agent_spec``: ``"mcts:iterations=400"``, ``"connect_four"``);
 - ``play``: ``play_game``, one game between agents (its ``Move`` records);
-- ``batch``: ``BatchedMCTS`` and ``search_batch``, many games searched in one call.
+- ``batch``: ``BatchedMCTS`` and ``search_batch``, many games searched in one call;
+- ``ladder``: the calibrated strength ladders (``Level``, ``Ladder``, ``LEVEL_SPECS``,
+  ``load_ladder``; ``mcts_agents.ladder(env)`` gives a game's levels).
 
 The names below are imported on first use (nothing here imports torch until a model is read).
 """
@@ -22,6 +24,15 @@ from mcts_agents._lazy import lazy_exports
 if TYPE_CHECKING:
     from mcts_agents.agents.agent import Agent, HumanAgent, MCTSAgent, RandomAgent
     from mcts_agents.agents.batch import BatchedMCTS, search_batch
+    from mcts_agents.agents.ladder import (
+        LEVEL_SPECS,
+        Ladder,
+        Level,
+        ladder_game,
+        level_spec,
+        load_ladder,
+        save_ladder,
+    )
     from mcts_agents.agents.models import ModelInfo, PriorAgent, PUCTAgent, open_model
     from mcts_agents.agents.play import Move, play_game
     from mcts_agents.agents.policy import Policy, PolicyAgent
@@ -35,11 +46,14 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "LEVEL_SPECS",
     "Agent",
     "AgentSpec",
     "BatchedMCTS",
     "EnvSpec",
     "HumanAgent",
+    "Ladder",
+    "Level",
     "MCTSAgent",
     "ModelInfo",
     "Move",
@@ -49,11 +63,15 @@ __all__ = [
     "PriorAgent",
     "RandomAgent",
     "SB3Evaluator",
+    "ladder_game",
+    "level_spec",
+    "load_ladder",
     "make_agent",
     "make_env",
     "open_model",
     "parse_agent_spec",
     "play_game",
+    "save_ladder",
     "search_batch",
 ]
 

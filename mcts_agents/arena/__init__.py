@@ -9,6 +9,7 @@ Modules, in the order data flows:
 - ``tasks``: one game (``mcts_agents.agents.play.play_game``) and its record;
 - ``records``: the JSONL results file (header, a line per game; locked, resumed, extended);
 - ``record_checks``: what a results file may hold, checked line by line;
+- ``rating``: ``rate``, an agent's Elo on a game's calibrated ladder (``Rating``);
 - ``results`` and ``plots``: standings (``AgentStats``), ``MatchResult``, ``TournamentResult``
   (score matrix, Elo), tables and figures.
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 from mcts_agents.arena.executors import BACKENDS
 from mcts_agents.arena.match import play_match, tournament
+from mcts_agents.arena.rating import Rating, rate
 from mcts_agents.arena.results import AgentStats, ArenaResult, MatchResult, TournamentResult
 from mcts_agents.errors import (
     RayNotInstalledError,
@@ -37,6 +39,7 @@ __all__ = [
     "AgentStats",
     "ArenaResult",
     "MatchResult",
+    "Rating",
     "RayNotInstalledError",
     "ResultsFileBusyError",
     "ResultsFileError",
@@ -44,5 +47,6 @@ __all__ = [
     "WorkerError",
     "derive_seed",
     "play_match",
+    "rate",
     "tournament",
 ]

@@ -29,7 +29,7 @@ __all__ = [
 #: (``pair * games_per_pair + game``); version 2 interleaves the pairs (``game * pairs + pair``)
 #: so that a tournament can be extended. Version 1 matches are read (their numbering is the same).
 VERSION = 2
-_READABLE = {"match": (1, 2), "tournament": (2,)}
+_READABLE = {"match": (1, 2), "tournament": (2,), "rate": (2,)}
 #: The header fields that say which run a file belongs to (the game count may grow).
 _IDENTITY = ("kind", "env", "agents", "specs", "seed")
 
@@ -48,8 +48,9 @@ def header_total(header: Record) -> int:
 
 
 def seat_count(header: Record) -> int:
-    """Seats per game: two in a round robin, one per agent in a match."""
-    return 2 if header["kind"] == "tournament" else len(header["agents"])
+    """Seats per game: two in a round robin and in a rating run (``rating.rate``: the rated
+    agent against one ladder level), one per agent in a match."""
+    return 2 if header["kind"] in ("tournament", "rate") else len(header["agents"])
 
 
 def check_header(found: Any, name: str) -> Record:

@@ -35,12 +35,14 @@ TOP_LEVEL = [
     "clone_env",
     "derive_seed",
     "game_from_env",
+    "ladder",
     "make_agent",
     "make_env",
     "make_searcher",
     "open_model",
     "play_game",
     "play_match",
+    "rate",
     "tournament",
 ]
 

@@ -165,3 +165,134 @@ def test_elo_from_rate() -> None:
     assert elo_from_rate(0.5) == 0.0
     with pytest.raises(ValueError, match=r"1\.5"):
         elo_from_rate(1.5)
+
+
+# ---------------------------------------------------------------------------- fixed ratings
+def test_one_fixed_opponent_gives_the_closed_form_rating_and_interval() -> None:
+    # 30 points out of 40 against a player held at 200: 200 + 400 log10(3); the interval's
+    # half-width is z / sqrt(n p (1 - p)) natural units.
+    fit = bradley_terry_elo(["new", "L"], [("new", "L", 30, 40)], fixed={"L": 200})
+    elo, low, high = fit["new"]
+    assert elo == pytest.approx(200 + 400 * math.log10(3))
+    half = 1.959963984540054 / math.sqrt(40 * 0.75 * 0.25) * ELO_PER_NAT
+    assert (high - elo, elo - low) == (pytest.approx(half), pytest.approx(half))
+    assert fit["L"] == (200.0, 200.0, 200.0)
+
+
+def test_one_fixed_player_equals_the_anchored_fit_shifted() -> None:
+    names = ["a", "b", "c"]
+    results = [("a", "b", 7, 12), ("b", "c", 5, 9), ("a", "c", 9, 11)]
+    anchored = bradley_terry_elo(names, results, anchor="b")
+    fixed = bradley_terry_elo(names, results, fixed={"b": 150.0})
+    for name in names:
+        assert fixed[name] == pytest.approx(tuple(v + 150.0 for v in anchored[name]))
+
+
+def _ladder_games(
+    rng: np.random.Generator, ladder: dict[str, float], true_elo: float, per_level: int
+) -> list[tuple[str, str, float, int]]:
+    results = []
+    for name, elo in ladder.items():
+        p = 1.0 / (1.0 + 10 ** ((elo - true_elo) / 400))
+        results.append(("agent", name, float(rng.binomial(per_level, p)), per_level))
+    return results
+
+
+def test_a_rating_against_a_fixed_ladder_is_recovered_within_its_interval() -> None:
+    ladder = {"L0": 0.0, "L1": 150.0, "L2": 320.0, "L3": 470.0, "L4": 600.0}
+    rng = np.random.default_rng(2025)
+    true_elo = 380.0
+    results = _ladder_games(rng, ladder, true_elo, 400)
+    fit = bradley_terry_elo(["agent", *ladder], results, fixed=ladder)
+    _, low, high = fit["agent"]
+    assert low <= true_elo <= high
+    assert high - low < 80  # 2000 games pin it down
+    for name, value in ladder.items():
+        assert fit[name] == (value, value, value)
+
+
+def test_fixed_ladder_intervals_cover_the_truth_about_95_percent_of_the_time() -> None:
+    ladder = {"L0": 0.0, "L1": 200.0, "L2": 400.0}
+    rng = np.random.default_rng(7)
+    hits = 0
+    runs = 400
+    for _ in range(runs):
+        true_elo = float(rng.uniform(0, 400))
+        fit = bradley_terry_elo(
+            ["agent", *ladder], _ladder_games(rng, ladder, true_elo, 60), fixed=ladder
+        )
+        _, low, high = fit["agent"]
+        hits += low <= true_elo <= high
+    assert 0.91 <= hits / runs <= 0.99
+
+
+def test_games_between_fixed_players_do_not_move_the_free_ones() -> None:
+    ladder = {"L0": 0.0, "L1": 300.0}
+    games = [("x", "L0", 14, 20), ("x", "L1", 6, 20)]
+    alone = bradley_terry_elo(["x", *ladder], games, fixed=ladder)
+    with_ladder_games = bradley_terry_elo(
+        ["x", *ladder], [*games, ("L0", "L1", 1, 50)], fixed=ladder
+    )
+    assert with_ladder_games["x"] == pytest.approx(alone["x"])
+
+
+def test_two_free_players_against_a_fixed_ladder_match_a_brute_force_maximum() -> None:
+    ladder = {"L0": 0.0, "L1": 250.0}
+    results = [("x", "L0", 11, 16), ("x", "L1", 5, 16), ("y", "L1", 9, 14), ("x", "y", 3, 10)]
+    fit = bradley_terry_elo(["x", "y", *ladder], results, fixed=ladder)
+
+    def log_likelihood(x: float, y: float) -> float:
+        elo = {"x": x, "y": y, **ladder}
+        total = 0.0
+        for a, b, points, n in results:
+            p = 1.0 / (1.0 + 10 ** ((elo[b] - elo[a]) / 400))
+            total += points * math.log(p) + (n - points) * math.log(1 - p)
+        return total
+
+    grid = np.arange(-200.0, 600.0, 2.0)
+    best = max(itertools.product(grid, grid), key=lambda xy: log_likelihood(*xy))
+    assert fit["x"][0] == pytest.approx(best[0], abs=2.0)
+    assert fit["y"][0] == pytest.approx(best[1], abs=2.0)
+
+
+def test_an_agent_that_beat_every_level_gets_a_finite_rating_from_the_prior() -> None:
+    ladder = {"L0": 0.0, "L1": 200.0, "L2": 400.0}
+    results = [("agent", name, 20, 20) for name in ladder]
+    fit = bradley_terry_elo(["agent", *ladder], results, fixed=ladder)
+    elo, low, high = fit["agent"]
+    assert math.isfinite(low) and math.isfinite(high)
+    assert 400 < elo < 1400  # above the top level, finite
+    # With one level the prior is one virtual draw: 20.5 points out of 21.
+    one = bradley_terry_elo(["agent", "L2"], [("agent", "L2", 20, 20)], fixed={"L2": 400.0})
+    assert one["agent"][0] == pytest.approx(400 + 400 * math.log10(20.5 / 0.5))
+    # And one that lost everything lands below the bottom.
+    lost = bradley_terry_elo(["agent", *ladder], [("agent", n, 0, 20) for n in ladder],
+                             fixed=ladder)  # fmt: skip
+    assert lost["agent"][0] < 0
+
+
+@pytest.mark.parametrize(
+    ("fixed", "anchor", "match"),
+    [
+        ({}, None, "at least one"),
+        ({"nobody": 0.0}, None, "not in"),
+        ({"L0": math.nan}, None, "finite number"),
+        ({"L0": math.inf}, None, "finite number"),
+        ({"L0": "0"}, None, "finite number"),
+        ({"L0": 0.0}, "L0", "not both"),
+        ([("L0", 0.0)], None, "mapping"),
+    ],
+)
+def test_bad_fixed_ratings_are_refused(fixed: object, anchor: str | None, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        bradley_terry_elo(
+            ["x", "L0"],
+            [("x", "L0", 1, 2)],
+            anchor,
+            fixed=fixed,  # type: ignore[arg-type]
+        )
+
+
+def test_a_free_player_without_games_against_the_ladder_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"no games connect \['y'\]"):
+        bradley_terry_elo(["x", "y", "L0"], [("x", "L0", 1, 2)], fixed={"L0": 0.0})

@@ -1,0 +1,197 @@
+"""``rate``: an agent's Elo on a game's calibrated ladder (the ladder's ratings held fixed).
+
+The agent plays batches of games (seats swapped game by game, each game seeded by
+``derive_seed(seed, index)``) against ladder levels chosen adaptively: the first batch against
+the middle level, each later one against the level whose Elo is nearest the agent's current
+estimate (a Bradley-Terry fit with the levels' ratings fixed, ``ratings.bradley_terry_elo``).
+It stops after ``games`` games, or once the 95% interval's half-width is at most
+``precision``. Every choice follows from the games already played, which follow from the seed,
+so the same seed gives the same rating; with ``out`` every game is a line of an arena results
+file (kind ``"rate"``) and a second call with the same file and seed replays the finished games
+from it and plays only the rest.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcts_agents.agents.ladder import Ladder, Level, ladder_game, load_ladder
+from mcts_agents.arena.entrants import Entrant, env_factory, env_label, make_entrant
+from mcts_agents.arena.match import _check_count, _header
+from mcts_agents.arena.runner import check_options, run_tasks
+from mcts_agents.arena.tasks import GameTask, Record
+from mcts_agents.checks import check_int, check_number
+from mcts_agents.errors import InvalidOptionError, OptionTypeError
+from mcts_agents.ratings import bradley_terry_elo
+from mcts_agents.seeding import derive_seed
+
+__all__ = ["Rating", "rate"]
+
+
+@dataclass(frozen=True)
+class Rating:
+    """An agent's rating on a ladder's scale.
+
+    Attributes:
+        elo: the Bradley-Terry estimate with the levels' ratings fixed.
+        low, high: its 95% interval (the levels' own uncertainty not included).
+        games: games played.
+        scores: level name -> ``(points, games)`` of the rated agent against it (a draw is half
+            a point), for the levels it met, in ladder order.
+        game: the ladder's game (``"connect_four"``).
+    """
+
+    elo: float
+    low: float
+    high: float
+    games: int
+    scores: dict[str, tuple[float, int]] = field(default_factory=dict)
+    game: str = ""
+
+    @property
+    def half_width(self) -> float:
+        """Half the interval's width (what ``precision`` is compared with)."""
+        return (self.high - self.low) / 2
+
+
+def _levels(
+    levels: Ladder | Sequence[Level] | None, env: Any, sample: Any, label: str
+) -> tuple[str, tuple[Level, ...]]:
+    if levels is None:
+        game = ladder_game(env if isinstance(env, str) else sample)
+        return game, load_ladder(game).levels
+    if isinstance(levels, Ladder):
+        return levels.game, levels.levels
+    if isinstance(levels, (str, bytes)) or not isinstance(levels, Sequence):
+        raise OptionTypeError(f"levels must be a Ladder or a sequence of Level, got {levels!r}")
+    found = tuple(levels)
+    if not found or not all(isinstance(level, Level) for level in found):
+        raise OptionTypeError(f"levels must be a non-empty sequence of Level, got {list(found)!r}")
+    names = [level.name for level in found]
+    if len(set(names)) != len(names):
+        raise InvalidOptionError(f"levels must have distinct names, got {names}")
+    return label, found
+
+
+def _rated_entrant(agent: Any, names: Sequence[str]) -> Entrant:
+    rated = make_entrant(agent)
+    if rated.name in names:  # an agent called "L3" is not the level L3
+        rated = make_entrant(agent, f"{rated.name} (rated)")
+    return rated
+
+
+def _fit(
+    rated: str, levels: Sequence[Level], tally: dict[str, list[float]]
+) -> tuple[float, float, float]:
+    met = [level for level in levels if tally[level.name][1] > 0]
+    results = [(rated, level.name, *tally[level.name]) for level in met]
+    fit = bradley_terry_elo(
+        [rated, *(level.name for level in met)],
+        results,
+        fixed={level.name: level.elo for level in met},
+    )
+    return fit[rated]
+
+
+def _nearest(levels: Sequence[Level], elo: float) -> int:
+    """The index of the level whose Elo is nearest ``elo`` (the lower one on a tie)."""
+    return min(range(len(levels)), key=lambda i: (abs(levels[i].elo - elo), i))
+
+
+def rate(
+    agent: Any,
+    env: Any,
+    games: int = 400,
+    seed: int = 0,
+    *,
+    precision: float | None = None,
+    out: str | os.PathLike[str] | None = None,
+    workers: int = 1,
+    batch: int = 20,
+    levels: Ladder | Sequence[Level] | None = None,
+) -> Rating:
+    """Rate ``agent`` on the calibrated ladder of ``env``'s game.
+
+    Args:
+        agent: anything the arena takes: an agent spec string, an ``AgentSpec``, a factory or
+            an agent instance (``act(env)``; ``reset(seed=...)`` before every game).
+        env: an env spec (``"connect_four"``), an ``EnvSpec`` or a zero-argument callable
+            returning a fresh two-player env whose game has a ladder (``ladder(env)``).
+        games: the most games to play (>= 1).
+        seed: the run's seed: game ``i`` is seeded by ``derive_seed(seed, i)``.
+        precision: stop as soon as the 95% interval's half-width is at most this many Elo
+            (checked after every batch); ``None``: play all ``games``.
+        out: an arena results file (see ``play_match``): every game is recorded as it
+            finishes, and a later call with the same file, agent, env and seed resumes.
+        workers: processes playing each batch's games (agents and env must pickle).
+        batch: games per batch (between two choices of the level).
+        levels: a ladder to use instead of the game's calibrated one (a ``Ladder`` or its
+            levels, L0 first).
+
+    Returns:
+        a ``Rating``: ``elo``, ``low``, ``high`` (95%), ``games`` played, per-level ``scores``.
+
+    Raises:
+        InvalidOptionError: bad options, an env with no calibrated ladder (naming those that
+            have one), an env that is not for two players; SpecError: a bad agent spec;
+            ResultsFileError: an ``out`` file of another run or a damaged one.
+    """
+    check_int(seed, "seed", low=0)
+    check_int(games, "games", low=1)
+    _check_count("games", games)
+    check_int(batch, "batch", low=1)
+    check_number(precision, "precision", low=0, low_open=True, optional=True)
+    check_options("process", workers)
+    make = env_factory(env)
+    sample = make()
+    try:
+        label = env_label(make, sample)
+        seats = len(sample.possible_agents)
+        game, ladder_levels = _levels(levels, env, sample, label)
+    finally:
+        close = getattr(sample, "close", None)
+        if callable(close):
+            close()
+    if seats != 2:
+        raise InvalidOptionError(f"rate needs a two-player env; {label} has {seats} seats")
+    opponents = [make_entrant(level.spec, level.name) for level in ladder_levels]
+    rated = _rated_entrant(agent, [level.name for level in ladder_levels])
+    header = _header("rate", label, [rated, *opponents], seed, games=games)
+    tally = {level.name: [0.0, 0] for level in ladder_levels}
+    current = len(ladder_levels) // 2
+    played = 0
+    elo = low = high = 0.0
+    while played < games:
+        opponent = opponents[current]
+        count = min(batch, games - played)
+        tasks = [
+            GameTask(index, derive_seed(seed, index), make, label,
+                     (rated, opponent) if index % 2 == 0 else (opponent, rated))
+            for index in range(played, played + count)
+        ]  # fmt: skip
+        records = run_tasks(
+            tasks, header, workers=workers, out=out, progress=False, backend="process",
+            address=None,
+        )  # fmt: skip
+        for record in records:
+            points = _points(record, rated.name)
+            tally[opponent.name][0] += points
+            tally[opponent.name][1] += 1
+        played += count
+        elo, low, high = _fit(rated.name, ladder_levels, tally)
+        if precision is not None and (high - low) / 2 <= precision:
+            break
+        current = _nearest(ladder_levels, elo)
+    scores = {
+        level.name: (float(tally[level.name][0]), int(tally[level.name][1]))
+        for level in ladder_levels
+        if tally[level.name][1]
+    }
+    return Rating(elo, low, high, played, scores, game)
+
+
+def _points(record: Record, name: str) -> float:
+    return float(record["scores"][record["seats"].index(name)])
