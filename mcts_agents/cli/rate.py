@@ -4,8 +4,9 @@ Plays the agent against the levels of ENV's ladder (``mcts_agents.arena.rating.r
 seats swapped, the ladder's ratings held fixed) and prints its rating ``elo [low, high]`` (95%)
 with the games played and a table of its score against each level; ``--out`` records every game
 (a second run with the same file and seed continues it), ``--plot`` draws the ladder with the
-agent placed on it. A bad env, agent spec or option, or a game without a ladder, exits with code
-2 and one line, before any game is played.
+agent placed on it, ``--ladder FILE`` rates on a ladder file instead of the game's own. A bad
+env, agent spec or option, or a game without a ladder, exits with code 2 and one line, before
+any game is played.
 """
 
 from __future__ import annotations
@@ -65,6 +66,11 @@ def add_rate_parser(commands: Any, int_type: Any) -> None:
     parser.add_argument("--out", help="JSONL file of the games (resumed if it exists)")
     parser.add_argument("--plot", help="save the ladder with the rating on it (.png, .svg, ...)")
     parser.add_argument(
+        "--ladder",
+        metavar="FILE",
+        help="a ladder file (JSON, as benchmarks/ladder.py writes) instead of the game's own",
+    )
+    parser.add_argument(
         "--workers",
         type=int_type(1, MAX_WORKERS),
         default=1,
@@ -84,6 +90,27 @@ def _check_file(option: str, text: str, *, make_folder: bool) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     if not os.access(folder, os.W_OK):
         raise InvalidOptionError(f"{option} {text!r}: folder {str(folder)!r} is not writable")
+
+
+def _levels(env: str, path: str | None) -> tuple[Level, ...]:
+    """The game's calibrated levels, or those of the ladder file ``path`` (which must be of the
+    env's game where the env is one of ours)."""
+    from mcts_agents.agents.ladder import ladder, ladder_game, load_ladder
+
+    if path is None:
+        return ladder(env)  # no ladder for the game: InvalidOptionError naming those with one
+    if not Path(path).is_file():
+        raise InvalidOptionError(f"--ladder {path!r} is not a file")
+    loaded = load_ladder(Path(path))
+    try:
+        game = ladder_game(env)
+    except ValueError:  # an env of someone else's, rated on its own ladder
+        return loaded.levels
+    if game != loaded.game:
+        raise InvalidOptionError(
+            f"--ladder {path!r} is the ladder of {loaded.game!r}, not of {env!r} ({game!r})"
+        )
+    return loaded.levels
 
 
 def rating_table(rating: Rating, levels: Sequence[Level], agent: str) -> str:
@@ -136,11 +163,10 @@ def plot_rating(
 
 def rate(args: argparse.Namespace) -> int:
     """Check everything, rate the agent, print the rating and its table (and save the plot)."""
-    from mcts_agents.agents.ladder import ladder
     from mcts_agents.arena.rating import rate as rate_agent
 
     parse_env_spec(args.env)
-    levels = ladder(args.env)  # no ladder for the game: InvalidOptionError naming those with one
+    levels = _levels(args.env, args.ladder)
     parse_agent_spec(args.agent)
     if args.plot is not None:
         _check_file("--plot", args.plot, make_folder=False)
@@ -156,6 +182,7 @@ def rate(args: argparse.Namespace) -> int:
             precision=args.precision,
             out=args.out,
             workers=args.workers,
+            levels=levels,
         )
     except KeyboardInterrupt:
         where = f"; finished games are in {args.out} (rerun to resume)" if args.out else ""

@@ -31,6 +31,7 @@ class LadderEvalCallback(BaseCallback):
         seed: the seed of every rating (same seed, same rating).
         precision: stop a rating early at this half width of its interval (Elo).
         workers: processes playing a rating's games (the model must then be picklable).
+        levels: a ladder (a ``Ladder`` or its levels) instead of the game's calibrated one.
         deterministic: the model's ``predict`` argument while it is rated.
         verbose: SB3's verbosity (each rating is also logged by ``logging``, at INFO).
     """
@@ -44,11 +45,14 @@ class LadderEvalCallback(BaseCallback):
         *,
         precision: float | None = None,
         workers: int = 1,
+        levels: Any = None,
         deterministic: bool = True,
         verbose: int = 0,
     ) -> None:
         super().__init__(verbose)
-        self.tracker = LadderTracker(env, every, games, seed, precision=precision, workers=workers)
+        self.tracker = LadderTracker(
+            env, every, games, seed, precision=precision, workers=workers, levels=levels
+        )
         self.deterministic = check_bool(deterministic, "deterministic")
 
     @property

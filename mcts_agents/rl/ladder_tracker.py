@@ -50,6 +50,7 @@ class LadderTracker:
         seed: the seed of every rating.
         precision: stop a rating early when its interval's half width is at most this (Elo).
         workers: processes playing a rating's games (objects must then be picklable).
+        levels: a ladder (a ``Ladder`` or its levels) instead of the game's calibrated one.
     """
 
     def __init__(
@@ -61,8 +62,9 @@ class LadderTracker:
         *,
         precision: float | None = None,
         workers: int = 1,
+        levels: Any = None,
     ) -> None:
-        from mcts_agents.agents.ladder import ladder
+        from mcts_agents.agents.ladder import Ladder, ladder
 
         self.every = check_int(every, "every", low=1)
         self.games = check_int(games, "games", low=1)
@@ -70,7 +72,9 @@ class LadderTracker:
         self.precision = check_number(precision, "precision", low=0.0, low_open=True, optional=True)
         self.workers = check_int(workers, "workers", low=1)
         self.env = env
-        self.levels = ladder(env)  # InvalidOptionError naming the games with a ladder
+        if levels is None:
+            levels = ladder(env)  # InvalidOptionError naming the games with a ladder
+        self.levels = levels.levels if isinstance(levels, Ladder) else tuple(levels)
         self.history: list[LadderPoint] = []
         self._next = self.every
 
@@ -90,6 +94,7 @@ class LadderTracker:
             seed=self.seed,
             precision=self.precision,
             workers=self.workers,
+            levels=self.levels,
         )
         point = LadderPoint(step, rating.elo, rating.low, rating.high, rating.games)
         self.history.append(point)
