@@ -118,3 +118,19 @@ def test_same_seed_same_rating_and_the_games_are_recorded(tmp_path: Path, ladder
     assert sum(int(row[3]) for row in rows) == games  # the table accounts for every game
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert sum(r.get("type") == "game" for r in records) == games
+    more = cli(
+        "rate",
+        *args[1:5],
+        "--games",
+        "30",
+        "--seed",
+        "1",
+        "--ladder",
+        ladder_file,
+        "--out",
+        str(out),
+    )
+    assert more.returncode == 0, more.stderr  # the same file continues: 10 more games
+    assert "30 games" in more.stdout.splitlines()[0]
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["index"] for r in records if r.get("type") == "game"] == list(range(30))
