@@ -268,7 +268,7 @@ def _game_of_env(env: Any) -> str:
 
 # ---------------------------------------------------------------------------- files
 def _package_file(game: str) -> Any:
-    return resources.files("mcts_agents.agents").joinpath(_PACKAGE_FOLDER, f"{game}.json")
+    return resources.files("mcts_agents.agents").joinpath(_PACKAGE_FOLDER).joinpath(f"{game}.json")
 
 
 def calibrated_games() -> list[str]:

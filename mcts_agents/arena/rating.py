@@ -24,7 +24,7 @@ from mcts_agents.arena.match import _check_count, _header
 from mcts_agents.arena.runner import check_options, run_tasks
 from mcts_agents.arena.tasks import GameTask, Record
 from mcts_agents.checks import check_int, check_number
-from mcts_agents.errors import InvalidOptionError, OptionTypeError
+from mcts_agents.errors import InvalidOptionError, OptionTypeError, ResultsFileError
 from mcts_agents.ratings import bradley_terry_elo
 from mcts_agents.seeding import derive_seed
 
@@ -172,10 +172,17 @@ def rate(
                      (rated, opponent) if index % 2 == 0 else (opponent, rated))
             for index in range(played, played + count)
         ]  # fmt: skip
-        records = run_tasks(
-            tasks, header, workers=workers, out=out, progress=False, backend="process",
-            address=None,
-        )  # fmt: skip
+        try:
+            records = run_tasks(
+                tasks, header, workers=workers, out=out, progress=False, backend="process",
+                address=None,
+            )  # fmt: skip
+        except ResultsFileError as error:
+            if "other seats or seed" not in str(error):
+                raise
+            raise ResultsFileError(
+                f"{error} (a rating run resumes with the same agent, ladder, seed and batch)"
+            ) from None
         for record in records:
             points = _points(record, rated.name)
             tally[opponent.name][0] += points
