@@ -18,6 +18,8 @@ Agent kinds:
   ``iterations`` are aliases of ``time_limit`` and ``simulations``.
 - ``policy``: ``PriorAgent``, the model's raw policy without search
   (``policy:model=DIR[,temperature=0.5]``).
+- ``ladder``: a level of a game's calibrated ladder, ``ladder:GAME:LEVEL``
+  (``ladder:connect_four:L5``): read as the level's own spec (``agents.ladder.level_spec``).
 
 Every agent kind also takes ``name=...``, the display name (default: the spec string).
 
@@ -142,6 +144,12 @@ def _build_az(options: Mapping[str, Any], seed: int | None) -> PUCTAgent:
     return PUCTAgent(evaluator, model=model, **kwargs)
 
 
+def _build_ladder(options: Mapping[str, Any], seed: int | None) -> Any:
+    from mcts_agents.agents.ladder import level_spec
+
+    return make_agent(level_spec(str(options.get("game")), str(options.get("level"))), seed)
+
+
 def _build_policy(options: Mapping[str, Any], seed: int | None) -> PriorAgent:
     kwargs = dict(options)
     if seed is not None and "seed" not in kwargs:
@@ -157,11 +165,13 @@ AGENT_KINDS: dict[str, Callable[[Mapping[str, Any], int | None], Any]] = {
     "human": _build_human,
     "az": _build_az,
     "policy": _build_policy,
+    "ladder": _build_ladder,
 }
 _ALIASES = {
     "mcts": {"time": "time_limit"},
     "az": {"time": "time_limit", "iterations": "simulations"},
 }
+_LADDER_FORM = "GAME:LEVEL, a calibrated level (ladder:connect_four:L5; docs/ladder.md)"
 #: options kept as the text given (paths), not read as numbers or bools.
 _TEXT_OPTIONS = ("model", "device")
 #: options of the model kinds, as ``agent_options`` lists them.
@@ -225,7 +235,7 @@ def read_agent_spec(text: str) -> AgentSpec:
     Raises:
         SpecError: unknown kind, malformed ``key=value`` or an option given twice.
     """
-    kind, raw = split_spec(text, "agent")
+    kind, raw = _split_agent_spec(text)
     if kind not in AGENT_KINDS:
         raise SpecError(
             f"agent spec {text!r}: unknown kind {kind!r}; expected one of {sorted(AGENT_KINDS)}"
@@ -239,6 +249,24 @@ def read_agent_spec(text: str) -> AgentSpec:
             raise SpecError(f"agent spec {text!r}: option {key!r} is given twice (via an alias)")
         options[key] = value if key in _TEXT_OPTIONS else parse_value(value)
     return AgentSpec(kind=kind, options=options, name=name, text=text.strip())
+
+
+def _split_agent_spec(text: str) -> tuple[str, dict[str, str]]:
+    """``split_spec``; ``ladder:GAME:LEVEL[,name=...]`` is the level's own spec, named ``text``."""
+    if not isinstance(text, str) or text.strip().partition(":")[0].strip() != "ladder":
+        return split_spec(text, "agent")
+    from mcts_agents.agents.ladder import level_spec
+
+    game, _, rest = text.strip().partition(":")[2].partition(":")
+    level, _, rest = rest.partition(",")
+    raw = {"name": text.strip(), **_pairs(text, rest, "agent")}
+    if not game.strip() or not level.strip() or set(raw) != {"name"}:
+        raise SpecError(f"agent spec {text!r}: expected ladder:GAME:LEVEL (ladder:connect_four:L5)")
+    try:
+        kind, options = split_spec(level_spec(game.strip(), level.strip()), "agent")
+    except ValueError as error:  # an unknown game or level
+        raise SpecError(f"agent spec {text!r}: {error}") from None
+    return kind, {**options, **raw}
 
 
 def make_agent(
@@ -458,7 +486,7 @@ def listing() -> str:
     lines.append("")
     lines.append("agents (spec: kind[:key=value,...]; every kind also takes name=...):")
     for kind in AGENT_KINDS:
-        described = ", ".join(agent_options(kind))
+        described = ", ".join(agent_options(kind)) if kind != "ladder" else _LADDER_FORM
         lines.append(f"  {kind:<8} {described or '(no options)'}")
     lines.append("  (mcts: time= is an alias of time_limit=; give at least one budget)")
     lines.append(

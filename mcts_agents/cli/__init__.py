@@ -2,7 +2,8 @@
 
 - ``launch``: ``run(argv)``, the entry point: a Ctrl-C while the library loads is exit code 130;
 - ``main``: the parser (``build_parser``) and the ``list``, ``play``, ``arena`` and ``demo``
-  commands; ``train`` and ``serve``: the ``train`` (torch) and ``serve`` (the web extra) ones;
+  commands; ``train``, ``serve`` and ``rate``: the ``train`` (torch), ``serve`` (the web extra)
+  and ``rate`` (a calibrated ladder) ones;
 - ``debug``: ``--debug`` and the tracebacks of errors raised in an env spec's own code.
 
 The names below are imported on first use, so that ``run`` is in place before the library loads.

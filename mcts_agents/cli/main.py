@@ -1,9 +1,10 @@
-"""Command line: ``mcts-agents list | play | arena | train | serve | demo``.
+"""Command line: ``mcts-agents list | play | arena | rate | train | serve | demo``.
 
 - ``list``: envs with their options, agent kinds with theirs.
 - ``play ENV --p0 human --p1 mcts:time=1``: play in the terminal against agents.
 - ``arena ENV --agents SPEC SPEC ... --games N``: a match (two agents) or a round robin, with
   results, Wilson intervals and Elo ratings; ``--out results.jsonl`` records and resumes.
+- ``rate ENV SPEC``: the agent's Elo on ENV's calibrated ladder (``cli_rate``).
 - ``demo [ENV]``: the MCTS agent against a random agent, printed move by move.
 - ``train ENV --minutes M --out DIR``: AlphaZero by self-play, resumable (``cli_train``; torch).
 - ``serve [--host 127.0.0.1] [--port 8000]``: play in the browser (``cli_serve``; the web extra).
@@ -37,6 +38,7 @@ from mcts_agents.agents.play import Move, play_game
 from mcts_agents.agents.specs import EnvSpec, listing, make_agent, parse_agent_spec, parse_env_spec
 from mcts_agents.arena import play_match, runner, tournament
 from mcts_agents.cli.debug import add_debug_option, traceback_text
+from mcts_agents.cli.rate import add_rate_parser, rate
 from mcts_agents.cli.serve import add_serve_parser, serve
 from mcts_agents.cli.train import add_train_parser, train
 from mcts_agents.errors import SpecError
@@ -395,6 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="progress on stderr (default: when stderr is a terminal)",
     )
+    add_rate_parser(commands, _int_type)
     add_train_parser(commands, _int_type)
     add_serve_parser(commands, _int_type)
     add_debug_option(parser, commands.choices.values())
@@ -467,6 +470,8 @@ def _run(args: argparse.Namespace) -> int:
         return train(args)
     if args.command == "serve":
         return serve(args)
+    if args.command == "rate":
+        return rate(args)
     return arena(args)
 
 

@@ -9,13 +9,16 @@ search's batch evaluator (PUCT over its priors). Importing this package register
 ``gymnasium.make`` ids for every env (``registration``). Nothing here imports Stable-Baselines3
 or torch until a model is loaded or evaluated. ``VectorVsOpponent`` (``vector``) holds N such
 games with one batched opponent search per step (the ids' ``gymnasium.make_vec`` entry point);
-``sb3_vec`` adapts it to Stable-Baselines3 and is imported only by name.
+``sb3_vec`` adapts it to Stable-Baselines3 and is imported only by name. ``LadderTracker``
+(``ladder_tracker``) rates a training run's agent on the game's calibrated ladder every K steps;
+``ladder_callback.LadderEvalCallback`` does it as an SB3 callback (imported only by name).
 """
 
 from __future__ import annotations
 
 from mcts_agents.agents.policy import Policy, PolicyAgent
 from mcts_agents.agents.sb3 import SB3Evaluator
+from mcts_agents.rl.ladder_tracker import LadderPoint, LadderTracker
 from mcts_agents.rl.registration import gym_id, make_vs_agent, register_envs
 from mcts_agents.rl.single_agent import IllegalActionMode, SingleAgentVsOpponent
 from mcts_agents.rl.vector import VectorVsOpponent
@@ -24,6 +27,8 @@ register_envs()  # gymnasium.make("mcts_agents/<variant>-vs-agent-v0", opponent=
 
 __all__ = [
     "IllegalActionMode",
+    "LadderPoint",
+    "LadderTracker",
     "Policy",
     "PolicyAgent",
     "SB3Evaluator",

@@ -1,0 +1,197 @@
+"""``mcts-agents rate ENV AGENT_SPEC``: an agent's Elo on the game's calibrated ladder.
+
+Plays the agent against the levels of ENV's ladder (``mcts_agents.arena.rating.rate``: adaptive,
+seats swapped, the ladder's ratings held fixed) and prints its rating ``elo [low, high]`` (95%)
+with the games played and a table of its score against each level; ``--out`` records every game
+(a second run with the same file and seed continues it), ``--plot`` draws the ladder with the
+agent placed on it, ``--ladder FILE`` rates on a ladder file instead of the game's own. A bad
+env, agent spec or option, or a game without a ladder, exits with code 2 and one line, before
+any game is played.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mcts_agents.agents.specs import parse_agent_spec, parse_env_spec
+from mcts_agents.errors import InvalidOptionError
+from mcts_agents.plotting import NEEDS_MATPLOTLIB, check_plot_path
+from mcts_agents.processes import MAX_WORKERS
+
+if TYPE_CHECKING:
+    from mcts_agents.agents.ladder import Level
+    from mcts_agents.arena.rating import Rating
+
+__all__ = ["add_rate_parser", "plot_rating", "rate", "rating_table"]
+
+#: most games one rate command plays.
+MAX_GAMES = 1_000_000
+
+
+def _precision(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of Elo, got {text}")
+    return value
+
+
+def add_rate_parser(commands: Any, int_type: Any) -> None:
+    """The ``rate`` subcommand of ``commands`` (``int_type(low, high)``: main's int checker)."""
+    parser = commands.add_parser(
+        "rate",
+        help="an agent's Elo on the game's calibrated ladder",
+        description="Rate an agent on ENV's calibrated ladder (the levels' Elo held fixed): "
+        "its Elo with a 95%% interval, the games played and its score against each level.",
+    )
+    parser.add_argument("env", help="env spec with a ladder, e.g. tic_tac_toe or connect_four")
+    parser.add_argument("agent", metavar="AGENT_SPEC", help="agent spec, e.g. mcts:iterations=64")
+    parser.add_argument(
+        "--games", type=int_type(1, MAX_GAMES), default=400, help="most games; default 400"
+    )
+    parser.add_argument("--seed", type=int_type(0), default=0, help="seed (default 0)")
+    parser.add_argument(
+        "--precision",
+        type=_precision,
+        help="stop when the interval's half width is at most this many Elo",
+    )
+    parser.add_argument("--out", help="JSONL file of the games (resumed if it exists)")
+    parser.add_argument("--plot", help="save the ladder with the rating on it (.png, .svg, ...)")
+    parser.add_argument(
+        "--ladder",
+        metavar="FILE",
+        help="a ladder file (JSON, as benchmarks/ladder.py writes) instead of the game's own",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int_type(1, MAX_WORKERS),
+        default=1,
+        help="processes playing games; default 1",
+    )
+
+
+def _check_file(option: str, text: str, *, make_folder: bool) -> None:
+    """Refuse an output file name that could not be written, before any game is played."""
+    path = Path(text)
+    if not text.strip() or path.is_dir():
+        raise InvalidOptionError(f"{option} {text!r} is not a file name")
+    folder = path.parent
+    if not folder.is_dir():
+        if not make_folder or any(p.exists() and not p.is_dir() for p in folder.parents):
+            raise InvalidOptionError(f"{option} {text!r}: folder {str(folder)!r} does not exist")
+        folder.mkdir(parents=True, exist_ok=True)
+    if not os.access(folder, os.W_OK):
+        raise InvalidOptionError(f"{option} {text!r}: folder {str(folder)!r} is not writable")
+
+
+def _levels(env: str, path: str | None) -> tuple[Level, ...]:
+    """The game's calibrated levels, or those of the ladder file ``path`` (which must be of the
+    env's game where the env is one of ours)."""
+    from mcts_agents.agents.ladder import ladder, ladder_game, load_ladder
+
+    if path is None:
+        return ladder(env)  # no ladder for the game: InvalidOptionError naming those with one
+    if not Path(path).is_file():
+        raise InvalidOptionError(f"--ladder {path!r} is not a file")
+    loaded = load_ladder(Path(path))
+    try:
+        game = ladder_game(env)
+    except ValueError:  # an env of someone else's, rated on its own ladder
+        return loaded.levels
+    if game != loaded.game:
+        raise InvalidOptionError(
+            f"--ladder {path!r} is the ladder of {loaded.game!r}, not of {env!r} ({game!r})"
+        )
+    return loaded.levels
+
+
+def rating_table(rating: Rating, levels: Sequence[Level], agent: str) -> str:
+    """The rating line, then a row per level: its Elo, spec and the agent's score against it."""
+    lines = [
+        f"{agent} on the {rating.game} ladder: Elo {rating.elo:.0f} "
+        f"[{rating.low:.0f}, {rating.high:.0f}] (95%), {rating.games} games",
+        f"{'level':<6} {'elo':>7} {'score':>8} {'games':>6} {'rate':>6}  spec",
+    ]
+    for level in levels:
+        points, games = rating.scores.get(level.name, (0.0, 0))
+        share = f"{points / games:6.0%}" if games else f"{'-':>6}"
+        lines.append(
+            f"{level.name:<6} {level.elo:7.0f} {points:8g} {games:6d} {share}  {level.spec}"
+        )
+    return "\n".join(lines)
+
+
+def plot_rating(
+    path: str | os.PathLike[str], levels: Sequence[Level], rating: Rating, agent: str
+) -> None:
+    """Save the ladder (each level's Elo with its 95% interval) with the agent's rating and
+    interval drawn across it."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as error:
+        raise ImportError(NEEDS_MATPLOTLIB) from error
+    figure = Figure(figsize=(7, 0.35 * len(levels) + 3))
+    FigureCanvasAgg(figure)
+    axes = figure.subplots()
+    for i, level in enumerate(levels):
+        axes.errorbar(
+            [i],
+            [level.elo],
+            yerr=[[level.elo - level.low], [level.high - level.elo]],
+            fmt="o",
+            color="tab:blue",
+            capsize=3,
+        )
+    axes.axhspan(rating.low, rating.high, color="tab:orange", alpha=0.25)
+    axes.axhline(rating.elo, color="tab:orange", label=f"{agent}: {rating.elo:.0f}")
+    axes.set_xticks(range(len(levels)), [level.name for level in levels])
+    axes.set_ylabel("Elo (L0 = 0), 95% intervals")
+    axes.set_title(f"{rating.game} ladder, {rating.games} games")
+    axes.legend(loc="upper left")
+    figure.tight_layout()
+    figure.savefig(os.fspath(path))
+
+
+def rate(args: argparse.Namespace) -> int:
+    """Check everything, rate the agent, print the rating and its table (and save the plot)."""
+    from mcts_agents.arena.rating import rate as rate_agent
+
+    parse_env_spec(args.env)
+    levels = _levels(args.env, args.ladder)
+    parse_agent_spec(args.agent)
+    if args.plot is not None:
+        _check_file("--plot", args.plot, make_folder=False)
+        check_plot_path(args.plot)
+    if args.out is not None:
+        _check_file("--out", args.out, make_folder=True)
+    try:
+        rating = rate_agent(
+            args.agent,
+            args.env,
+            games=args.games,
+            seed=args.seed,
+            precision=args.precision,
+            out=args.out,
+            workers=args.workers,
+            levels=levels,
+        )
+    except KeyboardInterrupt:
+        where = f"; finished games are in {args.out} (rerun to resume)" if args.out else ""
+        print(f"mcts-agents: interrupted{where}", file=sys.stderr)
+        return 130
+    print(rating_table(rating, levels, args.agent))
+    if args.out:
+        print(f"games recorded in {args.out}")
+    if args.plot:
+        plot_rating(args.plot, levels, rating, args.agent)
+        print(f"plot saved to {args.plot}")
+    return 0

@@ -1,0 +1,136 @@
+"""``mcts-agents rate ENV AGENT_SPEC``: the rating and its per-level table as ``rate`` returns
+them, the plot, the same output for the same seed, the games recorded, and bad input refused in
+one line with exit code 2 before any game is played. A hand-written ladder (``--ladder``) stands
+in for a calibrated one."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcts_agents.arena.rating import Rating
+from mcts_agents.cli.main import main
+from tests.mcts_agents.tiny_ladder import TINY, tiny_ladder_file
+
+
+def cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mcts_agents", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="module")
+def ladder_file(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tiny_ladder_file(tmp_path_factory.mktemp("ladder")))
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["pig", "random"], "pig"),  # a game without a ladder
+        (["no_such_game", "random"], "no_such_game"),
+        (["tic_tac_toe", "mcts:iteration=8", "--ladder", "{ladder}"], "iteration"),
+        (["tic_tac_toe", "no_such_kind", "--ladder", "{ladder}"], "no_such_kind"),
+        (["tic_tac_toe", "ladder:tic_tac_toe:L99", "--ladder", "{ladder}"], "L99"),
+        (["connect_four", "random", "--ladder", "{ladder}"], "tic_tac_toe"),  # another game's
+        (["tic_tac_toe", "random", "--ladder", "{tmp}/none.json"], "none.json"),
+        (["tic_tac_toe", "random", "--ladder", "{ladder}", "--plot", "{tmp}/r.nope"], "nope"),
+        (["tic_tac_toe", "random", "--ladder", "{ladder}", "--plot", "{tmp}/no/r.png"], "no"),
+        (["tic_tac_toe", "random", "--ladder", "{ladder}", "--out", "{tmp}"], "{tmp}"),
+        (["tic_tac_toe", "random", "--precision", "-3"], "-3"),
+        (["tic_tac_toe", "random", "--games", "0"], "--games"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line_naming_it(
+    args: list[str], named: str, tmp_path: Path, ladder_file: str
+) -> None:
+    def filled(text: str) -> str:
+        return text.replace("{tmp}", str(tmp_path)).replace("{ladder}", ladder_file)
+
+    run = cli("rate", *map(filled, args))
+    assert run.returncode == 2, run.stdout + run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and filled(named) in lines[0], run.stderr
+    assert run.stdout == ""
+    assert not list(tmp_path.iterdir())  # nothing written, no game played
+
+
+def test_prints_the_rating_and_the_table_that_rate_returned(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    ladder_file: str,
+) -> None:
+    """The command prints what ``rate`` gave it, with the ladder's own levels, and passes the
+    options through (``rate`` itself is tested in the arena's tests)."""
+    import mcts_agents.arena.rating as rating_module
+
+    calls: list[dict[str, Any]] = []
+
+    def fake_rate(agent: Any, env: Any, **options: Any) -> Rating:
+        calls.append({"agent": agent, "env": env, **options})
+        scores = {"L1": (7.5, 10), "L2": (3.0, 20)}
+        return Rating(elo=123.4, low=80.6, high=166.2, games=30, scores=scores, game=env)
+
+    monkeypatch.setattr(rating_module, "rate", fake_rate)
+    plot = tmp_path / "rating.png"
+    options = ["--games", "30", "--seed", "4", "--precision", "50", "--plot", str(plot)]
+    code = main(["rate", "tic_tac_toe", "mcts:iterations=8", "--ladder", ladder_file, *options])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert calls == [
+        {"agent": "mcts:iterations=8", "env": "tic_tac_toe", "games": 30, "seed": 4}
+        | {"precision": 50.0, "out": None, "workers": 1, "levels": TINY.levels}
+    ]
+    assert "Elo 123 [81, 166] (95%), 30 games" in out
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:] if line[:1] == "L"}
+    assert list(rows) == [level.name for level in TINY.levels]
+    assert rows["L0"][1:] == ["0", "0", "0", "-", "random"]
+    assert rows["L1"][1:] == ["100", "7.5", "10", "75%", TINY.levels[1].spec]
+    assert rows["L2"][1:] == ["200", "3", "20", "15%", TINY.levels[2].spec]
+    assert rows["L3"][2:5] == ["0", "0", "-"]
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_same_seed_same_rating_and_the_games_are_recorded(tmp_path: Path, ladder_file: str) -> None:
+    out = tmp_path / "games.jsonl"
+    args = ["rate", "tic_tac_toe", "mcts:iterations=16", "--games", "20", "--seed", "1"]
+    first = cli(*args, "--ladder", ladder_file, "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    second = cli(*args, "--ladder", ladder_file)
+    assert second.returncode == 0, second.stderr
+    head = first.stdout.splitlines()[0]
+    assert head == second.stdout.splitlines()[0]
+    found = re.search(r"Elo (-?\d+) \[(-?\d+), (-?\d+)\].*?(\d+) games", head)
+    assert found is not None, head
+    elo, low, high, games = (int(x) for x in found.groups())
+    assert low <= elo <= high and games == 20
+    rows = [line.split() for line in first.stdout.splitlines()[2 : 2 + len(TINY.levels)]]
+    assert sum(int(row[3]) for row in rows) == games  # the table accounts for every game
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sum(r.get("type") == "game" for r in records) == games
+    more = cli(
+        "rate",
+        *args[1:5],
+        "--games",
+        "30",
+        "--seed",
+        "1",
+        "--ladder",
+        ladder_file,
+        "--out",
+        str(out),
+    )
+    assert more.returncode == 0, more.stderr  # the same file continues: 10 more games
+    assert "30 games" in more.stdout.splitlines()[0]
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["index"] for r in records if r.get("type") == "game"] == list(range(30))
