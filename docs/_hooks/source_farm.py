@@ -4,8 +4,9 @@ The repository keeps the environments in the top-level folder ``envs/``, install
 ``mcts_agents.envs`` (pyproject's ``package-dir``). griffe reads the source without importing
 it and cannot follow that mapping, so, as ``.ci/typecheck`` does for mypy, this hook builds a
 farm under ``build/docs-src/``: the folders of ``mcts_agents/`` and of ``envs/`` (as
-``mcts_agents/envs/``) made anew, each Python file a symlink to its source (griffe walks the
-folders without following links to folders), the path ``mkdocs.yml`` gives the Python handler.
+``mcts_agents/envs/``) made anew, each Python file a copy of its source (griffe resolves a
+linked file to its real folder, where ``envs/`` is not), the path ``mkdocs.yml`` gives the
+Python handler.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def build_farm() -> Path:
         for file in sorted(source.rglob("*.py")):
             link = target / file.relative_to(source)
             link.parent.mkdir(parents=True, exist_ok=True)
-            link.symlink_to(file)
+            shutil.copy2(file, link)  # copies: griffe resolves links to their real folder
     return FARM
 
 
