@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcts_agents.errors import InvalidOptionError, OptionTypeError
 from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.searcher import Searcher
 
@@ -86,7 +87,9 @@ _PLAYOUTS: dict[type, PlayoutEntry] = {}
 def register_playout(entry: PlayoutEntry) -> None:
     """Register (or replace) the compiled playouts for ``entry.game_type``."""
     if not isinstance(entry, PlayoutEntry):
-        raise TypeError(f"register_playout expects a PlayoutEntry, got {type(entry).__name__}")
+        raise OptionTypeError(
+            f"register_playout expects a PlayoutEntry, got {type(entry).__name__}"
+        )
     _PLAYOUTS[entry.game_type] = entry
 
 
@@ -111,7 +114,7 @@ def compiled_playout(game: Any, config: SearchConfig) -> Callable[[Any, Any], An
 def register_kernel(entry: KernelEntry) -> None:
     """Register (or replace) the kernel for ``entry.game_type``."""
     if not isinstance(entry, KernelEntry):
-        raise TypeError(f"register_kernel expects a KernelEntry, got {type(entry).__name__}")
+        raise OptionTypeError(f"register_kernel expects a KernelEntry, got {type(entry).__name__}")
     _KERNELS[entry.game_type] = entry
 
 
@@ -156,7 +159,7 @@ def make_compiled_searcher(
     """The compiled searcher for ``game`` (``unsupported`` must have said ``None``)."""
     entry = kernel_entry(game)
     if entry is None:
-        raise ValueError(f"no compiled kernel is registered for {type(game).__name__}")
+        raise InvalidOptionError(f"no compiled kernel is registered for {type(game).__name__}")
     searcher: Searcher = entry.searcher_class()(game, budget, config, seed)
     return searcher
 

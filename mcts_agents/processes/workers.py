@@ -27,7 +27,8 @@ import threading
 import time
 from typing import Any
 
-from mcts_agents.errors import InvalidOptionError, UnpicklableError
+from mcts_agents.checks import check_int
+from mcts_agents.errors import UnpicklableError
 
 __all__ = ["MAX_WORKERS", "WATCH_SECONDS", "check_picklable", "check_workers", "exit_with_parent"]
 
@@ -40,12 +41,8 @@ WATCH_SECONDS = 0.2
 def check_workers(workers: Any, option: str = "workers") -> int:
     """``workers`` as an int in ``[1, MAX_WORKERS]``, else ``InvalidOptionError`` naming
     ``option``, the value and the bound."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
-        raise InvalidOptionError(
-            f"{option} must be an int in [1, {MAX_WORKERS}] (worker processes, at most "
-            f"MAX_WORKERS = {MAX_WORKERS}), got {workers!r}"
-        )
-    return workers
+    note = f"worker processes, at most MAX_WORKERS = {MAX_WORKERS}"
+    return int(check_int(workers, option, low=1, high=MAX_WORKERS, note=note))
 
 
 def exit_with_parent(parent: int) -> None:

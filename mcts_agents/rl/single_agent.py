@@ -21,6 +21,7 @@ from mcts_agents.errors import (
     InvalidOptionError,
     NoLegalActionError,
     NotResetError,
+    OptionTypeError,
 )
 
 __all__ = ["SingleAgentVsOpponent"]
@@ -101,7 +102,7 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         illegal_reward: float = -1.0,
     ) -> None:
         if not isinstance(aec_env, AECEnv):
-            raise TypeError(
+            raise OptionTypeError(
                 f"aec_env must be a PettingZoo AECEnv, got {type(aec_env).__name__} "
                 "(wrap a ParallelEnv with pettingzoo.utils.parallel_to_aec)"
             )
@@ -170,13 +171,13 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
                 )
             for seat, agent in opponent.items():
                 if not _has_act(agent):
-                    raise TypeError(
+                    raise OptionTypeError(
                         f"opponent for seat {seat!r} ({type(agent).__name__}) has no "
                         "act(env) method"
                     )
             return dict(opponent)
         if not _has_act(opponent):
-            raise TypeError(
+            raise OptionTypeError(
                 f"opponent must be an agent with an act(env) method (e.g. MCTSAgent) or a "
                 f"mapping seat -> agent, got {type(opponent).__name__}"
             )
@@ -195,13 +196,13 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
                 and "observation" in space.spaces
                 and "action_mask" in space.spaces
             ):
-                raise TypeError(
+                raise OptionTypeError(
                     f"the observation space of seat {seat!r} is {space}; SingleAgentVsOpponent "
                     "needs dict observations {'observation': ..., 'action_mask': ...}"
                 )
             action_space = aec_env.action_space(seat)
             if not isinstance(action_space, spaces.Discrete):
-                raise TypeError(
+                raise OptionTypeError(
                     f"the action space of seat {seat!r} is {action_space}; a Discrete space is "
                     "needed"
                 )
@@ -298,7 +299,7 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
     def _observe(self) -> Mapping[str, Any]:
         observation = self.aec_env.observe(self.seat)
         if not isinstance(observation, Mapping) or "action_mask" not in observation:
-            raise TypeError(
+            raise OptionTypeError(
                 f"{self.aec_env} observed {type(observation).__name__} for {self.seat}; "
                 "a dict {'observation': ..., 'action_mask': ...} was expected"
             )

@@ -92,7 +92,7 @@ def test_a_real_rating_of_a_policy_lands_in_history() -> None:
     again = LadderTracker(GAME, every=10, games=20, seed=3, levels=TINY.levels)
     assert again.rate(10, PolicyAgent(first_legal)) == point  # same seed, same rating
     strong = again.rate(20, "mcts:iterations=256")  # beats the first-legal player
-    assert strong.low > point.high and again.history == [point, strong]
+    assert strong.elo > point.high and again.history == [point, strong]
 
 
 def test_the_sb3_callback_rates_the_model_and_logs_it(monkeypatch: pytest.MonkeyPatch) -> None:
