@@ -400,7 +400,8 @@ def _ladder_problem(found: Ladder) -> str | None:
     if not isinstance(found.games, int) or isinstance(found.games, bool) or found.games < 0:
         return f"games should be an int >= 0, got {found.games!r}"
     hands = found.hands
-    if not isinstance(hands, int) or isinstance(hands, bool) or hands < 1 or hands % 2 > hands // 2:
+    odd = isinstance(hands, int) and hands > 1 and hands % 2 == 1
+    if not isinstance(hands, int) or isinstance(hands, bool) or hands < 1 or odd:
         return f"hands should be 1 or an even int (a duplicate of hands/2 deals), got {hands!r}"
     if not isinstance(found.levels, tuple) or not found.levels:
         return f"levels should be a non-empty tuple of Level, got {found.levels!r}"
