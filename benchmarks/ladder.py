@@ -71,13 +71,16 @@ NOTES = {
         "value-keeping move in all 28 non-terminal positions."
     ),
     "kuhn_poker": (
-        "MO-ISMCTS levels. A game is scored as a win or a loss by its chips, "
-        "so card luck dominates: strength shows in chips won more than in games won, and the "
-        "levels' Elo gaps are small."
+        "MO-ISMCTS levels. A unit (what the Elo ratings count) is a duplicate match of 3 deals: "
+        "each deal played twice, seats swapped, with the same env seed (the same cards), 6 hands "
+        "scored 1 / 0.5 / 0 by the summed chips (above / at / below 0); one hand is mostly card "
+        "luck. MO-ISMCTS has three tiers here: 2 to 16 iterations play alike, 32 to 256 alike; "
+        "1024 is not transitive (it loses chips to 32-256), so the top level is 64."
     ),
     "leduc_holdem": (
-        "MO-ISMCTS levels. A game is scored as a win or a loss by its chips, "
-        "so card luck dominates and the levels' Elo gaps are small."
+        "MO-ISMCTS levels. A unit (what the Elo ratings count) is a duplicate match of 5 deals: "
+        "each deal played twice, seats swapped, with the same env seed (the same cards), 10 "
+        "hands scored 1 / 0.5 / 0 by the summed chips (above / at / below 0)."
     ),
 }
 
@@ -275,7 +278,8 @@ def plot(ladder: Ladder, path: Path) -> None:
         axes.annotate(level.spec.replace("mcts:", ""), (i, level.elo), textcoords="offset points",
                       xytext=(6, -12), fontsize=7)  # fmt: skip
     axes.set_ylabel("Elo (L0 = 0), 95% interval")
-    axes.set_title(f"{ladder.game} ladder ({ladder.games} games, {ladder.date})")
+    unit = "games" if ladder.hands == 1 else f"units of {ladder.hands} hands"
+    axes.set_title(f"{ladder.game} ladder ({ladder.games} {unit}, {ladder.date})")
     axes.grid(alpha=0.3)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -88,7 +88,10 @@ LEVEL_SPECS: dict[str, tuple[str, ...]] = {
         *(f"mcts:iterations={n}" for n in (2, 5, 10, 16, 24, 40)),
         "mcts:iterations=10000",
     ),
-    "kuhn_poker": ("random", *_doubling("mcts", 4, 4096, _ISMCTS)),
+    # MO-ISMCTS on Kuhn poker has three tiers (duplicate chips, 300 deals a pair): 1 iteration
+    # is random; 2 to 16 play alike; 32 to 256 alike, above the 2-16 tier; 1024 beats the
+    # 2-16 tier by more but loses chips to 32-256 (not transitive), so the top is 64.
+    "kuhn_poker": ("random", *(f"mcts:iterations={n}{_ISMCTS}" for n in (2, 64))),
     "leduc_holdem": ("random", *_doubling("mcts", 4, 8192, _ISMCTS)),
 }
 
@@ -98,7 +101,7 @@ LEVEL_SPECS: dict[str, tuple[str, ...]] = {
 #: by the agent's summed chips over its ``hands`` hands: 1 above 0, 1/2 at 0, 0 below. A single
 #: hand is mostly card luck; playing each deal from both seats cancels the luck of the cards,
 #: and summing hands lets a small edge in chips show in the unit's score.
-HANDS: dict[str, int] = {"kuhn_poker": 4, "leduc_holdem": 4}
+HANDS: dict[str, int] = {"kuhn_poker": 6, "leduc_holdem": 10}
 
 #: Other names of the ladders' games: PettingZoo's envs with the same rules.
 _ALIASES = {
