@@ -107,8 +107,8 @@ def _levels(
 ) -> tuple[str, tuple[Level, ...], int]:
     if levels is None:
         game = ladder_game(env if isinstance(env, str) else sample)
-        found = load_ladder(game)
-        return game, found.levels, found.hands
+        calibrated = load_ladder(game)
+        return game, calibrated.levels, calibrated.hands
     if isinstance(levels, Ladder):
         return levels.game, levels.levels, levels.hands
     if isinstance(levels, (str, bytes)) or not isinstance(levels, Sequence):

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from mcts_agents.agents.ladder import HANDS, Ladder, Level
-from mcts_agents.arena import rate
 from mcts_agents.agents.play import play_game
+from mcts_agents.arena import rate
 from mcts_agents.arena.entrants import build_agent, env_factory, make_entrant
 from mcts_agents.arena.rating import unit_scores, unit_tasks
 from mcts_agents.arena.tasks import run_game
