@@ -92,7 +92,9 @@ LEVEL_SPECS: dict[str, tuple[str, ...]] = {
     # is random; 2 to 16 play alike; 32 to 256 alike, above the 2-16 tier; 1024 beats the
     # 2-16 tier by more but loses chips to 32-256 (not transitive), so the top is 64.
     "kuhn_poker": ("random", *(f"mcts:iterations={n}{_ISMCTS}" for n in (2, 64))),
-    "leduc_holdem": ("random", *_doubling("mcts", 4, 8192, _ISMCTS)),
+    # On Leduc hold'em (duplicate chips, 300 deals a pair): 2-3 iterations are one tier, 6-30
+    # the next, 100-1000 the top (300 wins 0.3 chips a deal from 100; 1000 no more than 300).
+    "leduc_holdem": ("random", *(f"mcts:iterations={n}{_ISMCTS}" for n in (3, 30, 100))),
 }
 
 #: game -> hands per rating unit, for the games whose returns are chips (1 for the others: a
@@ -101,7 +103,7 @@ LEVEL_SPECS: dict[str, tuple[str, ...]] = {
 #: by the agent's summed chips over its ``hands`` hands: 1 above 0, 1/2 at 0, 0 below. A single
 #: hand is mostly card luck; playing each deal from both seats cancels the luck of the cards,
 #: and summing hands lets a small edge in chips show in the unit's score.
-HANDS: dict[str, int] = {"kuhn_poker": 6, "leduc_holdem": 10}
+HANDS: dict[str, int] = {"kuhn_poker": 6, "leduc_holdem": 6}
 
 #: Other names of the ladders' games: PettingZoo's envs with the same rules.
 _ALIASES = {
