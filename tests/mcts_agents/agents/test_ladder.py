@@ -62,7 +62,8 @@ def test_every_game_of_the_issue_has_levels() -> None:
 def test_levels_start_random_and_grow_by_iterations_never_time(game: str) -> None:
     specs = LEVEL_SPECS[game]
     assert specs[0] == "random"
-    assert len(specs) >= 5
+    # the card games: MO-ISMCTS's strength comes in a few tiers there (docs/ladder.md)
+    assert len(specs) >= (3 if game in ladder_module.HANDS else 5)
     budgets = []
     for text in specs[1:]:
         spec = parse_agent_spec(text)
