@@ -81,8 +81,9 @@ NOTES = {
         "MO-ISMCTS levels. A unit (what the Elo ratings count) is a duplicate match of 3 deals: "
         "each deal played twice, seats swapped, with the same env seed (the same cards), 6 hands "
         "scored 1 / 0.5 / 0 by the summed chips (above / at / below 0); one hand is mostly card "
-        "luck. MO-ISMCTS's strength comes in tiers here: 2-3 iterations, 6-30, 100-1000 (300 "
-        "wins 0.3 chips a deal from 100, 1000 no more than 300), so the top level is 100."
+        "luck. MO-ISMCTS's strength comes in tiers here: 2-3 iterations play alike, 6-30 alike; "
+        "above them 100, 300 and 1000 each win chips from the one below (300 only 0.4 a deal "
+        "from 100, so it is no level)."
     ),
 }
 

@@ -16,7 +16,10 @@ A ladder file is JSON::
 
     {"game": "tic_tac_toe", "date": "2026-11-25", "version": "0.2.0",
      "command": "python benchmarks/ladder.py tic_tac_toe", "games": 2400, "notes": "...",
-     "levels": [{"name": "L0", "spec": "random", "elo": 0.0, "low": 0.0, "high": 0.0}, ...]}
+     "levels": [{"name": "L0", "spec": "random", "elo": 0.0, "low": 0.0, "high": 0.0}, ...],
+     "hands": 1}
+
+(``hands``: the hands of one rating unit, 1 when absent; see ``HANDS`` for the card games)
 
 and is checked field by field when read: a damaged or hand-edited file is refused with a
 ``ResultsFileError`` (the arena's data-file error) naming the file and what is wrong.
@@ -93,8 +96,8 @@ LEVEL_SPECS: dict[str, tuple[str, ...]] = {
     # 2-16 tier by more but loses chips to 32-256 (not transitive), so the top is 64.
     "kuhn_poker": ("random", *(f"mcts:iterations={n}{_ISMCTS}" for n in (2, 64))),
     # On Leduc hold'em (duplicate chips, 300 deals a pair): 2-3 iterations are one tier, 6-30
-    # the next, 100-1000 the top (300 wins 0.3 chips a deal from 100; 1000 no more than 300).
-    "leduc_holdem": ("random", *(f"mcts:iterations={n}{_ISMCTS}" for n in (3, 30, 100))),
+    # the next, then 100, 300 (0.4 chips a deal above 100) and 1000 (1.1 above 100).
+    "leduc_holdem": ("random", *(f"mcts:iterations={n}{_ISMCTS}" for n in (3, 30, 100, 1000))),
 }
 
 #: game -> hands per rating unit, for the games whose returns are chips (1 for the others: a

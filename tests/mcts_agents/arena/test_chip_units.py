@@ -168,3 +168,13 @@ def test_searching_agents_do_not_change_the_deal_of_a_duplicate_pair(game: str) 
         assert one[:2] == other[:2]
         if len(one) > 2 and min(one[2], other[2]) >= 0:
             assert one[2] == other[2]
+
+
+def test_a_level_rated_against_itself_draws_every_duplicate_unit() -> None:
+    # the same agent in the same seat with the same seed plays the same hand: the two plays of
+    # a deal mirror each other and the chips cancel
+    tiny = _kuhn_ladder(4)
+    middle = tiny.levels[1]
+    rating = rate(middle.spec, "kuhn_poker", games=10, seed=4, batch=10, levels=tiny)
+    assert rating.scores == {"L1": (5.0, 10)}
+    assert rating.elo == pytest.approx(middle.elo, abs=1e-6)
