@@ -43,8 +43,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python benchmar
 
 from benchmarks._common import machine_info, print_machine, print_table
 from mcts_agents import __version__
-from mcts_agents.agents.ladder import LEVEL_SPECS, Ladder, Level, save_ladder
+from mcts_agents.agents.ladder import LEVEL_SPECS, Ladder, Level, hands_per_unit, save_ladder
 from mcts_agents.arena import play_match
+from mcts_agents.arena.entrants import env_factory, env_label, make_entrants
+from mcts_agents.arena.match import _header
+from mcts_agents.arena.rating import unit_scores, unit_tasks
+from mcts_agents.arena.runner import run_tasks
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
 from mcts_agents.seeding import derive_seed
 
@@ -67,13 +71,19 @@ NOTES = {
         "value-keeping move in all 28 non-terminal positions."
     ),
     "kuhn_poker": (
-        "MO-ISMCTS levels. A game is scored as a win or a loss by its chips, "
-        "so card luck dominates: strength shows in chips won more than in games won, and the "
-        "levels' Elo gaps are small."
+        "MO-ISMCTS levels. A unit (what the Elo ratings count) is a duplicate match of 3 deals: "
+        "each deal played twice, seats swapped, with the same env seed (the same cards), 6 hands "
+        "scored 1 / 0.5 / 0 by the summed chips (above / at / below 0); one hand is mostly card "
+        "luck. MO-ISMCTS has three tiers here: 2 to 16 iterations play alike, 32 to 256 alike; "
+        "1024 is not transitive (it loses chips to 32-256), so the top level is 64."
     ),
     "leduc_holdem": (
-        "MO-ISMCTS levels. A game is scored as a win or a loss by its chips, "
-        "so card luck dominates and the levels' Elo gaps are small."
+        "MO-ISMCTS levels. A unit (what the Elo ratings count) is a duplicate match of 3 deals: "
+        "each deal played twice, seats swapped, with the same env seed (the same cards), 6 hands "
+        "scored 1 / 0.5 / 0 by the summed chips (above / at / below 0); one hand is mostly card "
+        "luck. MO-ISMCTS's strength comes in tiers here: 2-3 iterations play alike, 6-30 alike; "
+        "above them 100, 300 and 1000 each win chips from the one below (300 only 0.4 a deal "
+        "from 100, so it is no level)."
     ),
 }
 
@@ -88,11 +98,36 @@ class Pair:
     points: float
 
 
-def pair_file(out: Path, game: str, spec_a: str, spec_b: str) -> Path:
-    """The results file of two specs: readable, and unique by a checksum of the two specs."""
+def pair_file(out: Path, game: str, spec_a: str, spec_b: str, hands: int = 1) -> Path:
+    """The results file of two specs: readable, and unique by a checksum of the two specs (and
+    of the hands per unit, when more than one)."""
     slug = re.sub(r"[^A-Za-z0-9=.]+", "_", f"{spec_a}__{spec_b}")[:120]
     crc = zlib.crc32(f"{game}|{spec_a}|{spec_b}".encode())
-    return out / f"{game}__{slug}__{crc:08x}.jsonl"
+    unit = f"__x{hands}" if hands > 1 else ""
+    return out / f"{game}__{slug}{unit}__{crc:08x}.jsonl"
+
+
+def play_units(
+    game: str, a: str, b: str, units: int, hands: int, seed: int, workers: int, out: Path
+) -> list[float]:
+    """``units`` units of ``a`` against ``b`` (seats swapped game by game): ``a``'s score in
+    each. One game a unit is ``play_match``; more is a duplicate match of ``hands // 2`` deals
+    scored by chips (``rating.unit_tasks``, ``rating.unit_scores``), in a results file whose
+    header says ``hands``."""
+    if hands == 1:
+        result = play_match(game, [a, b], units, seed=seed, workers=workers, out=out)
+        return [float(r["scores"][r["specs"].index(a)]) for r in result.records]
+    make = env_factory(game)
+    sample = make()
+    label = env_label(make, sample)
+    sample.close()
+    first, second = make_entrants([a, b])
+    header = _header("match", label, [first, second], seed, games=units * hands, hands=hands)
+    tasks = unit_tasks(make, label, (first, second), seed, range(units), hands)
+    records = run_tasks(
+        tasks, header, workers=workers, out=out, progress=False, backend="process", address=None
+    )
+    return unit_scores(records, first.name, hands)
 
 
 def pair_seed(seed: int, spec_a: str, spec_b: str) -> int:
@@ -102,9 +137,16 @@ def pair_seed(seed: int, spec_a: str, spec_b: str) -> int:
 
 
 def play_pairs(
-    game: str, specs: Sequence[str], games: int, seed: int, workers: int, out: Path
+    game: str,
+    specs: Sequence[str],
+    games: int,
+    seed: int,
+    workers: int,
+    out: Path,
+    hands: int = 1,
 ) -> list[Pair]:
-    """Adjacent pairs ``games`` games each, pairs two apart ``games // 2``; resumable files."""
+    """Adjacent pairs ``games`` games (units of ``hands`` hands) each, pairs two apart
+    ``games // 2``; resumable files."""
     out.mkdir(parents=True, exist_ok=True)
     plan = [(i, i + 1, games) for i in range(len(specs) - 1)]
     plan += [(i, i + 2, games // 2) for i in range(len(specs) - 2)]
@@ -113,16 +155,12 @@ def play_pairs(
         if count == 0:
             continue
         a, b = specs[high], specs[low]
-        result = play_match(
-            game, [a, b], count, seed=pair_seed(seed, a, b), workers=workers,
-            out=pair_file(out, game, a, b),
+        found = play_units(
+            game, a, b, count, hands, pair_seed(seed, a, b), workers,
+            pair_file(out, game, a, b, hands),
         )  # fmt: skip
-        points = 0.0
-        for record in result.records:
-            seat = record["specs"].index(a)
-            points += float(record["scores"][seat])
-        pairs.append(Pair(low, high, len(result.records), points))
-        print(f"# L{high} vs L{low}: {points:g} / {len(result.records)}", flush=True)
+        pairs.append(Pair(low, high, len(found), sum(found)))
+        print(f"# L{high} vs L{low}: {sum(found):g} / {len(found)}", flush=True)
     return pairs
 
 
@@ -243,7 +281,8 @@ def plot(ladder: Ladder, path: Path) -> None:
         axes.annotate(level.spec.replace("mcts:", ""), (i, level.elo), textcoords="offset points",
                       xytext=(6, -12), fontsize=7)  # fmt: skip
     axes.set_ylabel("Elo (L0 = 0), 95% interval")
-    axes.set_title(f"{ladder.game} ladder ({ladder.games} games, {ladder.date})")
+    unit = "games" if ladder.hands == 1 else f"units of {ladder.hands} hands"
+    axes.set_title(f"{ladder.game} ladder ({ladder.games} {unit}, {ladder.date})")
     axes.grid(alpha=0.3)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -301,6 +340,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--hands",
+        type=int,
+        default=None,
+        help="hands per unit: 1, or 2H for a duplicate match of H deals scored by chips "
+        "(default HANDS[game], else 1)",
+    )
+    parser.add_argument(
         "--level",
         action="append",
         default=None,
@@ -333,6 +379,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.games_per_pair < 1:
         parser.error(f"--games-per-pair must be >= 1, got {args.games_per_pair}")
+    if args.hands is None:
+        args.hands = hands_per_unit(args.game)
+    if args.hands < 1 or (args.hands > 1 and args.hands % 2):
+        parser.error(f"--hands must be 1 or even (two hands a deal), got {args.hands}")
     if args.level is None and args.game not in LEVEL_SPECS:
         parser.error(f"no levels for {args.game!r}: give --level, or one of {sorted(LEVEL_SPECS)}")
     specs = args.level if args.level is not None else list(LEVEL_SPECS[args.game])
@@ -352,9 +402,12 @@ def main(argv: Sequence[str] | None = None) -> list[str]:
         positions, missed_moves = check_perfect(game, args.specs[-1])
         print(f"# top level {args.specs[-1]!r}: {missed_moves} value-losing moves in "
               f"{positions} positions (exact negamax)", flush=True)  # fmt: skip
-    pairs = play_pairs(game, args.specs, args.games_per_pair, args.seed, args.workers, out)
+    pairs = play_pairs(
+        game, args.specs, args.games_per_pair, args.seed, args.workers, out, args.hands
+    )
     rows = fit(args.specs, pairs)
-    print(f"\n{game}: {len(args.specs)} levels, {sum(p.games for p in pairs)} games, L0 = 0\n")
+    unit = "games" if args.hands == 1 else f"units of {args.hands} hands"
+    print(f"\n{game}: {len(args.specs)} levels, {sum(p.games for p in pairs)} {unit}, L0 = 0\n")
     print_table(HEADERS, table_rows(rows), left=2)
     missed = misses(rows)
     print("\ntargets: " + ("all met" if not missed else f"{len(missed)} missed"))
@@ -370,6 +423,7 @@ def main(argv: Sequence[str] | None = None) -> list[str]:
             command=shlex.join(words),
             games=sum(p.games for p in pairs),
             notes=args.notes if args.notes is not None else NOTES.get(game, ""),
+            hands=args.hands,
         )
         target = Path(args.ladder_file) if args.ladder_file else (
             ROOT / "mcts_agents" / "agents" / "ladders" / f"{game}.json"

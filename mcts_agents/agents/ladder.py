@@ -16,7 +16,10 @@ A ladder file is JSON::
 
     {"game": "tic_tac_toe", "date": "2026-11-25", "version": "0.2.0",
      "command": "python benchmarks/ladder.py tic_tac_toe", "games": 2400, "notes": "...",
-     "levels": [{"name": "L0", "spec": "random", "elo": 0.0, "low": 0.0, "high": 0.0}, ...]}
+     "levels": [{"name": "L0", "spec": "random", "elo": 0.0, "low": 0.0, "high": 0.0}, ...],
+     "hands": 1}
+
+(``hands``: the hands of one rating unit, 1 when absent; see ``HANDS`` for the card games)
 
 and is checked field by field when read: a damaged or hand-edited file is refused with a
 ``ResultsFileError`` (the arena's data-file error) naming the file and what is wrong.
@@ -39,10 +42,12 @@ from mcts_agents import envs
 from mcts_agents.errors import InvalidOptionError, OptionTypeError, ResultsFileError
 
 __all__ = [
+    "HANDS",
     "LEVEL_SPECS",
     "Ladder",
     "Level",
     "calibrated_games",
+    "hands_per_unit",
     "ladder",
     "ladder_game",
     "level_spec",
@@ -86,9 +91,22 @@ LEVEL_SPECS: dict[str, tuple[str, ...]] = {
         *(f"mcts:iterations={n}" for n in (2, 5, 10, 16, 24, 40)),
         "mcts:iterations=10000",
     ),
-    "kuhn_poker": ("random", *_doubling("mcts", 4, 4096, _ISMCTS)),
-    "leduc_holdem": ("random", *_doubling("mcts", 4, 8192, _ISMCTS)),
+    # MO-ISMCTS on Kuhn poker has three tiers (duplicate chips, 300 deals a pair): 1 iteration
+    # is random; 2 to 16 play alike; 32 to 256 alike, above the 2-16 tier; 1024 beats the
+    # 2-16 tier by more but loses chips to 32-256 (not transitive), so the top is 64.
+    "kuhn_poker": ("random", *(f"mcts:iterations={n}{_ISMCTS}" for n in (2, 64))),
+    # On Leduc hold'em (duplicate chips, 300 deals a pair): 2-3 iterations are one tier, 6-30
+    # the next, then 100, 300 (0.4 chips a deal above 100) and 1000 (1.1 above 100).
+    "leduc_holdem": ("random", *(f"mcts:iterations={n}{_ISMCTS}" for n in (3, 30, 100, 1000))),
 }
+
+#: game -> hands per rating unit, for the games whose returns are chips (1 for the others: a
+#: unit is one game, scored win 1 / draw 1/2 / loss 0). A chip game's unit is a duplicate match
+#: of ``hands // 2`` deals, each dealt twice (the same env seed) with the seats swapped, scored
+#: by the agent's summed chips over its ``hands`` hands: 1 above 0, 1/2 at 0, 0 below. A single
+#: hand is mostly card luck; playing each deal from both seats cancels the luck of the cards,
+#: and summing hands lets a small edge in chips show in the unit's score.
+HANDS: dict[str, int] = {"kuhn_poker": 6, "leduc_holdem": 6}
 
 #: Other names of the ladders' games: PettingZoo's envs with the same rules.
 _ALIASES = {
@@ -103,7 +121,8 @@ _ALIASES = {
 }
 
 _PACKAGE_FOLDER = "ladders"
-_FIELDS = ("game", "levels", "date", "version", "command", "games", "notes")
+_FIELDS = ("game", "levels", "date", "version", "command", "games", "notes", "hands")
+_OPTIONAL = {"hands": 1}  # fields a ladder file may lack (written before they existed)
 _LEVEL_FIELDS = ("name", "spec", "elo", "low", "high")
 
 
@@ -123,7 +142,10 @@ class Level:
 class Ladder:
     """A game's calibrated ladder: its levels in order (L0 first) and the calibration's
     provenance: ``date``, library ``version``, the ``command`` that made it, the ``games`` it
-    played, and ``notes`` (the top level, equivalences, anything a reader should know)."""
+    played, and ``notes`` (the top level, equivalences, anything a reader should know).
+    ``hands``: the hands (arena games) of one rating unit, what the Elo ratings count: 1 (a
+    unit is one game, win/draw/loss) or an even ``2H`` (a duplicate match of ``H`` deals scored
+    by its chip total, see ``HANDS``); ``games`` counts units."""
 
     game: str
     levels: tuple[Level, ...]
@@ -132,6 +154,7 @@ class Ladder:
     command: str
     games: int
     notes: str = ""
+    hands: int = 1
 
     def __post_init__(self) -> None:
         problem = _ladder_problem(self)
@@ -281,6 +304,12 @@ def _package_file(game: str) -> Any:
     return resources.files("mcts_agents.agents").joinpath(_PACKAGE_FOLDER).joinpath(f"{game}.json")
 
 
+def hands_per_unit(game: str) -> int:
+    """The hands of one rating unit of ``game`` (a key of ``LEVEL_SPECS``): ``HANDS[game]`` for
+    the chip games, else 1."""
+    return HANDS.get(game, 1)
+
+
 def calibrated_games() -> list[str]:
     """The games whose ladder has been calibrated (a file in the package), sorted."""
     return sorted(game for game in LEVEL_SPECS if _package_file(game).is_file())
@@ -328,7 +357,8 @@ def _from_text(text: str, where: str, game: str | None) -> Ladder:
         raise ResultsFileError(f"{where} is not a valid ladder file: {problem}")
     levels = tuple(Level(**{k: level[k] for k in _LEVEL_FIELDS}) for level in data["levels"])
     try:
-        found = Ladder(levels=levels, **{k: data[k] for k in _FIELDS if k != "levels"})
+        fields = {k: data.get(k, _OPTIONAL.get(k)) for k in _FIELDS if k != "levels"}
+        found = Ladder(levels=levels, **fields)
     except InvalidOptionError as error:
         raise ResultsFileError(f"{where} is not a valid ladder file: {error}") from None
     expected = LEVEL_SPECS.get(found.game)
@@ -347,7 +377,7 @@ def _is_number(value: Any) -> bool:
 def _data_problem(data: Any) -> str | None:
     if not isinstance(data, dict):
         return f"expected a JSON object, got {type(data).__name__}"
-    missing = [k for k in _FIELDS if k not in data]
+    missing = [k for k in _FIELDS if k not in data and k not in _OPTIONAL]
     if missing:
         return f"it lacks {missing}"
     unknown = sorted(set(data) - set(_FIELDS))
@@ -356,8 +386,10 @@ def _data_problem(data: Any) -> str | None:
     for key in ("game", "date", "version", "command", "notes"):
         if not isinstance(data[key], str):
             return f"{key!r} should be a string, got {data[key]!r}"
-    if not isinstance(data["games"], int) or isinstance(data["games"], bool):
-        return f"'games' should be an int, got {data['games']!r}"
+    for key in ("games", *_OPTIONAL):
+        value = data.get(key, _OPTIONAL.get(key))
+        if not isinstance(value, int) or isinstance(value, bool):
+            return f"{key!r} should be an int, got {value!r}"
     levels = data["levels"]
     if not isinstance(levels, list) or not levels:
         return f"'levels' should be a non-empty list, got {levels!r}"
@@ -375,6 +407,10 @@ def _ladder_problem(found: Ladder) -> str | None:
             return f"{key} should be a string, got {getattr(found, key)!r}"
     if not isinstance(found.games, int) or isinstance(found.games, bool) or found.games < 0:
         return f"games should be an int >= 0, got {found.games!r}"
+    hands = found.hands
+    odd = isinstance(hands, int) and hands > 1 and hands % 2 == 1
+    if not isinstance(hands, int) or isinstance(hands, bool) or hands < 1 or odd:
+        return f"hands should be 1 or an even int (a duplicate of hands/2 deals), got {hands!r}"
     if not isinstance(found.levels, tuple) or not found.levels:
         return f"levels should be a non-empty tuple of Level, got {found.levels!r}"
     for i, level in enumerate(found.levels):

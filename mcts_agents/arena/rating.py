@@ -9,6 +9,12 @@ It stops after ``games`` games, or once the 95% interval's half-width is at most
 so the same seed gives the same rating; with ``out`` every game is a line of an arena results
 file (kind ``"rate"``) and a second call with the same file and seed replays the finished games
 from it and plays only the rest.
+
+On a chip game's ladder (``Ladder.hands`` > 1, see ``agents.ladder.HANDS``) the unit the ratings
+count is not one hand but a duplicate match: ``hands`` consecutive arena games, ``hands // 2``
+deals each played twice with the seats swapped and the same env seed (so the same cards),
+scored 1 / 1/2 / 0 by the rated agent's summed chips (above / at / below 0). ``games`` and
+``batch`` then count units; game ``i`` is seeded ``derive_seed(seed, i // 2)``.
 """
 
 from __future__ import annotations
@@ -21,14 +27,14 @@ from typing import Any
 from mcts_agents.agents.ladder import Ladder, Level, ladder_game, load_ladder
 from mcts_agents.arena.entrants import Entrant, env_factory, env_label, make_entrant
 from mcts_agents.arena.match import _check_count, _header
+from mcts_agents.arena.record_checks import game_seed
 from mcts_agents.arena.runner import check_options, run_tasks
 from mcts_agents.arena.tasks import GameTask, Record
 from mcts_agents.checks import check_int, check_number
 from mcts_agents.errors import InvalidOptionError, OptionTypeError, ResultsFileError
 from mcts_agents.ratings import bradley_terry_elo
-from mcts_agents.seeding import derive_seed
 
-__all__ = ["Rating", "rate"]
+__all__ = ["Rating", "rate", "unit_scores", "unit_tasks"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,8 @@ class Rating:
         scores: level name -> ``(points, games)`` of the rated agent against it (a draw is half
             a point), for the levels it met, in ladder order.
         game: the ladder's game (``"connect_four"``).
+        hands: arena games per unit (1, or a chip game's duplicate match of ``hands // 2``
+            deals); ``games`` and ``scores`` count units.
     """
 
     elo: float
@@ -50,6 +58,7 @@ class Rating:
     games: int
     scores: dict[str, tuple[float, int]] = field(default_factory=dict)
     game: str = ""
+    hands: int = 1
 
     @property
     def half_width(self) -> float:
@@ -57,14 +66,51 @@ class Rating:
         return (self.high - self.low) / 2
 
 
+def unit_tasks(
+    make: Any, label: str, seats: tuple[Entrant, Entrant], seed: int, units: range, hands: int
+) -> list[GameTask]:
+    """The arena games of ``units`` (unit ``u`` is games ``u * hands`` .. ``+ hands - 1``):
+    ``seats`` in game ``i``'s seats when ``i`` is even, swapped when odd; with ``hands`` > 1
+    games ``2k`` and ``2k + 1`` share the seed ``derive_seed(seed, k)`` (one deal, both
+    seats), else game ``i`` has ``derive_seed(seed, i)`` (as ``play_match``)."""
+    header = {"seed": seed, "hands": hands}
+    swapped = (seats[1], seats[0])
+    return [
+        GameTask(i, game_seed(header, i), make, label, seats if i % 2 == 0 else swapped)
+        for i in range(units.start * hands, units.stop * hands)
+    ]
+
+
+def unit_scores(records: Sequence[Record], name: str, hands: int) -> list[float]:
+    """The score of ``name`` in each unit of ``records`` (whole units, consecutive by index):
+    with ``hands`` 1 a game's arena score (win 1, draw 1/2, loss 0), else 1 / 1/2 / 0 for its
+    summed returns over the unit's ``hands`` games above / at / below 0."""
+    ordered = sorted(records, key=lambda record: int(record["index"]))
+    if len(ordered) % hands:
+        raise InvalidOptionError(f"{len(ordered)} games do not make whole units of {hands}")
+    if hands == 1:
+        return [_points(record, name) for record in ordered]
+    found = []
+    for start in range(0, len(ordered), hands):
+        unit = ordered[start : start + hands]
+        if [int(r["index"]) for r in unit] != list(
+            range(unit[0]["index"], unit[0]["index"] + hands)
+        ):
+            raise InvalidOptionError(f"games {[r['index'] for r in unit]} are not one unit")
+        chips = sum(float(r["returns"][r["seats"].index(name)]) for r in unit)
+        found.append(1.0 if chips > 0 else 0.5 if chips == 0 else 0.0)
+    return found
+
+
 def _levels(
     levels: Ladder | Sequence[Level] | None, env: Any, sample: Any, label: str
-) -> tuple[str, tuple[Level, ...]]:
+) -> tuple[str, tuple[Level, ...], int]:
     if levels is None:
         game = ladder_game(env if isinstance(env, str) else sample)
-        return game, load_ladder(game).levels
+        calibrated = load_ladder(game)
+        return game, calibrated.levels, calibrated.hands
     if isinstance(levels, Ladder):
-        return levels.game, levels.levels
+        return levels.game, levels.levels, levels.hands
     if isinstance(levels, (str, bytes)) or not isinstance(levels, Sequence):
         raise OptionTypeError(f"levels must be a Ladder or a sequence of Level, got {levels!r}")
     found = tuple(levels)
@@ -73,7 +119,7 @@ def _levels(
     names = [level.name for level in found]
     if len(set(names)) != len(names):
         raise InvalidOptionError(f"levels must have distinct names, got {names}")
-    return label, found
+    return label, found, 1
 
 
 def _rated_entrant(agent: Any, names: Sequence[str]) -> Entrant:
@@ -120,16 +166,17 @@ def rate(
             an agent instance (``act(env)``; ``reset(seed=...)`` before every game).
         env: an env spec (``"connect_four"``), an ``EnvSpec`` or a zero-argument callable
             returning a fresh two-player env whose game has a ladder (``ladder(env)``).
-        games: the most games to play (>= 1).
+        games: the most games to play (>= 1); on a chip game's ladder, units (duplicate
+            matches of ``Ladder.hands`` hands).
         seed: the run's seed: game ``i`` is seeded by ``derive_seed(seed, i)``.
         precision: stop as soon as the 95% interval's half-width is at most this many Elo
             (checked after every batch); ``None``: play all ``games``.
         out: an arena results file (see ``play_match``): every game is recorded as it
             finishes, and a later call with the same file, agent, env and seed resumes.
         workers: processes playing each batch's games (agents and env must pickle).
-        batch: games per batch (between two choices of the level).
-        levels: a ladder to use instead of the game's calibrated one (a ``Ladder`` or its
-            levels, L0 first).
+        batch: games (units) per batch (between two choices of the level).
+        levels: a ladder to use instead of the game's calibrated one (a ``Ladder``, whose
+            ``hands`` is used, or its levels, L0 first, one game a unit).
 
     Returns:
         a ``Rating``: ``elo``, ``low``, ``high`` (95%), ``games`` played, per-level ``scores``.
@@ -141,7 +188,6 @@ def rate(
     """
     check_int(seed, "seed", low=0)
     check_int(games, "games", low=1)
-    _check_count("games", games)
     check_int(batch, "batch", low=1)
     check_number(precision, "precision", low=0, low_open=True, optional=True)
     check_options("process", workers)
@@ -150,7 +196,7 @@ def rate(
     try:
         label = env_label(make, sample)
         seats = len(sample.possible_agents)
-        game, ladder_levels = _levels(levels, env, sample, label)
+        game, ladder_levels, hands = _levels(levels, env, sample, label)
     finally:
         close = getattr(sample, "close", None)
         if callable(close):
@@ -159,7 +205,9 @@ def rate(
         raise InvalidOptionError(f"rate needs a two-player env; {label} has {seats} seats")
     opponents = [make_entrant(level.spec, level.name) for level in ladder_levels]
     rated = _rated_entrant(agent, [level.name for level in ladder_levels])
-    header = _header("rate", label, [rated, *opponents], seed, games=games)
+    _check_count("games", games, hands)
+    extra = {"hands": hands} if hands > 1 else {}
+    header = _header("rate", label, [rated, *opponents], seed, games=games * hands, **extra)
     tally = {level.name: [0.0, 0] for level in ladder_levels}
     current = len(ladder_levels) // 2
     played = 0
@@ -167,11 +215,8 @@ def rate(
     while played < games:
         opponent = opponents[current]
         count = min(batch, games - played)
-        tasks = [
-            GameTask(index, derive_seed(seed, index), make, label,
-                     (rated, opponent) if index % 2 == 0 else (opponent, rated))
-            for index in range(played, played + count)
-        ]  # fmt: skip
+        tasks = unit_tasks(make, label, (rated, opponent), seed, range(played, played + count),
+                           hands)  # fmt: skip
         try:
             records = run_tasks(
                 tasks, header, workers=workers, out=out, progress=False, backend="process",
@@ -183,8 +228,7 @@ def rate(
             raise ResultsFileError(
                 f"{error} (a rating run resumes with the same agent, ladder, seed and batch)"
             ) from None
-        for record in records:
-            points = _points(record, rated.name)
+        for points in unit_scores(records, rated.name, hands):
             tally[opponent.name][0] += points
             tally[opponent.name][1] += 1
         played += count
@@ -197,7 +241,7 @@ def rate(
         for level in ladder_levels
         if tally[level.name][1]
     }
-    return Rating(elo, low, high, played, scores, game)
+    return Rating(elo, low, high, played, scores, game, hands)
 
 
 def _points(record: Record, name: str) -> float:

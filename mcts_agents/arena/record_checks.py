@@ -53,6 +53,14 @@ def seat_count(header: Record) -> int:
     return 2 if header["kind"] in ("tournament", "rate") else len(header["agents"])
 
 
+def game_seed(header: Record, index: int) -> int:
+    """Game ``index``'s seed: ``derive_seed(seed, index)``; in a duplicate run (a header
+    ``hands`` > 1: ``rating``'s chip units) games ``2k`` and ``2k + 1`` deal the same cards,
+    both seeded ``derive_seed(seed, k)``."""
+    hands = header.get("hands", 1)
+    return derive_seed(header["seed"], index // 2 if is_int(hands) and hands > 1 else index)
+
+
 def check_header(found: Any, name: str) -> Record:
     """``found`` (line 1 of ``name``, parsed) if it is a valid header of ours, else an error."""
     if not isinstance(found, dict) or found.get("type") != "header":
@@ -138,7 +146,7 @@ def _record_problem(record: Any, header: Record) -> str | None:
         return f"'index' should be an int >= 0, got {index!r}"
     if header["version"] >= 2 and index >= header_total(header):
         return f"'index' {index} is beyond the header's {header_total(header)} games"
-    if record["seed"] != derive_seed(header["seed"], index):
+    if record["seed"] != game_seed(header, index):
         return f"'seed' {record['seed']!r} is not the seed of game {index}"
     if record["env"] != header["env"]:
         return f"'env' {record['env']!r} is not the header's {header['env']!r}"

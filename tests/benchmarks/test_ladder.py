@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,3 +71,44 @@ def test_perfect_check_tells_a_perfect_top_level_from_a_weak_one() -> None:
     positions, misses = script.check_perfect("nim", "mcts:iterations=10000")
     assert positions > 0 and misses == 0
     assert script.check_perfect("nim", "mcts:iterations=2")[1] > 0
+
+
+def test_a_chip_game_is_calibrated_in_duplicate_units_and_resumes(tmp_path: Path) -> None:
+    target = tmp_path / "kuhn.json"
+    argv = [
+        "kuhn_poker", "--level", "random", "--level", "mcts:iterations=16,information=mo_ismcts",
+        "--games-per-pair", "5", "--hands", "4", "--out", str(tmp_path / "games"), "--write",
+        "--ladder-file", str(target), "--no-plot", "--docs", str(tmp_path / "none.md"),
+    ]  # fmt: skip
+    script.main(argv)
+    found = load_ladder(target)
+    assert found.hands == 4 and found.games == 5  # five units of four hands
+    (results,) = (tmp_path / "games").iterdir()
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    header, games = lines[0], lines[1:]
+    assert header["hands"] == 4 and len(games) == 20
+    # each deal is played twice, seats swapped, with one seed
+    assert all(games[i]["seed"] == games[i + 1]["seed"] for i in range(0, 20, 2))
+    assert all(games[i]["seats"] == games[i + 1]["seats"][::-1] for i in range(0, 20, 2))
+    assert len({game["seed"] for game in games}) == 10
+    # the fit counts units: the higher level's points are its units won (halves for a tie)
+    stronger = header["agents"][0]
+    points = 0.0
+    for start in range(0, 20, 4):
+        chips = sum(g["returns"][g["seats"].index(stronger)] for g in games[start : start + 4])
+        points += 1.0 if chips > 0 else 0.5 if chips == 0 else 0.0
+    pair = script.Pair(0, 1, 5, points)
+    assert found.levels[1].elo == pytest.approx(script.fit(found_specs(found), [pair])[1].level.elo)
+    # a rerun plays nothing again
+    script.main(argv)
+    assert len(results.read_text().splitlines()) == 1 + 20
+
+
+def found_specs(found: Any) -> list[str]:
+    return [level.spec for level in found.levels]
+
+
+def test_hands_must_be_one_or_whole_deals(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        script.main(["kuhn_poker", "--hands", "3"])
+    assert "--hands must be 1 or even" in capsys.readouterr().err

@@ -62,7 +62,8 @@ def test_every_game_of_the_issue_has_levels() -> None:
 def test_levels_start_random_and_grow_by_iterations_never_time(game: str) -> None:
     specs = LEVEL_SPECS[game]
     assert specs[0] == "random"
-    assert len(specs) >= 5
+    # the card games: MO-ISMCTS's strength comes in a few tiers there (docs/ladder.md)
+    assert len(specs) >= (3 if game in ladder_module.HANDS else 5)
     budgets = []
     for text in specs[1:]:
         spec = parse_agent_spec(text)
@@ -261,3 +262,32 @@ def test_level_spec_refuses_unknown_levels(level: Any) -> None:
 def test_level_spec_refuses_unknown_games() -> None:
     with pytest.raises(InvalidOptionError, match="no strength ladder"):
         level_spec("pig", "L1")
+
+
+# ---------------------------------------------------------------------------- chip games' units
+def test_a_file_without_hands_is_one_game_a_unit(tmp_path: Path) -> None:
+    data = _good_data()
+    assert "hands" not in data  # as the board games' files were written before chip units
+    assert load_ladder(_write(tmp_path / "old.json", data)).hands == 1
+
+
+def test_hands_survive_a_file_round_trip(tmp_path: Path) -> None:
+    levels = (Level("L0", "random", 0.0, 0.0, 0.0), Level("L1", "mcts:iterations=2", 150, 120, 180))
+    chips = Ladder("kuhn_poker", levels, "d", "v", "c", 800, "duplicate units", hands=6)
+    save_ladder(chips, tmp_path / "kuhn.json")
+    assert json.loads((tmp_path / "kuhn.json").read_text())["hands"] == 6
+    assert load_ladder(tmp_path / "kuhn.json") == chips
+
+
+@pytest.mark.parametrize("hands", [0, 3, -2, 2.0, True, "4"])
+def test_hands_that_are_not_one_or_whole_deals_are_refused(tmp_path: Path, hands: Any) -> None:
+    path = _write(tmp_path / "bad.json", {**_good_data(), "hands": hands})
+    with pytest.raises(ResultsFileError, match="hands"):
+        load_ladder(path)
+
+
+def test_the_chip_games_count_duplicate_units_and_the_board_games_single_games() -> None:
+    assert ladder_module.hands_per_unit("tic_tac_toe") == 1
+    for game, hands in ladder_module.HANDS.items():
+        assert game in LEVEL_SPECS and hands >= 2 and hands % 2 == 0
+        assert ladder_module.hands_per_unit(game) == hands
