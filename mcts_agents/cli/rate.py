@@ -25,7 +25,7 @@ from mcts_agents.plotting import NEEDS_MATPLOTLIB, check_plot_path
 from mcts_agents.processes import MAX_WORKERS
 
 if TYPE_CHECKING:
-    from mcts_agents.agents.ladder import Level
+    from mcts_agents.agents.ladder import Ladder, Level
     from mcts_agents.arena.rating import Rating
 
 __all__ = ["add_rate_parser", "plot_rating", "rate", "rating_table"]
@@ -55,7 +55,10 @@ def add_rate_parser(commands: Any, int_type: Any) -> None:
     parser.add_argument("env", help="env spec with a ladder, e.g. tic_tac_toe or connect_four")
     parser.add_argument("agent", metavar="AGENT_SPEC", help="agent spec, e.g. mcts:iterations=64")
     parser.add_argument(
-        "--games", type=int_type(1, MAX_GAMES), default=400, help="most games; default 400"
+        "--games",
+        type=int_type(1, MAX_GAMES),
+        default=400,
+        help="most games (for poker: duplicate matches of several hands); default 400",
     )
     parser.add_argument("--seed", type=int_type(0), default=0, help="seed (default 0)")
     parser.add_argument(
@@ -92,20 +95,25 @@ def _check_file(option: str, text: str, *, make_folder: bool) -> None:
         raise InvalidOptionError(f"{option} {text!r}: folder {str(folder)!r} is not writable")
 
 
-def _levels(env: str, path: str | None) -> tuple[Level, ...]:
-    """The game's calibrated levels, or those of the ladder file ``path`` (which must be of the
-    env's game where the env is one of ours)."""
-    from mcts_agents.agents.ladder import ladder, ladder_game, load_ladder
+def _ladder(env: str, path: str | None) -> Ladder:
+    """The game's calibrated ladder, or the ladder file ``path`` (which must be of the env's game
+    where the env is one of ours)."""
+    from mcts_agents.agents.ladder import ladder_game, load_ladder
 
     if path is None:
-        return ladder(env)  # no ladder for the game: InvalidOptionError naming those with one
+        return load_ladder(ladder_game(env))  # none: InvalidOptionError naming those with one
     if not Path(path).is_file():
         raise InvalidOptionError(f"--ladder {path!r} is not a file")
     loaded = load_ladder(Path(path))
     try:
         game = ladder_game(env)
     except ValueError:  # an env of someone else's, rated on its own ladder
-        return loaded.levels
+        return loaded
+    if game != loaded.game:
+        raise InvalidOptionError(
+            f"--ladder {path!r} is the ladder of {loaded.game!r}, not of {env!r} ({game!r})"
+        )
+    return loaded
     if game != loaded.game:
         raise InvalidOptionError(
             f"--ladder {path!r} is the ladder of {loaded.game!r}, not of {env!r} ({game!r})"
@@ -117,7 +125,8 @@ def rating_table(rating: Rating, levels: Sequence[Level], agent: str) -> str:
     """The rating line, then a row per level: its Elo, spec and the agent's score against it."""
     lines = [
         f"{agent} on the {rating.game} ladder: Elo {rating.elo:.0f} "
-        f"[{rating.low:.0f}, {rating.high:.0f}] (95%), {rating.games} games",
+        f"[{rating.low:.0f}, {rating.high:.0f}] (95%), {rating.games} games"
+        + (f" (each a duplicate match of {rating.hands} hands)" if rating.hands > 1 else ""),
         f"{'level':<6} {'elo':>7} {'score':>8} {'games':>6} {'rate':>6}  spec",
     ]
     for level in levels:
@@ -166,7 +175,8 @@ def rate(args: argparse.Namespace) -> int:
     from mcts_agents.arena.rating import rate as rate_agent
 
     parse_env_spec(args.env)
-    levels = _levels(args.env, args.ladder)
+    chosen = _ladder(args.env, args.ladder)  # its hands: a poker unit is a duplicate match
+    levels = chosen.levels
     parse_agent_spec(args.agent)
     if args.plot is not None:
         _check_file("--plot", args.plot, make_folder=False)
@@ -182,7 +192,7 @@ def rate(args: argparse.Namespace) -> int:
             precision=args.precision,
             out=args.out,
             workers=args.workers,
-            levels=levels,
+            levels=chosen,
         )
     except KeyboardInterrupt:
         where = f"; finished games are in {args.out} (rerun to resume)" if args.out else ""

@@ -89,7 +89,7 @@ def test_prints_the_rating_and_the_table_that_rate_returned(
     assert code == 0
     assert calls == [
         {"agent": "mcts:iterations=8", "env": "tic_tac_toe", "games": 30, "seed": 4}
-        | {"precision": 50.0, "out": None, "workers": 1, "levels": TINY.levels}
+        | {"precision": 50.0, "out": None, "workers": 1, "levels": TINY}
     ]
     assert "Elo 123 [81, 166] (95%), 30 games" in out
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:] if line[:1] == "L"}
@@ -134,3 +134,11 @@ def test_same_seed_same_rating_and_the_games_are_recorded(tmp_path: Path, ladder
     assert "30 games" in more.stdout.splitlines()[0]
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["index"] for r in records if r.get("type") == "game"] == list(range(30))
+
+
+def test_a_poker_ladder_is_rated_in_its_own_units(capsys: pytest.CaptureFixture[str]) -> None:
+    """The command passes the whole ladder to ``rate``, so a poker game is a duplicate match of
+    the ladder's hands (as calibrated), not one hand."""
+    code = main(["rate", "kuhn_poker", "random", "--games", "2", "--seed", "0"])
+    out = capsys.readouterr().out
+    assert code == 0 and "2 games (each a duplicate match of 6 hands)" in out
