@@ -82,7 +82,11 @@ LEVEL_SPECS: dict[str, tuple[str, ...]] = {
         "mcts:iterations=16",
         "mcts:iterations=20000",
     ),
-    "connect_four": ("random", *_doubling("mcts", 4, 32768)),
+    "connect_four": (
+        "random",
+        *(f"mcts:iterations={n}" for n in (2, 4, 8, 16, 32, 64, 128, 256, 640, 1600, 4000)),
+        "mcts:iterations=10000",
+    ),
     "othello": ("random", *_doubling("mcts", 4, 8192)),
     "ultimate_tic_tac_toe": ("random", *_doubling("mcts", 4, 16384)),
     "mnk_5x5x4": ("random", *_doubling("mcts", 4, 16384)),
