@@ -89,7 +89,11 @@ LEVEL_SPECS: dict[str, tuple[str, ...]] = {
     ),
     "othello": ("random", *_doubling("mcts", 4, 8192)),
     "ultimate_tic_tac_toe": ("random", *_doubling("mcts", 4, 16384)),
-    "mnk_5x5x4": ("random", *_doubling("mcts", 4, 16384)),
+    "mnk_5x5x4": (
+        "random",
+        *(f"mcts:iterations={n}" for n in (3, 10, 32, 80, 160, 360, 1000)),
+        "mcts:iterations=4096",
+    ),
     "nim": (
         "random",
         *(f"mcts:iterations={n}" for n in (2, 5, 10, 16, 24, 40)),
