@@ -93,6 +93,7 @@ LEVEL_SPECS: dict[str, tuple[str, ...]] = {
         "random",
         *(f"mcts:iterations={n}" for n in (2, 5, 16, 48, 100, 180, 330, 600, 1100, 2000, 3600)),
         "mcts:iterations=6500",
+        "mcts:iterations=12000",
     ),
     "mnk_5x5x4": (
         "random",
