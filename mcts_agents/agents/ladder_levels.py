@@ -27,12 +27,11 @@ LEVEL_SPECS: dict[str, tuple[str, ...]] = {
         *(f"mcts:iterations={n}" for n in (2, 4, 8, 16, 32, 64, 128, 256, 640, 1600, 4000)),
         "mcts:iterations=10000",
     ),
-    # Othello: not calibrated yet. From a probe (40 games a pair): 4 and 16 iterations gain
-    # about 160-190 Elo each, 16 -> 64 and 64 -> 256 about 450 each (so finer steps there),
-    # 256 -> 1024 about 200, 1024 -> 4096 about 120; 8192 scored 23/40 against 4096.
+    # Othello: about 100-130 Elo per doubling of the budget at the low end, so the levels start
+    # 2-2.5 times apart; 8,192 iterations scored 23/40 against 4,096 in a probe.
     "othello": (
         "random",
-        *(f"mcts:iterations={n}" for n in (4, 16, 26, 40, 64, 100, 160, 256, 640, 1600)),
+        *(f"mcts:iterations={n}" for n in (2, 5, 12, 26, 50, 100, 160, 256, 640, 1600)),
         "mcts:iterations=4096",
     ),
     # Ultimate tic-tac-toe: strength grows steadily with the budget (about 170 Elo a doubling
