@@ -40,6 +40,7 @@ from typing import Any
 
 from mcts_agents import envs
 from mcts_agents.agents.ladder_levels import HANDS, LEVEL_SPECS
+from mcts_agents.agents.spec_text import parse_value
 from mcts_agents.errors import InvalidOptionError, OptionTypeError, ResultsFileError
 
 __all__ = [
@@ -203,7 +204,7 @@ def _game_of_text(text: str) -> str:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise InvalidOptionError(f"env spec {text!r}: expected key=value options")
-        kwargs[key.strip()] = _parse(value.strip())
+        kwargs[key.strip()] = parse_value(value.strip())
     module, base = found[0]
     try:
         made = envs.load(module).env(**{**base, **kwargs})
@@ -222,18 +223,6 @@ def _game_of_text(text: str) -> str:
         )
     assert game is not None  # a ladder game found by its rules
     return game
-
-
-def _parse(value: str) -> Any:
-    lowered = value.lower()
-    if lowered in ("true", "on", "yes", "false", "off", "no"):
-        return lowered in ("true", "on", "yes")
-    if lowered == "none":
-        return None
-    for kind in (int, float):
-        with contextlib.suppress(ValueError):
-            return kind(value)
-    return value
 
 
 def _game_of_env(env: Any) -> str:

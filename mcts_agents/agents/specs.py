@@ -41,6 +41,8 @@ from mcts_agents import envs
 from mcts_agents.adapters import env_sources
 from mcts_agents.agents.agent import HumanAgent, MCTSAgent, RandomAgent
 from mcts_agents.agents.models import DEFAULT_SIMULATIONS, PriorAgent, PUCTAgent, open_model
+from mcts_agents.agents.spec_text import option_pairs as _pairs
+from mcts_agents.agents.spec_text import parse_value, split_spec
 from mcts_agents.checks import check_seed
 from mcts_agents.errors import InvalidOptionError, SpecError, describe_unknown
 from mcts_agents.search.config import SearchConfig
@@ -58,55 +60,6 @@ __all__ = [
     "read_agent_spec",
     "split_spec",
 ]
-
-
-# ------------------------------------------------------------------------------ parsing
-_BOOLS = {"on": True, "true": True, "yes": True, "off": False, "false": False, "no": False}
-
-
-def parse_value(text: str) -> Any:
-    """``"3"`` -> 3, ``"0.5"`` -> 0.5, ``"off"`` -> False, ``"none"`` -> None, else the text."""
-    lowered = text.strip().lower()
-    if lowered in _BOOLS:
-        return _BOOLS[lowered]
-    if lowered == "none":
-        return None
-    for convert in (int, float):
-        try:
-            return convert(text)
-        except ValueError:
-            pass
-    return text
-
-
-def split_spec(text: str, what: str) -> tuple[str, dict[str, str]]:
-    """``"kind:a=1,b=x"`` -> ``("kind", {"a": "1", "b": "x"})`` (raw strings)."""
-    if not isinstance(text, str):
-        raise SpecError(f"{what} spec must be a string, got {text!r}")
-    kind, _, rest = text.strip().partition(":")
-    kind = kind.strip()
-    if not kind:
-        raise SpecError(
-            f"{what} spec {text!r} has no kind; expected 'kind' or 'kind:key=value,...'"
-        )
-    return kind, _pairs(text, rest, what)
-
-
-def _pairs(text: str, rest: str, what: str) -> dict[str, str]:
-    """``"a=1,b=x"`` (the options part of ``text``) -> ``{"a": "1", "b": "x"}``."""
-    pairs: dict[str, str] = {}
-    if rest.strip():
-        for item in rest.split(","):
-            key, eq, value = item.partition("=")
-            key = key.strip()
-            if not eq or not key.isidentifier() or not value.strip():
-                raise SpecError(
-                    f"{what} spec {text!r}: {item.strip()!r} is not of the form key=value"
-                )
-            if key in pairs:
-                raise SpecError(f"{what} spec {text!r}: option {key!r} is given twice")
-            pairs[key] = value.strip()
-    return pairs
 
 
 # ------------------------------------------------------------------------------- agents
