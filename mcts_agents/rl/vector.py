@@ -17,6 +17,7 @@ same way.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -65,6 +66,9 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default: a finished sub-env is reset by
             the next ``step``, which ignores its action) or ``SAME_STEP`` (reset at once; the
             last observation and info are in ``info["final_obs"]``/``info["final_info"]``).
+        fast_path: play the sub-envs that qualify on arrays of the rules' words, every step's
+            work for all of them in compiled calls (``rl.boards``; the same games, moves,
+            observations and rewards); ``False``: every sub-env through its AEC env.
 
     Observations are the learner's, stacked (``[N, *shape]``); rewards, terminations and
     truncations are arrays of ``N``. ``action_masks()`` (``[N, A]`` bool, all False for a
@@ -83,6 +87,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        fast_path: bool = True,
     ) -> None:
         check_int(num_envs, "num_envs", low=1)
         check_seed(seed, optional=True)
@@ -95,7 +100,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
                 f"autoreset_mode must be one of {[m.value for m in _MODES]}, got {autoreset_mode!r}"
             )
         specs = opponent_specs(opponent, num_envs)
-        self.envs = [
+        self._subs = [
             SubEnv(
                 make_env(env, render_mode=render_mode if i == 0 else None),
                 specs[i],
@@ -106,7 +111,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             )
             for i in range(num_envs)
         ]
-        first = self.envs[0]
+        first = self._subs[0]
         self.num_envs = num_envs
         self.autoreset_mode = mode
         self.metadata = {**first.metadata, "autoreset_mode": mode}
@@ -121,6 +126,16 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         self._autoreset = np.zeros(num_envs, dtype=bool)
         self._masks = np.zeros((num_envs, self._num_actions), dtype=bool)
         self._has_reset = False
+        self._fast = _fast_boards(first.aec_env, num_envs) if fast_path else None
+
+    @property
+    def envs(self) -> list[SubEnv]:
+        """The sub-envs (``SubEnv``). Reading them brings every AEC env up to date and plays the
+        rest of the running episodes through them (the caller may change them)."""
+        if self._fast is not None:
+            for i, sub in enumerate(self._subs):
+                self._fast.leave(i, sub)
+        return self._subs
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(
@@ -144,7 +159,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         indices = list(range(self.num_envs))
         for i in indices:
             self._reset_sub(i, seeds[i])
-        self._advance(indices)
+        self._advance_all(indices)
         for i in indices:
             self._check_started(i)
         self._autoreset[:] = False
@@ -167,12 +182,24 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         self._check_legality(actions, playing)  # under "raise": before anything changes
         moved: list[int] = []
         before = np.zeros(n, dtype=np.float64)
+        fast = self._fast
+        fast_moved = np.zeros(0, np.int64)
+        if fast is not None and fast.on.any():
+            legal = np.zeros(n, dtype=bool)
+            legal[playing] = self._masks[playing, actions[playing] - self._start]
+            on = fast.on & ~self._autoreset
+            fast_moved = np.flatnonzero(on & legal)
+            fast.play(fast_moved, actions[fast_moved] - self._start)
+            playing = np.flatnonzero(~self._autoreset & ~(on & legal)).tolist()
         for i in playing:
-            sub = self.envs[i]
+            sub = self._subs[i]
             action = int(actions[i])
             if not self._masks[i, action - self._start]:
-                legal = [self._start + int(a) for a in np.flatnonzero(self._masks[i])]
-                _, reward, _, _, _ = sub._lose_on_illegal(action, legal)
+                if fast is not None and fast.on[i]:  # as _lose_on_illegal, on the words
+                    fast.lost[i], sub._done, reward = True, True, sub.illegal_reward
+                else:
+                    legal = [self._start + int(a) for a in np.flatnonzero(self._masks[i])]
+                    _, reward, _, _, _ = sub._lose_on_illegal(action, legal)
                 rewards[i] = float(reward)
                 terminated[i] = True
                 illegal[i] = action
@@ -183,13 +210,18 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             moved.append(i)
         for i in resetting:
             self._reset_sub(i, None)
-        self._advance(moved + resetting)
+        self._advance_all(moved + resetting, fast_moved)
         for i in resetting:
             self._check_started(i)
         for i in moved:
-            sub = self.envs[i]
+            sub = self._subs[i]
             rewards[i] = sub._returns[sub._learner_seat()] - before[i]
             terminated[i], truncated[i] = sub._learner_flags()
+        if fast is not None and len(fast_moved):
+            over, rewards[fast_moved] = fast.results(fast_moved)
+            terminated[fast_moved] = over
+            for i in fast_moved[over].tolist():
+                self._subs[i]._done = True
         ended = np.logical_or(terminated, truncated)
         final: dict[str, Any] = {}
         if self.autoreset_mode == AutoresetMode.SAME_STEP and ended.any():
@@ -217,15 +249,17 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             SpecError: a bad spec; InvalidOptionError: a list of the wrong length.
         """
         specs = opponent_specs(opponent, self.num_envs)
-        for sub, spec in zip(self.envs, specs, strict=True):
+        for sub, spec in zip(self._subs, specs, strict=True):
             sub.set_opponent(spec)
 
     def render(self) -> Any:
         """Sub-env 0's ``render()``."""
-        return self.envs[0].render()
+        if self._fast is not None and self._fast.on[0]:
+            self._fast.sync(0, self._subs[0])
+        return self._subs[0].render()
 
     def close_extras(self, **kwargs: Any) -> None:
-        for sub in self.envs:
+        for sub in self._subs:
             for agent in {id(a): a for a in sub.opponents.values()}.values():
                 close = getattr(agent, "close", None)
                 if callable(close):
@@ -269,15 +303,34 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         )
 
     def _reset_sub(self, i: int, seed: int | None) -> None:
-        sub = self.envs[i]
+        sub = self._subs[i]
         sub.deferred = True
         try:
             sub.reset(seed=seed)
         finally:
             sub.deferred = False
+        if self._fast is not None:
+            self._fast.start(i, sub)
+
+    def _advance_all(self, indices: list[int], fast_moved: Any = ()) -> None:
+        """``_advance`` the sub-envs of ``indices`` on the AEC path, the others (and
+        ``fast_moved``) on the words (``FastBoards.advance``)."""
+        fast = self._fast
+        if fast is None:
+            self._advance(indices)
+            return
+        on = [i for i in indices if fast.on[i]]
+        self._advance([i for i in indices if not fast.on[i]])
+        boards = np.concatenate([np.asarray(fast_moved, np.int64), np.array(on, np.int64)])
+        fast.advance(boards)
+        for i in on:
+            if fast.over(i):
+                self._subs[i]._done = True
 
     def _check_started(self, i: int) -> None:
-        sub = self.envs[i]
+        sub = self._subs[i]
+        if self._fast is not None and self._fast.on[i] and sub._done:
+            self._fast.sync(i, sub)  # the message shows the AEC env and its returns
         if sub._done:
             raise GameOverError(
                 f"the game of sub-env {i} ({sub.aec_env}) ended before {sub.seat}'s first turn "
@@ -305,7 +358,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
 
     def _check_legality(self, actions: np.ndarray, playing: list[int]) -> None:
         for i in playing:
-            sub = self.envs[i]
+            sub = self._subs[i]
             if sub.illegal_action != "raise":
                 continue
             mask = self._masks[i]
@@ -328,17 +381,17 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
                     waiting.append((i, seat))
             if not waiting:
                 break
-            agents = [self.envs[i].opponents[seat] for i, seat in waiting]
-            envs = [self.envs[i].aec_env for i, _ in waiting]
+            agents = [self._subs[i].opponents[seat] for i, seat in waiting]
+            envs = [self._subs[i].aec_env for i, _ in waiting]
             replies = act_batch(agents, envs, keep_results=False)  # moves only: no result built
             for (i, seat), agent, reply in zip(waiting, agents, replies, strict=True):
                 if isinstance(agent, MCTSAgent) and type(reply) is int:
-                    self.envs[i]._step_env(reply)  # a search's move: one of the legal moves
+                    self._subs[i]._step_env(reply)  # a search's move: one of the legal moves
                 else:
                     self._play_reply(i, seat, agent, reply)
             pending = [i for i, _ in waiting]
         for i in indices:
-            sub = self.envs[i]
+            sub = self._subs[i]
             raw = sub.aec_env.unwrapped
             terminated, truncated = learner_flags(raw, sub._learner_seat())
             if terminated or truncated or not raw.agents:
@@ -347,7 +400,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
     def _next_opponent(self, i: int) -> str | None:
         """Step finished seats of sub-env ``i``; the opponent seat to move, or ``None`` when
         the learner is to move or its game is over."""
-        sub = self.envs[i]
+        sub = self._subs[i]
         seat = sub._learner_seat()
         env = sub.aec_env.unwrapped  # read past the wrappers (steps still go through them)
         while env.agents:
@@ -362,7 +415,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         return None
 
     def _play_reply(self, i: int, seat: str, agent: Any, reply: Any) -> None:
-        sub = self.envs[i]
+        sub = self._subs[i]
         # an int is an action already; anything else is checked (the message formatted then)
         action = reply if type(reply) is int else action_index(reply, f"{agent!r} ({seat})")
         observation = sub.aec_env.observe(seat)
@@ -382,13 +435,19 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         final_obs = np.empty(self.num_envs, dtype=object)
         final_mask = np.zeros(self.num_envs, dtype=bool)
         final_info: dict[str, Any] = {}
+        fast = self._fast
+        if fast is not None:
+            fast.observe()
         for i in finished:
-            final_obs[i] = self.envs[i]._observation()
+            if fast is not None and fast.on[i]:
+                final_obs[i] = fast.planes[i].reshape(self.single_observation_space.shape).copy()
+            else:
+                final_obs[i] = self._subs[i]._observation()
             final_mask[i] = True
             final_info = self._add_info(final_info, self._sub_info(i), i)
         for i in finished:
             self._reset_sub(i, None)
-        self._advance(finished)
+        self._advance_all(finished)
         for i in finished:
             self._check_started(i)
         return {
@@ -399,12 +458,14 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         }
 
     def _sub_info(self, i: int) -> dict[str, Any]:
-        sub = self.envs[i]
+        sub = self._subs[i]
+        if self._fast is not None and self._fast.on[i]:
+            return {"learner": sub.seat, "returns": self._fast.returns(i, sub.seats)}
         return {"learner": sub.seat, "returns": dict(sub._returns)}
 
     def _infos(self) -> dict[str, Any]:
         everyone = np.ones(self.num_envs, dtype=bool)
-        seats = np.array([sub.seat for sub in self.envs], dtype=object)
+        seats = np.array([sub.seat for sub in self._subs], dtype=object)
         return {
             "action_mask": self._masks.copy(),
             "_action_mask": everyone,
@@ -419,9 +480,12 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         Raises:
             NoLegalActionError: a learner to move with an empty mask, naming the sub-env.
         """
+        fast = self._fast
+        if fast is not None and fast.on.any():
+            return self._collect_fast(fast)
         masks = np.zeros((self.num_envs, self._num_actions), dtype=bool)
         observations = []
-        for i, sub in enumerate(self.envs):
+        for i, sub in enumerate(self._subs):
             seen = sub._observe()
             observations.append(seen["observation"])
             if sub._done:
@@ -439,11 +503,50 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         self._masks = masks
         return np.copy(self._observations)
 
+    def _collect_fast(self, fast: Any) -> Any:
+        """``_collect`` with some sub-envs on the words: theirs from ``FastBoards.observe``."""
+        fast.observe()
+        out = self._observations
+        on = fast.on
+        out[on] = fast.planes[on].reshape((-1, *self.single_observation_space.shape))
+        masks = fast.masks.copy()
+        masks[~on] = False
+        for i in np.flatnonzero(~on).tolist():
+            sub = self._subs[i]
+            seen = sub._observe()
+            out[i] = seen["observation"]
+            if not sub._done:
+                masks[i] = np.asarray(seen["action_mask"]).astype(bool)
+        stuck = np.flatnonzero(~masks.any(axis=1) & ~fast.over_all() & on)
+        for i in stuck.tolist():
+            raise NoLegalActionError(
+                f"{self._subs[i].seat} is to move in sub-env {i} but its action mask has no "
+                "legal action"
+            )
+        for i in np.flatnonzero(~on & ~masks.any(axis=1)).tolist():
+            if not self._subs[i]._done:
+                raise NoLegalActionError(
+                    f"{self._subs[i].seat} is to move in sub-env {i} ({self._subs[i].aec_env}) "
+                    "but its action mask has no legal action"
+                )
+        self._masks = masks
+        return np.copy(out)
+
     def __repr__(self) -> str:
-        return f"VectorVsOpponent({self.num_envs} x {self.envs[0]!r})"
+        return f"VectorVsOpponent({self.num_envs} x {self._subs[0]!r})"
 
 
 def make_vector_vs_agent(num_envs: int = 1, env: str = "connect_four", **kwargs: Any) -> Any:
     """The ``vector_entry_point`` of the ``mcts_agents/<variant>-vs-agent-v0`` ids: a
     ``VectorVsOpponent`` (keywords as its constructor's)."""
     return VectorVsOpponent(num_envs, env, **kwargs)
+
+
+def _fast_boards(aec_env: Any, num_envs: int) -> Any:
+    """``rl.boards.FastBoards`` for ``aec_env``'s game, or ``None`` (no numba, or a game whose
+    boards are not words there)."""
+    if importlib.util.find_spec("numba") is None:
+        return None
+    from mcts_agents.rl.boards import FastBoards
+
+    return FastBoards.build(aec_env, num_envs)
