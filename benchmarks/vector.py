@@ -46,7 +46,9 @@ from mcts_agents.rl import gym_id
 ITERATIONS = {"connect_four": 100, "othello": 200, "tic_tac_toe": 100}
 MODES = ("native", "sync", "async")
 #: The batch kernels' calls (``_for_game`` calls the shared kernels, compiled per game).
-KERNELS = ("_run_connect_four", "_serial_connect_four", "_for_game")
+KERNELS = ("_run_connect_four", "_serial_connect_four", "_for_game", "run_kernel")
+#: The whole batched searches: roots, kernels, moves or results.
+SEARCHES = ("_search_group", "BoardSearch.moves")
 
 
 class Timer:
@@ -65,15 +67,27 @@ class Timer:
 
 
 def instrument() -> dict[str, Timer]:
-    """Time the batch kernels and the batched search (module attributes, looked up per call)."""
-    from mcts_agents.compiled import batch
+    """Time the batch kernels and the batched searches (module attributes, looked up per
+    call): the AEC path's (``compiled.batch``) and the words' (``compiled.board_search``)."""
+    from mcts_agents.compiled import batch, board_search
 
     timers = {}
-    for name in (*KERNELS, "_search_group"):
-        function = getattr(batch, name)
+    places = [(batch, name) for name in (*KERNELS[:3], "_search_group")]
+    for module, name in [*places, (board_search, "run_kernel")]:
+        function = getattr(module, name)
         timer = function if isinstance(function, Timer) else Timer(function)
-        setattr(batch, name, timer)
+        setattr(module, name, timer)
         timers[name] = timer
+    searches: Any = board_search.BoardSearch
+    if not hasattr(searches.moves, "timer"):
+        timer = Timer(searches.moves)
+
+        def moves(self: Any, *args: Any) -> Any:
+            return timer(self, *args)
+
+        moves.timer = timer  # type: ignore[attr-defined]
+        searches.moves = moves
+    timers["BoardSearch.moves"] = searches.moves.timer
     return timers
 
 
@@ -122,7 +136,7 @@ def run(
     if timers:
         kernel = sum(spent[name] for name in KERNELS)
         report["kernel_share"] = kernel / seconds
-        report["search_share"] = spent["_search_group"] / seconds
+        report["search_share"] = sum(spent[name] for name in SEARCHES) / seconds
     return report
 
 

@@ -28,6 +28,7 @@ from mcts_agents.compiled import batch
 from mcts_agents.compiled.boards import (
     BoardRules,
     begin_connect_four,
+    call,
     open_connect_four,
     open_shared,
     pick_connect_four,
@@ -37,7 +38,7 @@ from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
 from mcts_agents.compiled.searcher import CompiledSearch
 from mcts_agents.compiled.tree_search import NO_LIMIT
 
-__all__ = ["BoardSearch", "searchable"]
+__all__ = ["BoardSearch", "run_kernel", "searchable"]
 
 _FINAL_MOVES = ("visits", "value")
 
@@ -60,6 +61,24 @@ def searchable(searcher: Any, rules: BoardRules) -> bool:
     )
 
 
+def run_kernel(kept: dict[Any, Any], c4: bool, parallel: bool, *args: Any) -> None:
+    """One call of ``compiled.batch``'s kernels (Connect Four's, or the shared one for
+    ``rules``' game: ``args`` then start with its parameter words); the one place this module
+    enters them (``benchmarks/vector.py`` times it)."""
+    if c4:
+        run = _RUN_CONNECT_FOUR if parallel else _SERIAL_CONNECT_FOUR
+        run(*args)
+        return
+    shared = _RUN_SHARED if parallel else _SERIAL_SHARED
+    call(kept, shared, kept["game"], *args)
+
+
+# Bound here, not looked up in ``batch`` at each call: a benchmark that times ``batch``'s
+# kernels (the AEC path's searches) and ``run_kernel`` counts each call once.
+_RUN_CONNECT_FOUR, _SERIAL_CONNECT_FOUR = batch._run_connect_four, batch._serial_connect_four
+_RUN_SHARED, _SERIAL_SHARED = batch._run_shared, batch._serial_shared
+
+
 class BoardSearch:
     """The searchers of ``num_boards`` boards of one game (see the module)."""
 
@@ -67,6 +86,7 @@ class BoardSearch:
         self.rules = rules
         n = num_boards
         self.searchers: list[Any] = [None] * n
+        self._last: list[Any] = [None] * n  # each board's last searcher (its settings below)
         self.trees = np.zeros(n, np.int64)  # each searcher's slot in its class's pool
         self.keys = np.zeros((n, rules.codec.words), np.int64)  # each tree's root key
         self.keyed = np.zeros(n, np.bool_)
@@ -77,17 +97,21 @@ class BoardSearch:
         self.reuse = np.zeros(n, np.bool_)
         self.by_value = np.zeros(n, np.bool_)
         self.kind: type | None = None
+        self._kept: dict[Any, Any] = {"game": rules.g}  # the shared kernel's entry points
 
     def attach(self, i: int, searcher: Any) -> None:
-        """Search board ``i`` with ``searcher`` (just reset: its root key is forgotten)."""
-        kind = type(searcher)
+        """Search board ``i`` with ``searcher`` from its current root key on."""
         if self.kind is None:
-            self.kind = kind
-        self.searchers[i] = searcher
+            self.kind = type(searcher)
         self.trees[i] = self._pool(searcher).slot(searcher)
-        self.keyed[i] = searcher._root_key is not None
-        if self.keyed[i]:
-            self.keys[i] = np.asarray(searcher._root_key, np.int64)
+        key = searcher._root_key
+        self.keyed[i] = key is not None
+        if key is not None:
+            self.keys[i] = key
+        if searcher is self._last[i]:  # the same searcher as last episode: same settings
+            self.searchers[i] = searcher
+            return
+        self.searchers[i] = self._last[i] = searcher
         config = searcher.config
         self.limits[i] = searcher.budget.iterations
         self.c[i] = config.c
@@ -96,10 +120,11 @@ class BoardSearch:
         self.reuse[i] = config.reuse
         self.by_value[i] = config.final_move == "value"
 
-    def detach(self, i: int) -> None:
-        """Board ``i`` no longer searched here; its searcher's root key is written back."""
+    def detach(self, i: int, keep: bool = True) -> None:
+        """Board ``i`` no longer searched here; its searcher's root key is written back
+        (``keep``; not after the searcher's ``reset``, which forgot it)."""
         searcher = self.searchers[i]
-        if searcher is not None:
+        if searcher is not None and keep:
             searcher._root_key = (
                 tuple(int(w) for w in self.keys[i]) if self.keyed[i] else None
             )
@@ -153,17 +178,15 @@ class BoardSearch:
                 len(active) > 1 and int(want.sum()) >= batch.PARALLEL_MIN and get_num_threads() > 1
             )
             if c4:
-                run = batch._run_connect_four if parallel else batch._serial_connect_four
-                run(
-                    nds, eds, slots, metas, rngs, searchers[0].geometry, trees[active],
-                    roots[active], want, c[active], solver[active], decisive[active],
-                    max_nodes[active], done, status,
+                run_kernel(
+                    self._kept, c4, parallel, nds, eds, slots, metas, rngs,
+                    searchers[0].geometry, trees[active], roots[active], want, c[active],
+                    solver[active], decisive[active], max_nodes[active], done, status,
                 )  # fmt: skip
             else:
                 codec = self.rules.codec
-                shared = batch._run_shared if parallel else batch._serial_shared
-                batch._for_game(
-                    shared, codec.game_id, codec.params, nds, eds, slots, metas, rngs,
+                run_kernel(
+                    self._kept, c4, parallel, codec.params, nds, eds, slots, metas, rngs,
                     trees[active], roots[active], want, c[active], solver[active],
                     decisive[active], max_nodes[active], codec.max_actions, codec.max_depth,
                     False, done, status,

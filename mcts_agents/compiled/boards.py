@@ -24,11 +24,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import literally, njit
+from numba import literally, njit, typeof, types
 
 from mcts_agents.compiled import connect_four_kernel as c4_kernel
 from mcts_agents.compiled import dispatch, entries, kernel
-from mcts_agents.compiled.batch import _for_game as _specialised  # not the timed name
+from mcts_agents.compiled.batch import _for_game
 from mcts_agents.compiled.common import META_DEPTH, UNKNOWN, popcount
 
 __all__ = ["BOARD_GAMES", "BoardRules", "begin_connect_four", "pick_connect_four", "pick_shared", "stones_kind"]
@@ -289,6 +289,30 @@ def open_connect_four(nds, trees, roots, out):  # noqa: ANN001
         out[j] = nds[trees[j]][c4_kernel.NODE_PROVEN][roots[j]] == UNKNOWN
 
 
+def _signature(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """What decides numba's types of ``args`` here: each array's dtype, dimensions and
+    layout, and the type of anything else (typed lists and tuples keep their types)."""
+    return tuple(
+        (a.dtype, a.ndim, a.flags.c_contiguous) if isinstance(a, np.ndarray) else type(a)
+        for a in args
+    )
+
+
+def call(kept: dict[Any, Any], dispatcher: Any, g: int, *args: Any) -> None:
+    """``dispatcher(g, *args)`` for a function compiled per game (``literally(g)``), through
+    the compiled entry point kept in ``kept`` for these argument types (``batch._for_game``
+    finds it the first time)."""
+    signature = _signature(args)
+    entry = kept.get((dispatcher, signature))
+    if entry is not None:
+        entry(g, *args)
+        return
+    _for_game(dispatcher, g, *args)
+    found = dispatcher.overloads.get((types.literal(g), *(typeof(a) for a in args)))
+    if found is not None:
+        kept[(dispatcher, signature)] = found.entry_point
+
+
 # Compiled into this module's own cache: emptied with the kernels' when the sources change.
 entries.GROUPS["boards"] = (
     _play_boards, _observe_boards, _to_play_boards, _begin_shared, begin_connect_four, pick_shared,
@@ -318,7 +342,10 @@ class BoardRules:
         self._calls: dict[Any, Any] = {}
 
     def _call(self, dispatcher: Any, *args: Any) -> None:
-        _specialised(dispatcher, self.g, *args)
+        """``dispatcher(g, *args)``: its compiled code for this game, kept after the first call
+        (numba would type every argument again at each call: ~30 us a call, a good part of a
+        small batch's step)."""
+        call(self._calls, dispatcher, self.g, *args)
 
     def legal_first(self, s: np.ndarray) -> int:
         """The first legal action at ``s`` (not over)."""

@@ -83,6 +83,8 @@ class FastBoards:
         self.masks = np.zeros((n, game.num_actions), np.bool_)
         self.movers = np.zeros(n, np.int64)
         self._initial = np.array(codec.encode(game.initial_state()), np.int64)
+        self._games: list[Any] = [None] * n  # each sub-env's game, once found equal to ``game``
+        self._searchable: list[Any] = [None] * n  # each board's last searcher found searchable
 
     @classmethod
     def build(cls, aec_env: Any, num_envs: int) -> FastBoards | None:
@@ -95,18 +97,23 @@ class FastBoards:
     def start(self, i: int, sub: Any) -> bool:
         """Put sub-env ``i`` (just reset, deferred: its AEC env at the start, its opponent
         reset) on the words if its opponent qualifies; whether it did."""
-        self.search.detach(i)
+        self.search.detach(i, keep=False)  # its opponent was just reset
         self.on[i] = False
-        raw = sub.aec_env.unwrapped
-        if raw.game is not self.game and raw.game != self.game:
-            return False
+        game = sub.aec_env.unwrapped.game
+        if game is not self._games[i]:
+            if game != self.game:
+                return False
+            self._games[i] = game
         opponents = {id(a): a for seat, a in sub.opponents.items() if seat != sub.seat}
         if len(opponents) != 1:
             return False
-        agent = next(iter(opponents.values()))
-        searcher = _searcher(agent, raw.game)
-        if searcher is None or not searchable(searcher, self.rules):
+        searcher = _searcher(next(iter(opponents.values())), game)
+        if searcher is None:
             return False
+        if searcher is not self._searchable[i]:  # (a searcher's settings do not change)
+            if not searchable(searcher, self.rules):
+                return False
+            self._searchable[i] = searcher
         self.search.attach(i, searcher)
         self.on[i] = True
         self.words[i] = self._initial
@@ -125,6 +132,7 @@ class FastBoards:
 
     def sync(self, i: int, sub: Any) -> None:
         """Play the moves of board ``i`` that its AEC env has not seen yet."""
+        sub.ready()
         for action in self.history[i, self.synced[i] : self.lengths[i]].tolist():
             sub._step_env(action)
         self.synced[i] = self.lengths[i]

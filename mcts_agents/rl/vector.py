@@ -304,13 +304,9 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
 
     def _reset_sub(self, i: int, seed: int | None) -> None:
         sub = self._subs[i]
-        sub.deferred = True
-        try:
-            sub.reset(seed=seed)
-        finally:
-            sub.deferred = False
-        if self._fast is not None:
-            self._fast.start(i, sub)
+        sub.start(seed, put_off=self._fast is not None)
+        if self._fast is not None and not self._fast.start(i, sub):
+            sub.ready()
 
     def _advance_all(self, indices: list[int], fast_moved: Any = ()) -> None:
         """``_advance`` the sub-envs of ``indices`` on the AEC path, the others (and
