@@ -125,9 +125,7 @@ class BoardSearch:
         (``keep``; not after the searcher's ``reset``, which forgot it)."""
         searcher = self.searchers[i]
         if searcher is not None and keep:
-            searcher._root_key = (
-                tuple(int(w) for w in self.keys[i]) if self.keyed[i] else None
-            )
+            searcher._root_key = tuple(int(w) for w in self.keys[i]) if self.keyed[i] else None
         self.searchers[i] = None
 
     @staticmethod

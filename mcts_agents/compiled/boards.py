@@ -31,7 +31,14 @@ from mcts_agents.compiled import dispatch, entries, kernel
 from mcts_agents.compiled.batch import _for_game
 from mcts_agents.compiled.common import META_DEPTH, UNKNOWN, popcount
 
-__all__ = ["BOARD_GAMES", "BoardRules", "begin_connect_four", "pick_connect_four", "pick_shared", "stones_kind"]
+__all__ = [
+    "BOARD_GAMES",
+    "BoardRules",
+    "begin_connect_four",
+    "pick_connect_four",
+    "pick_shared",
+    "stones_kind",
+]
 
 #: The rule sets whose boards ``observe`` reads (their words -> each player's stones), by name.
 BOARD_GAMES = ("connect_four", "othello", "mnk")
@@ -57,7 +64,7 @@ def _stones(kind: int, s: np.ndarray, player: int) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def _play_boards(g, p, words, boards, actions, values, enders, history, lengths, scratch):  # noqa: ANN001
+def _play_boards(g, p, words, boards, actions, values, enders, history, lengths, scratch):
     literally(g)
     for j in range(len(boards)):
         i = boards[j]
@@ -72,7 +79,7 @@ def _play_boards(g, p, words, boards, actions, values, enders, history, lengths,
 @njit(cache=True)
 def _observe_boards(
     g, p, kind, words, values, seats, index, planes, masks, movers, out,
-):  # noqa: ANN001  # fmt: skip
+):  # fmt: skip
     literally(g)
     cells = index.shape[0]
     for i in range(len(words)):
@@ -93,14 +100,14 @@ def _observe_boards(
 
 
 @njit(cache=True)
-def _to_play_boards(g, p, words, boards, movers):  # noqa: ANN001
+def _to_play_boards(g, p, words, boards, movers):
     literally(g)
     for j in range(len(boards)):
         movers[j] = dispatch.to_play(g, p, words[boards[j]])
 
 
 @njit(cache=True)
-def _begin_shared(g, p, nds, eds, slots, metas, trees, words, boards, keys, keyed, reuse, roots):  # noqa: ANN001
+def _begin_shared(g, p, nds, eds, slots, metas, trees, words, boards, keys, keyed, reuse, roots):
     literally(g)
     for j in range(len(trees)):
         t, i = trees[j], boards[j]
@@ -128,7 +135,7 @@ def _begin_shared(g, p, nds, eds, slots, metas, trees, words, boards, keys, keye
 
 
 @njit(cache=True)
-def begin_connect_four(nds, eds, slots, metas, trees, words, boards, keys, keyed, reuse, roots):  # noqa: ANN001
+def begin_connect_four(nds, eds, slots, metas, trees, words, boards, keys, keyed, reuse, roots):
     """``CompiledConnectFour.begin`` (after its seed) of tree ``trees[j]`` at board
     ``boards[j]``, for every ``j``: its root into ``roots[j]``."""
     for j in range(len(trees)):
@@ -157,7 +164,7 @@ def begin_connect_four(nds, eds, slots, metas, trees, words, boards, keys, keyed
 
 
 @njit(cache=True)
-def _pick(visits, values, labels, n, by_value):  # noqa: ANN001
+def _pick(visits, values, labels, n, by_value):
     """``searcher.pick_child`` over ``n`` children (labels: 0 none, 1 win, 2 loss, 3 other)."""
     best = -1
     for i in range(n):  # a proven win at once: the most visited of them
@@ -201,7 +208,9 @@ def _label(value: float) -> int:
 
 
 @njit(cache=True)
-def _choose(visits_col, value_col, action_col, child_col, proven_col, same, edges, n, by_value, buf):  # noqa: ANN001
+def _choose(
+    visits_col, value_col, action_col, child_col, proven_col, same, edges, n, by_value, buf
+):
     """The action of the final-move rule over edges ``edges[:n]`` (oldest first); ``same[k]``:
     whether edge ``k``'s child has the root's mover (its proven value is then its own)."""
     visits, values, labels = buf
@@ -221,12 +230,12 @@ def _choose(visits_col, value_col, action_col, child_col, proven_col, same, edge
 
 
 @njit(cache=True)
-def _buffers(size):  # noqa: ANN001
+def _buffers(size):
     return (np.zeros(size, np.int64), np.zeros(size), np.zeros(size, np.int64))
 
 
 @njit(cache=True)
-def pick_shared(nds, eds, trees, roots, by_value, size, moves):  # noqa: ANN001
+def pick_shared(nds, eds, trees, roots, by_value, size, moves):
     """``KernelSearcher.best_action`` (two players) at ``roots[j]`` of the shared kernel's
     tree ``trees[j]``, for every ``j``, into ``moves[j]`` (-1: no edge yet); ``size``: the most
     legal moves of a position."""
@@ -255,7 +264,7 @@ def pick_shared(nds, eds, trees, roots, by_value, size, moves):  # noqa: ANN001
 
 
 @njit(cache=True)
-def pick_connect_four(nds, eds, trees, roots, by_value, size, moves):  # noqa: ANN001
+def pick_connect_four(nds, eds, trees, roots, by_value, size, moves):
     """``pick_shared`` for the Connect Four kernel's trees (a node's edges are one block)."""
     buf = _buffers(size)
     edges = np.zeros(size, np.int64)
@@ -276,14 +285,14 @@ def pick_connect_four(nds, eds, trees, roots, by_value, size, moves):  # noqa: A
 
 
 @njit(cache=True)
-def open_shared(nds, trees, roots, out):  # noqa: ANN001
+def open_shared(nds, trees, roots, out):
     """``out[j]``: whether the root of the shared kernel's tree ``trees[j]`` is unproven."""
     for j in range(len(trees)):
         out[j] = nds[trees[j]][kernel.NODE_PROVEN][roots[j]] == UNKNOWN
 
 
 @njit(cache=True)
-def open_connect_four(nds, trees, roots, out):  # noqa: ANN001
+def open_connect_four(nds, trees, roots, out):
     """``open_shared`` for the Connect Four kernel's trees."""
     for j in range(len(trees)):
         out[j] = nds[trees[j]][c4_kernel.NODE_PROVEN][roots[j]] == UNKNOWN
@@ -380,5 +389,3 @@ class BoardRules:
     def begin(self, *args: Any) -> None:
         """``_begin_shared`` (the shared kernel's ``begin``) for this game."""
         self._call(_begin_shared, self.p, *args)
-
-

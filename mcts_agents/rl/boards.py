@@ -43,7 +43,8 @@ def _board_rules(aec_env: Any) -> BoardRules | None:
         return None
     planes = getattr(game, "_planes", None)
     index = getattr(planes, "_index", None)
-    if index is None or index.shape[-1] != 2 or tuple(game.observation_shape) != index.shape:
+    shape = tuple(game.observation_shape)
+    if planes is None or index is None or index.shape[-1] != 2 or shape != index.shape:
         return None
     for one in RULE_SETS:
         if isinstance(game, one.game_type) and one.module().supports(game) is None:
@@ -81,6 +82,7 @@ class FastBoards:
         cells = rules.index.shape[0]
         self.planes = np.zeros((n, cells, 2), np.int8)
         self.masks = np.zeros((n, game.num_actions), np.bool_)
+        self.shape = tuple(game.observation_shape)  # of one observation
         self.movers = np.zeros(n, np.int64)
         self._initial = np.array(codec.encode(game.initial_state()), np.int64)
         self._games: list[Any] = [None] * n  # each sub-env's game, once found equal to ``game``

@@ -8,6 +8,12 @@ opponents that are to move for their replies in one call (``batch_search.act_bat
 compiled kernels search every tree in one parallel call), and repeats until every learner is
 to move again or its game is over.
 
+Sub-envs of a two-player game with compiled rules (Connect Four, Othello, tic-tac-toe...)
+whose opponent is a compiled search play on arrays of the rules' words instead
+(``rl.boards``): every step's work for all of them in compiled calls, no AEC env per board
+(each is brought up to date from the boards' move histories when read: ``envs``, ``call``,
+``render``); the other sub-envs step their AEC envs (``rl.aec_path``).
+
 Sub-env ``i`` plays exactly the games that ``SingleAgentVsOpponent`` (``gymnasium.make`` of
 the same id) plays when reset with seed ``s + i``, which is what ``make_vec(...,
 vectorization_mode="sync").reset(seed=s)`` does: ``reset(seed=s)`` seeds sub-env ``i`` with
@@ -18,15 +24,13 @@ same way.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
-from mcts_agents.agents.agent import MCTSAgent
-from mcts_agents.agents.batch import act_batch
 from mcts_agents.agents.play import action_index
 from mcts_agents.agents.specs import make_env
 from mcts_agents.checks import check_int, check_seed, is_int
@@ -38,8 +42,9 @@ from mcts_agents.errors import (
     NoLegalActionError,
     NotResetError,
 )
+from mcts_agents.rl.aec_path import advance
 from mcts_agents.rl.single_agent import IllegalActionMode
-from mcts_agents.rl.sub_env import SubEnv, learner_flags, opponent_specs
+from mcts_agents.rl.sub_env import SubEnv, opponent_specs
 
 __all__ = ["VectorVsOpponent", "make_vector_vs_agent"]
 
@@ -185,12 +190,12 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         fast = self._fast
         fast_moved = np.zeros(0, np.int64)
         if fast is not None and fast.on.any():
-            legal = np.zeros(n, dtype=bool)
-            legal[playing] = self._masks[playing, actions[playing] - self._start]
+            allowed = np.zeros(n, dtype=bool)
+            allowed[playing] = self._masks[playing, actions[playing] - self._start]
             on = fast.on & ~self._autoreset
-            fast_moved = np.flatnonzero(on & legal)
+            fast_moved = np.flatnonzero(on & allowed)
             fast.play(fast_moved, actions[fast_moved] - self._start)
-            playing = np.flatnonzero(~self._autoreset & ~(on & legal)).tolist()
+            playing = np.flatnonzero(~self._autoreset & ~(on & allowed)).tolist()
         for i in playing:
             sub = self._subs[i]
             action = int(actions[i])
@@ -366,65 +371,8 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
                 )
 
     def _advance(self, indices: list[int]) -> None:
-        """Play the opponents of ``indices`` (their moves in batches) until each learner is to
-        move or its game is over, as ``SingleAgentVsOpponent._play_opponents`` does."""
-        pending = list(indices)
-        while pending:
-            waiting: list[tuple[int, str]] = []
-            for i in pending:
-                seat = self._next_opponent(i)
-                if seat is not None:
-                    waiting.append((i, seat))
-            if not waiting:
-                break
-            agents = [self._subs[i].opponents[seat] for i, seat in waiting]
-            envs = [self._subs[i].aec_env for i, _ in waiting]
-            replies = act_batch(agents, envs, keep_results=False)  # moves only: no result built
-            for (i, seat), agent, reply in zip(waiting, agents, replies, strict=True):
-                if isinstance(agent, MCTSAgent) and type(reply) is int:
-                    self._subs[i]._step_env(reply)  # a search's move: one of the legal moves
-                else:
-                    self._play_reply(i, seat, agent, reply)
-            pending = [i for i, _ in waiting]
-        for i in indices:
-            sub = self._subs[i]
-            raw = sub.aec_env.unwrapped
-            terminated, truncated = learner_flags(raw, sub._learner_seat())
-            if terminated or truncated or not raw.agents:
-                sub._done = True
-
-    def _next_opponent(self, i: int) -> str | None:
-        """Step finished seats of sub-env ``i``; the opponent seat to move, or ``None`` when
-        the learner is to move or its game is over."""
-        sub = self._subs[i]
-        seat = sub._learner_seat()
-        env = sub.aec_env.unwrapped  # read past the wrappers (steps still go through them)
-        while env.agents:
-            terminated, truncated = learner_flags(env, seat)
-            if terminated or truncated:
-                return None
-            current = env.agent_selection
-            if env.terminations[current] or env.truncations[current]:
-                sub._step_env(None)
-                continue
-            return None if current == seat else str(current)
-        return None
-
-    def _play_reply(self, i: int, seat: str, agent: Any, reply: Any) -> None:
-        sub = self._subs[i]
-        # an int is an action already; anything else is checked (the message formatted then)
-        action = reply if type(reply) is int else action_index(reply, f"{agent!r} ({seat})")
-        observation = sub.aec_env.observe(seat)
-        if isinstance(observation, Mapping) and "action_mask" in observation:
-            mask = np.asarray(observation["action_mask"]).astype(bool)
-            index = action - self._start
-            if not 0 <= index < len(mask) or not mask[index]:
-                legal = [self._start + int(a) for a in np.flatnonzero(mask)]
-                raise IllegalActionError(
-                    f"{agent!r} played the illegal action {action} for {seat} in sub-env {i}; "
-                    f"legal: {legal}"
-                )
-        sub._step_env(action)
+        """``aec_path.advance`` of the sub-envs ``indices`` (on their AEC envs)."""
+        advance(self._subs, indices, self._start)
 
     def _reset_finished(self, finished: list[int]) -> dict[str, Any]:
         """``SAME_STEP``: reset the finished sub-envs; their last observations and infos."""
@@ -436,7 +384,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             fast.observe()
         for i in finished:
             if fast is not None and fast.on[i]:
-                final_obs[i] = fast.planes[i].reshape(self.single_observation_space.shape).copy()
+                final_obs[i] = fast.planes[i].reshape(fast.shape).copy()
             else:
                 final_obs[i] = self._subs[i]._observation()
             final_mask[i] = True
@@ -504,7 +452,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         fast.observe()
         out = self._observations
         on = fast.on
-        out[on] = fast.planes[on].reshape((-1, *self.single_observation_space.shape))
+        out[on] = fast.planes[on].reshape((-1, *fast.shape))
         masks = fast.masks.copy()
         masks[~on] = False
         for i in np.flatnonzero(~on).tolist():
