@@ -24,7 +24,9 @@ simulations (N x iterations over the batched kernel's simulations per second on 
 i.e. steps over the seconds spent in the kernel calls), and ``kernel share`` the steps/s
 reached over that bound (the seconds in the kernel over the whole step time; the target is
 >= 0.8); ``search share`` is the same for the whole batched searches (seeds, roots, kernel,
-moves). The cores
+moves); ``sync kernel share`` is the share of ``sync``'s time in its own kernel calls (one tree
+each): with the same kernel, no batching can beat ``sync`` by more than the cores used over
+``sync kernel share``. The cores
 are those the process may run on (``os.sched_setaffinity``, inherited by ``async`` workers)
 and numba's thread count.
 """
@@ -95,6 +97,28 @@ def instrument() -> dict[str, Timer]:
     return timers
 
 
+def instrument_single() -> dict[str, Timer]:
+    """Time the single searchers' kernel calls (``KernelSearcher._run`` of both compiled
+    searchers: ``sync``'s searches, one tree at a time)."""
+    from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
+    from mcts_agents.compiled.searcher import CompiledSearch
+
+    timers = {}
+    for kind in (CompiledSearch, CompiledConnectFour):
+        method: Any = kind.__dict__["_run"]
+        if not hasattr(method, "timer"):
+            timer = Timer(method)
+
+            def run(self: Any, *args: Any, _timer: Timer = timer) -> Any:
+                return _timer(self, *args)
+
+            run.timer = timer  # type: ignore[attr-defined]
+            kind._run = run  # type: ignore[method-assign]
+            method = run
+        timers[kind.__name__] = method.timer
+    return timers
+
+
 def masks_of(env: Any) -> np.ndarray:
     if hasattr(env, "action_masks"):
         return np.asarray(env.action_masks())
@@ -131,16 +155,18 @@ def run(
     if mode != "native":
         kwargs["vectorization_mode"] = mode
     env = gymnasium.make_vec(gym_id(game), num_envs=num_envs, **kwargs)
-    timers = instrument() if mode == "native" else {}
+    timers = {"native": instrument, "sync": instrument_single}.get(mode, dict)()
     try:
         seconds, spent = play(env, steps, seed, timers)
     finally:
         env.close()
     report: dict[str, Any] = {"steps_per_s": num_envs * steps / seconds, "seconds": seconds}
-    if timers:
+    if mode == "native":
         kernel = sum(spent[name] for name in KERNELS)
         report["kernel_share"] = kernel / seconds
         report["search_share"] = sum(spent[name] for name in SEARCHES) / seconds
+    elif mode == "sync":  # the single searches' kernel time over the whole step time
+        report["kernel_share"] = sum(spent.values()) / seconds
     return report
 
 
@@ -210,12 +236,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                             else None
                         ),
                         fmt(native.get("search_share"), 2),
+                        fmt(found.get("sync", {}).get("kernel_share"), 2),
                     ]
                 )
     print_table(
         [
             "game", "N", "cores", "native steps/s", "sync steps/s", "async steps/s",
             "x sync", "x async", "kernel share", "kernel bound", "search share",
+            "sync kernel share",
         ],
         rows,
     )  # fmt: skip
