@@ -30,6 +30,7 @@ from mcts_agents.compiled.common import UNKNOWN
 from mcts_agents.compiled.rules import RULE_SETS
 from mcts_agents.envs.core.aec import BoardGameEnv
 from mcts_agents.envs.core.wrappers import GameWrapper
+from mcts_agents.errors import NoLegalActionError
 
 __all__ = ["FastBoards"]
 
@@ -185,6 +186,32 @@ class FastBoards:
     def over_all(self) -> np.ndarray:
         """Whether each board's game is over (its last result, or an illegal action)."""
         return (self.values != UNKNOWN) | self.lost
+
+    def collect(self, subs: list[Any], out: np.ndarray) -> np.ndarray:
+        """The vector env's ``_collect`` with some sub-envs on the words: every observation
+        into ``out`` (``[N, *shape]``), the boards' from ``observe``, the others' from their AEC
+        envs; returns the masks.
+
+        Raises:
+            NoLegalActionError: a learner to move with an empty mask, naming the sub-env.
+        """
+        self.observe()
+        on = self.on
+        out[on] = self.planes[on].reshape((-1, *self.shape))
+        masks = self.masks.copy()
+        masks[~on] = False
+        for i in np.flatnonzero(~on).tolist():
+            seen = subs[i]._observe()
+            out[i] = seen["observation"]
+            if not subs[i]._done:
+                masks[i] = np.asarray(seen["action_mask"]).astype(bool)
+        done = np.where(on, self.over_all(), np.array([sub._done for sub in subs]))
+        for i in np.flatnonzero(~masks.any(axis=1) & ~done).tolist():
+            raise NoLegalActionError(
+                f"{subs[i].seat} is to move in sub-env {i} ({subs[i].aec_env}) but its action "
+                "mask has no legal action"
+            )
+        return masks
 
     def over(self, i: int) -> bool:
         return bool(self.values[i] != UNKNOWN or self.lost[i])

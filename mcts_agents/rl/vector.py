@@ -49,6 +49,10 @@ from mcts_agents.rl.sub_env import SubEnv, opponent_specs
 __all__ = ["VectorVsOpponent", "make_vector_vs_agent"]
 
 DEFAULT_OPPONENT = "mcts:iterations=200"
+#: Sub-env attributes that ``get_attr`` reads without bringing the AEC envs up to date.
+_SETTINGS = frozenset(
+    ("opponent_spec", "seat", "learner", "seed", "illegal_action", "illegal_reward")
+)
 _MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
 
@@ -272,7 +276,12 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             sub.close()
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
-        """``name(*args, **kwargs)`` of every sub-env (an attribute's value if not callable)."""
+        """``name(*args, **kwargs)`` of every sub-env (an attribute's value if not callable).
+        ``set_opponent`` and ``action_masks`` leave the sub-envs on the rules' words."""
+        if name == "set_opponent":
+            return tuple(sub.set_opponent(*args, **kwargs) for sub in self._subs)
+        if name == "action_masks" and not args and not kwargs and self._has_reset:
+            return tuple(self.action_masks())
         results = []
         for sub in self.envs:
             attribute = getattr(sub, name)
@@ -280,8 +289,10 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         return tuple(results)
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
-        """The attribute ``name`` of every sub-env."""
-        return tuple(getattr(sub, name) for sub in self.envs)
+        """The attribute ``name`` of every sub-env (those of ``_SETTINGS`` without leaving the
+        rules' words)."""
+        subs = self._subs if name in _SETTINGS else self.envs
+        return tuple(getattr(sub, name) for sub in subs)
 
     def set_attr(self, name: str, values: Any) -> None:
         """Set ``name`` on every sub-env: one value each from a list or tuple, else the same."""
@@ -426,7 +437,8 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         """
         fast = self._fast
         if fast is not None and fast.on.any():
-            return self._collect_fast(fast)
+            self._masks = fast.collect(self._subs, self._observations)
+            return np.copy(self._observations)
         masks = np.zeros((self.num_envs, self._num_actions), dtype=bool)
         observations = []
         for i, sub in enumerate(self._subs):
@@ -446,35 +458,6 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         )
         self._masks = masks
         return np.copy(self._observations)
-
-    def _collect_fast(self, fast: Any) -> Any:
-        """``_collect`` with some sub-envs on the words: theirs from ``FastBoards.observe``."""
-        fast.observe()
-        out = self._observations
-        on = fast.on
-        out[on] = fast.planes[on].reshape((-1, *fast.shape))
-        masks = fast.masks.copy()
-        masks[~on] = False
-        for i in np.flatnonzero(~on).tolist():
-            sub = self._subs[i]
-            seen = sub._observe()
-            out[i] = seen["observation"]
-            if not sub._done:
-                masks[i] = np.asarray(seen["action_mask"]).astype(bool)
-        stuck = np.flatnonzero(~masks.any(axis=1) & ~fast.over_all() & on)
-        for i in stuck.tolist():
-            raise NoLegalActionError(
-                f"{self._subs[i].seat} is to move in sub-env {i} but its action mask has no "
-                "legal action"
-            )
-        for i in np.flatnonzero(~on & ~masks.any(axis=1)).tolist():
-            if not self._subs[i]._done:
-                raise NoLegalActionError(
-                    f"{self._subs[i].seat} is to move in sub-env {i} ({self._subs[i].aec_env}) "
-                    "but its action mask has no legal action"
-                )
-        self._masks = masks
-        return np.copy(out)
 
     def __repr__(self) -> str:
         return f"VectorVsOpponent({self.num_envs} x {self._subs[0]!r})"

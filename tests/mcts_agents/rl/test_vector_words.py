@@ -155,3 +155,18 @@ def test_set_opponent_moves_a_sub_env_between_the_paths_at_its_next_reset() -> N
     assert not env._fast.on.any()  # mid-episode: nothing changes yet
     env.reset(seed=1)
     assert list(env._fast.on) == [True, False]
+
+
+def test_call_set_opponent_and_masks_and_settings_keep_the_words() -> None:
+    env = gymnasium.make_vec(C4, num_envs=2, opponent="mcts:iterations=10")
+    env.reset(seed=0)
+    env.call("set_opponent", "mcts:iterations=12")
+    masks = env.call("action_masks")
+    assert np.array_equal(np.stack(masks), env.action_masks())
+    assert env.get_attr("opponent_spec") == ("mcts:iterations=10",) * 2
+    assert env._fast.on.all()  # none of these read an AEC env
+    env.get_attr("aec_env")
+    assert not env._fast.on.any()
+    env.reset(seed=1)
+    assert env.get_attr("opponent_spec") == ("mcts:iterations=12",) * 2
+    assert env._fast.on.all()
