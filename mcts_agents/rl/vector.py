@@ -279,7 +279,9 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         """``name(*args, **kwargs)`` of every sub-env (an attribute's value if not callable).
         ``set_opponent`` and ``action_masks`` leave the sub-envs on the rules' words."""
         if name == "set_opponent":
-            return tuple(sub.set_opponent(*args, **kwargs) for sub in self._subs)
+            for sub in self._subs:
+                sub.set_opponent(*args, **kwargs)
+            return (None,) * self.num_envs
         if name == "action_masks" and not args and not kwargs and self._has_reset:
             return tuple(self.action_masks())
         results = []
