@@ -110,9 +110,12 @@ class FastBoards:
         opponents = {id(a): a for seat, a in sub.opponents.items() if seat != sub.seat}
         if len(opponents) != 1:
             return False
-        searcher = _searcher(next(iter(opponents.values())), game)
-        if searcher is None:
-            return False
+        agent = next(iter(opponents.values()))
+        searcher = getattr(agent, "searcher", None)
+        if searcher is None or searcher is not self._searchable[i]:  # else: built, checked
+            searcher = _searcher(agent, game)
+            if searcher is None:
+                return False
         if searcher is not self._searchable[i]:  # (a searcher's settings do not change)
             if not searchable(searcher, self.rules):
                 return False
