@@ -170,3 +170,20 @@ def test_call_set_opponent_and_masks_and_settings_keep_the_words() -> None:
     env.reset(seed=1)
     assert env.get_attr("opponent_spec") == ("mcts:iterations=12",) * 2
     assert env._fast.on.all()
+
+
+@pytest.mark.parametrize("env", ["mnk:m=5,n=5,k=4,stones_per_turn=2", "connect_four:k=3"])
+def test_variants_play_the_same_games_on_the_words_as_through_the_aec_envs(env: str) -> None:
+    """Two stones a turn (the learner and the opponent each move twice in a row) and Connect
+    Four with k = 3 (the shared kernel, not Connect Four's own): the AEC path's games."""
+    kwargs: dict[str, Any] = {"opponent": "mcts:iterations=15", "learner": "random"}
+    words = VectorVsOpponent(3, env, **kwargs)
+    aec = VectorVsOpponent(3, env, fast_path=False, **kwargs)
+    assert data_equivalence(words.reset(seed=4)[0], aec.reset(seed=4)[0], exact=True)
+    assert words._fast.on.all() and aec._fast is None
+    rng = np.random.default_rng(4)
+    for _ in range(12):
+        actions = picks(words.action_masks(), rng)
+        for a, b in zip(words.step(actions)[:4], aec.step(actions)[:4], strict=True):
+            assert data_equivalence(a, b, exact=True)
+        assert np.array_equal(words.action_masks(), aec.action_masks())
