@@ -18,7 +18,9 @@ sub-envs ``N`` and number of cores, side by side in one process:
 
 The learner plays uniformly random legal moves (from ``action_masks()``), seeded. Learner steps
 per second are medians of ``--repeats`` runs of ``--steps`` steps of every sub-env, after one
-warm-up step. For ``native``, the time inside the batch kernel calls is measured too:
+warm-up step; the modes of a row run in turn, repeat by repeat, and ``x sync``/``x async`` are
+the medians of the ratios of runs made side by side (a load change hits both). For
+``native``, the time inside the batch kernel calls is measured too:
 ``kernel bound`` is the learner steps/s that the kernel calls alone would allow for the same
 simulations (N x iterations over the batched kernel's simulations per second on those cores,
 i.e. steps over the seconds spent in the kernel calls), and ``kernel share`` the steps/s
@@ -204,18 +206,32 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         set_cores(cores)
         for game in args.games.split(","):
             for num_envs in (int(n) for n in args.num_envs.split(",")):
-                found: dict[str, dict[str, Any]] = {}
-                for mode in args.modes.split(","):
-                    if mode == "async" and num_envs > args.async_max:
-                        continue
-                    runs = [
-                        run(game, mode, num_envs, args.steps, seed, args.iterations)
-                        for seed in range(args.repeats)
-                    ]
-                    found[mode] = {
-                        key: median([r[key] for r in runs]) for key in runs[0] if key != "seconds"
-                    }
-                results.append({"game": game, "num_envs": num_envs, "cores": cores, **found})
+                modes = [
+                    m for m in args.modes.split(",") if m != "async" or num_envs <= args.async_max
+                ]
+                runs: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
+                for seed in range(args.repeats):  # the modes in turn: a load change hits all
+                    for mode in modes:
+                        runs[mode].append(
+                            run(game, mode, num_envs, args.steps, seed, args.iterations)
+                        )
+                found: dict[str, dict[str, Any]] = {
+                    m: {key: median([r[key] for r in rs]) for key in rs[0] if key != "seconds"}
+                    for m, rs in runs.items()
+                }
+                ratios = {  # medians of the ratios of runs made side by side
+                    m: median(
+                        [
+                            a["steps_per_s"] / b["steps_per_s"]
+                            for a, b in zip(runs["native"], rs, strict=True)
+                        ]
+                    )
+                    for m, rs in runs.items()
+                    if m != "native" and "native" in runs
+                }
+                results.append(
+                    {"game": game, "num_envs": num_envs, "cores": cores, **found, "ratios": ratios}
+                )
                 native = found.get("native", {})
                 rows.append(
                     [
@@ -223,12 +239,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         str(num_envs),
                         str(cores),
                         *(fmt(found.get(m, {}).get("steps_per_s")) for m in MODES),
-                        *(
-                            fmt(native["steps_per_s"] / found[m]["steps_per_s"], 1)
-                            if native and m in found
-                            else "-"
-                            for m in ("sync", "async")
-                        ),
+                        *(fmt(ratios.get(m), 1) for m in ("sync", "async")),
                         fmt(native.get("kernel_share"), 2),
                         fmt(
                             native["steps_per_s"] / native["kernel_share"]
