@@ -46,7 +46,7 @@ from mcts_agents import __version__
 from mcts_agents.agents.ladder import LEVEL_SPECS, Ladder, Level, hands_per_unit, save_ladder
 from mcts_agents.arena import play_match
 from mcts_agents.arena.entrants import env_factory, env_label, make_entrants
-from mcts_agents.arena.match import _header
+from mcts_agents.arena.match import results_header
 from mcts_agents.arena.rating import unit_scores, unit_tasks
 from mcts_agents.arena.runner import run_tasks
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
@@ -122,7 +122,7 @@ def play_units(
     label = env_label(make, sample)
     sample.close()
     first, second = make_entrants([a, b])
-    header = _header("match", label, [first, second], seed, games=units * hands, hands=hands)
+    header = results_header("match", label, [first, second], seed, games=units * hands, hands=hands)
     tasks = unit_tasks(make, label, (first, second), seed, range(units), hands)
     records = run_tasks(
         tasks, header, workers=workers, out=out, progress=False, backend="process", address=None
