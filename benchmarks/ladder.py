@@ -5,6 +5,7 @@ Run from the repository root::
     python -m benchmarks.ladder GAME [--games-per-pair 100] [--workers 1] [--out DIR] [--seed 0]
                                 [--level SPEC ...] [--write] [--ladder-file PATH] [--plot PATH]
                                 [--no-plot] [--docs PATH] [--notes TEXT] [--check-perfect]
+                                [--keep K]
 
 The levels are ``LEVEL_SPECS[GAME]`` (``mcts_agents.agents.ladder``), or the ``--level`` specs
 given, in order from ``L0`` (uniform random, Elo 0 by definition) up. Every adjacent pair plays
