@@ -45,7 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from mcts_agents.envs.core.errors import InvalidParameterError, InvalidStateError
+from mcts_agents.envs.core.checks import int_field, invalid, short, state_fields
+from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import CHANCE, BoardGame
 
 State = tuple[int, tuple[int, ...]]
@@ -357,27 +358,23 @@ class RLCardPoker(BoardGame[State]):
 
     # ------------------------------------------------------------------ checks and views
     def check_state(self, state: Any) -> None:
-        if not (isinstance(state, tuple) and len(state) == 2 and type(state[0]) is int):
-            raise InvalidStateError(f"{self.name}: a state is (node, cards); got {state!r}")
-        node, cards = state
-        if not 0 <= node < len(self._kind):
-            raise InvalidStateError(f"{self.name}: node {node} is not in [0, {len(self._kind)})")
+        """The node one of the tables', as many cards dealt as it needs (a deal node: up to its
+        target), each a card of the deck (``check_cards``). See ``BoardGame.check_state``."""
+        name = self.name
+        node, cards = state_fields(name, state, ("node", "cards"))
+        node = int_field(name, "node", node, 0, len(self._kind) - 1)
         if not isinstance(cards, tuple) or not all(type(c) is int for c in cards):
-            raise InvalidStateError(f"{self.name}: cards must be a tuple of ints, got {cards!r}")
-        kind, hole_total = self._kind[node], 2 * self.hole
-        if kind == DEAL:
-            low = hole_total if node else 0
-            if node:
-                low += sum(self.board_after[: self._facts[node][0] - 1])  # type: ignore[index]
+            invalid(name, f"cards must be a tuple of ints, got {short(cards)}")
+        hole_total = 2 * self.hole
+        fact = self._facts[node]
+        if self._kind[node] == DEAL:
+            low = 0 if fact is None else hole_total + sum(self.board_after[: fact[0] - 1])
             expected = range(low, self._deal_target[node])
         else:
-            fact = self._facts[node]
             count = hole_total + sum(self.board_after[: 0 if fact is None else fact[0]])
             expected = range(count, count + 1)
         if len(cards) not in expected:
-            raise InvalidStateError(
-                f"{self.name}: node {node} needs {list(expected)} cards dealt, got {len(cards)}"
-            )
+            invalid(name, f"node {node} needs {list(expected)} cards dealt, got {len(cards)}")
         self.check_cards(cards)
 
     def check_cards(self, cards: tuple[int, ...]) -> None:
