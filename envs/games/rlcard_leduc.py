@@ -97,7 +97,8 @@ class RLCardLeduc(RLCardPoker):
         if len(cards) > 2:
             obs[3 + cards[2]] = 1
         fact = self._facts[node]
-        mine, theirs = (0, 0) if fact is None else (fact[6 + player], fact[7 - player])
+        chips = (0, 0) if fact is None else (fact[6], fact[7])
+        mine, theirs = chips[player], chips[1 - player]
         obs[6 + mine] = 1
         obs[21 + theirs] = 1
         return obs

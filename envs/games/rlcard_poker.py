@@ -158,7 +158,7 @@ class RLCardPoker(BoardGame[State]):
         self._fixed_returns: list[tuple[float, float] | None] = []
         self._stake: list[float] = []
         for kind, f, folder in zip(kinds, facts, extra, strict=True):
-            lost = 0.0 if f is None else f[6 + folder] / BIG_BLIND
+            lost = 0.0 if f is None else (f[6], f[7])[folder] / BIG_BLIND
             if kind == FOLDED:
                 self._fixed_returns.append((-lost, lost) if folder == 0 else (lost, -lost))
             elif kind == SHOWDOWN:
@@ -292,8 +292,8 @@ class RLCardPoker(BoardGame[State]):
         while True:
             kids = children[node]
             if kids is not None:
-                moves = legal[node]
-                node = kids[moves[int(rand() * len(moves))]]  # type: ignore[index]
+                moves = legal[node] or ()  # a betting node: never empty
+                node = kids[moves[int(rand() * len(moves))]]
                 continue
             kind = kinds[node]
             if kind == DEAL:

@@ -257,7 +257,7 @@ def _read(
         *(int(p.in_chips) for p in game.players),
         history,
     )
-    node = core.betting_node(fact)  # type: ignore[arg-type]
+    node = core.betting_node(fact)
     if node is None:
         return None
     leduc = isinstance(core, RLCardLeduc)
