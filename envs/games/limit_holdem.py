@@ -55,6 +55,24 @@ class LimitHoldem(RLCardPoker):
             card = int(rand() * 52)
         return card
 
+    def determinize(self, state: State, player: int, rng: Any) -> State:
+        """The other seat's two hole cards drawn again, uniformly from the cards ``player`` has
+        not seen (its own and the board)."""
+        node, cards = state
+        if len(cards) < 4:
+            return super().determinize(state, player, rng)
+        rand = rng.random
+        seen = cards[2:] if player else (*cards[:2], *cards[4:])
+        a = int(rand() * 52)
+        while a in seen:
+            a = int(rand() * 52)
+        b = int(rand() * 52)
+        while b == a or b in seen:
+            b = int(rand() * 52)
+        if player:
+            return (node, (a, b, *cards[2:]))
+        return (node, (*cards[:2], a, b, *cards[4:]))
+
     def showdown(self, cards: tuple[int, ...]) -> int:
         board = cards[4:]
         v0 = hand_value((cards[0], cards[1], *board))

@@ -64,6 +64,16 @@ class RLCardLeduc(RLCardPoker):
         pool = self._pool(cards)
         return pool[int(rand() * len(pool))]
 
+    def determinize(self, state: State, player: int, rng: Any) -> State:
+        """The other seat's card drawn again from the copies ``player`` has not seen."""
+        node, cards = state
+        if len(cards) < 2:
+            return super().determinize(state, player, rng)
+        own, public = cards[player], cards[2:]
+        pool = self._pool((own, *public))
+        other = pool[int(rng.random() * len(pool))]
+        return (node, (own, other, *public)) if player == 0 else (node, (other, own, *public))
+
     def showdown(self, cards: tuple[int, ...]) -> int:
         c0, c1, public = cards
         if c0 == public:
