@@ -30,6 +30,10 @@ from mcts_agents.envs.games.rlcard_poker import RLCardPoker, State
 __all__ = ["LimitHoldem"]
 
 
+#: cards dealt -> every card with the probability of one of the cards left
+_EVERY_CARD = [tuple((c, 1.0 / (52 - n)) for c in range(52)) for n in range(10)]
+
+
 class LimitHoldem(RLCardPoker):
     """Heads-up limit Texas hold'em as rlcard's ``LimitHoldemGame`` plays it."""
 
@@ -46,8 +50,10 @@ class LimitHoldem(RLCardPoker):
         super().__init__(players)
 
     def deck_outcomes(self, cards: tuple[int, ...]) -> list[tuple[int, float]]:
-        p = 1.0 / (52 - len(cards))
-        return [(c, p) for c in range(52) if c not in cards]
+        outcomes = list(_EVERY_CARD[len(cards)])  # each card at 1 / (cards left), in order
+        for c in sorted(cards, reverse=True):
+            del outcomes[c]
+        return outcomes
 
     def draw_card(self, cards: Any, rand: Any) -> int:
         card = int(rand() * 52)
