@@ -57,14 +57,17 @@ TERMINAL = -1
 SMALL_BLIND, BIG_BLIND = 1, 2
 # node kinds
 DEAL, BLIND, BET, FOLDED, SHOWDOWN = range(5)
-#: a betting node's public facts: round, seat to act, chips raised this round by seat 0 and 1,
-#: raises and calls this round, chips in by seat 0 and 1, raises of the earlier rounds
-Facts = tuple[int, int, int, int, int, int, int, int, tuple[int, ...]]
+#: a betting node's public facts, a tuple whose first two fields are the round and the seat to
+#: act. Limit betting: round, seat to act, chips raised this round by seat 0 and 1, raises and
+#: calls this round, chips in by seat 0 and 1, raises of the earlier rounds.
+Facts = tuple[Any, ...]
 
 
 class RLCardPoker(BoardGame[State]):
-    """rlcard's two-player limit betting over a deck the subclass defines (see the module
-    docstring). Subclasses set the class attributes below and the card methods."""
+    """rlcard's two-player betting over a deck the subclass defines (see the module docstring):
+    limit betting here; a subclass may replace the betting hooks (``_root_facts``,
+    ``_legal_in``, ``_after``, ``_chips``). Subclasses set the class attributes below and the
+    card methods."""
 
     has_chance = True
     perfect_information = False
@@ -79,6 +82,8 @@ class RLCardPoker(BoardGame[State]):
     board_after: tuple[int, ...]
     #: keep the raises of the earlier rounds in the node (the observation shows them)
     keep_raise_history: bool = False
+    #: chips per unit of payoff (rlcard's limit games pay in big blinds)
+    payoff_unit: int = BIG_BLIND
 
     def __init__(self, players: int = 2) -> None:
         if isinstance(players, bool) or players != 2:
@@ -87,10 +92,10 @@ class RLCardPoker(BoardGame[State]):
                 f"two players; PettingZoo's other counts are searched by cloning), got {players!r}"
             )
         self.num_players = 2
-        most = BIG_BLIND + sum(a * self.raise_cap for a in self.raise_amounts)
+        most = self._max_chips()
         #: the most chips one seat can put in
         self.max_chips = most
-        self.return_range = (-most / BIG_BLIND, most / BIG_BLIND)
+        self.return_range = (-most / self.payoff_unit, most / self.payoff_unit)
         self._build_tree()
 
     def params(self) -> dict[str, Hashable]:
@@ -100,15 +105,17 @@ class RLCardPoker(BoardGame[State]):
     def _build_tree(self) -> None:
         """Every public betting state reachable from the two blind seatings, as tables."""
         hole_total = 2 * self.hole
+        width = self.num_actions
         kinds: list[int] = [DEAL, BLIND]
         facts: list[Facts | None] = [None, None]
         extra: list[int] = [0, 0]  # folder of a FOLDED node
         ids: dict[tuple[int, Facts, int], int] = {}
+        cards = [0, hole_total]  # cards dealt at the node (a deal node: when it starts)
         self._deal_target = [hole_total, 0]
         self._deal_next = [1, -1]
-        children: list[tuple[int, int, int, int] | None] = [None, None]
+        children: list[tuple[int, ...] | None] = [None, None]
 
-        def node_of(kind: int, fact: Facts, folder: int = 0) -> int:
+        def node_of(kind: int, fact: Facts, folder: int = 0, dealt: int = hole_total) -> int:
             key = (kind, fact, folder)
             found = ids.get(key)
             if found is None:
@@ -117,36 +124,34 @@ class RLCardPoker(BoardGame[State]):
                 facts.append(fact)
                 extra.append(folder)
                 children.append(None)
+                cards.append(dealt)
                 self._deal_target.append(0)
                 self._deal_next.append(-1)
             return found
 
-        roots = []
-        for s in (0, 1):
-            chips = (SMALL_BLIND, BIG_BLIND) if s == 0 else (BIG_BLIND, SMALL_BLIND)
-            roots.append(node_of(BET, (0, s, *chips, 0, 0, *chips, ())))
-        self._blind_next = tuple(roots)
+        self._blind_next = tuple(node_of(BET, fact) for fact in self._root_facts())
         i = 0
         while i < len(kinds):
             fact = facts[i]
             if kinds[i] == BET and fact is not None:
-                kids = [-1, -1, -1, -1]
+                kids = [-1] * width
                 for action in self._legal_in(fact):
-                    kind, after, folder = self._after(fact, action)
-                    if kind == DEAL:
-                        deal = node_of(DEAL, after)
-                        self._deal_target[deal] = hole_total + sum(self.board_after[: after[0]])
-                        self._deal_next[deal] = node_of(BET, after)
-                        kids[action] = deal
-                    else:
-                        kids[action] = node_of(kind, after, folder)
-                children[i] = (kids[0], kids[1], kids[2], kids[3])
+                    kind, after, folder, needed = self._after(fact, action)
+                    child = node_of(kind, after, folder, max(needed, cards[i]))
+                    if needed > cards[i]:  # cards are dealt first: a deal node before it
+                        deal = node_of(DEAL, (kind, after, folder), 0, cards[i])
+                        self._deal_target[deal] = needed
+                        self._deal_next[deal] = child
+                        child = deal
+                    kids[action] = child
+                children[i] = tuple(kids)
             i += 1
         self._kind = kinds
-        self._facts = facts
+        self._facts = [f[1] if k == DEAL and f else f for k, f in zip(kinds, facts, strict=True)]
+        self._cards = cards
         self._children = children
         self._legal: list[tuple[int, ...] | None] = [
-            None if kids is None else tuple(a for a in range(4) if kids[a] >= 0)
+            None if kids is None else tuple(a for a in range(width) if kids[a] >= 0)
             for kids in children
         ]
         self._to_play = [
@@ -157,16 +162,33 @@ class RLCardPoker(BoardGame[State]):
         self._is_chance = [kind in (DEAL, BLIND) for kind in kinds]
         self._fixed_returns: list[tuple[float, float] | None] = []
         self._stake: list[float] = []
-        for kind, f, folder in zip(kinds, facts, extra, strict=True):
-            lost = 0.0 if f is None else (f[6], f[7])[folder] / BIG_BLIND
+        unit = self.payoff_unit
+        for kind, f, folder in zip(kinds, self._facts, extra, strict=True):
+            chips = (0, 0) if f is None else self._chips(f)
+            lost = chips[folder] / unit
             if kind == FOLDED:
                 self._fixed_returns.append((-lost, lost) if folder == 0 else (lost, -lost))
             elif kind == SHOWDOWN:
                 self._fixed_returns.append(None)
             else:
                 self._fixed_returns.append((0.0, 0.0))
-            self._stake.append(0.0 if f is None else f[6] / BIG_BLIND)  # equal at a showdown
+            self._stake.append(min(chips) / unit)  # equal at a showdown
         self._folder = extra
+
+    def _max_chips(self) -> int:
+        return BIG_BLIND + sum(a * self.raise_cap for a in self.raise_amounts)
+
+    def _chips(self, fact: Facts) -> tuple[int, int]:
+        """The chips each seat has put in."""
+        return (fact[6], fact[7])
+
+    def _root_facts(self) -> tuple[Facts, Facts]:
+        """The first betting state for each outcome of the blind draw (seat 0 or 1 small)."""
+        roots = []
+        for s in (0, 1):
+            chips = (SMALL_BLIND, BIG_BLIND) if s == 0 else (BIG_BLIND, SMALL_BLIND)
+            roots.append((0, s, *chips, 0, 0, *chips, ()))
+        return (roots[0], roots[1])
 
     def _legal_in(self, fact: Facts) -> list[int]:
         """rlcard's ``get_legal_actions`` (as PettingZoo's ids, ascending)."""
@@ -182,8 +204,9 @@ class RLCardPoker(BoardGame[State]):
             legal.append(CHECK)
         return legal
 
-    def _after(self, fact: Facts, action: int) -> tuple[int, Facts, int]:
-        """rlcard's ``proceed_round`` then the game's round change: (kind, facts, folder)."""
+    def _after(self, fact: Facts, action: int) -> tuple[int, Facts, int, int]:
+        """rlcard's ``proceed_round`` then the game's round change: the next node's kind, facts
+        and folder, and the cards dealt when it is reached (more than now: a deal first)."""
         rnd, ptr, r0, r1, raises, calls, i0, i1, history = fact
         raised, chips = [r0, r1], [i0, i1]
         top = max(raised)
@@ -200,14 +223,16 @@ class RLCardPoker(BoardGame[State]):
             calls += 1
         nxt = 1 - ptr
         after: Facts = (rnd, nxt, raised[0], raised[1], raises, calls, chips[0], chips[1], history)
+        dealt = 2 * self.hole + sum(self.board_after[:rnd])
         if action == FOLD:
-            return FOLDED, after, ptr
+            return FOLDED, after, ptr, dealt
         if calls < 2:
-            return BET, after, 0
+            return BET, after, 0, dealt
         if rnd == self.rounds - 1:
-            return SHOWDOWN, after, 0
+            return SHOWDOWN, after, 0, dealt
         kept = (*history, raises) if self.keep_raise_history else ()
-        return DEAL, (rnd + 1, nxt, 0, 0, 0, 0, chips[0], chips[1], kept), 0
+        nxt_fact = (rnd + 1, nxt, 0, 0, 0, 0, chips[0], chips[1], kept)
+        return BET, nxt_fact, 0, dealt + self.board_after[rnd]
 
     @property
     def num_nodes(self) -> int:
@@ -365,13 +390,10 @@ class RLCardPoker(BoardGame[State]):
         node = int_field(name, "node", node, 0, len(self._kind) - 1)
         if not isinstance(cards, tuple) or not all(type(c) is int for c in cards):
             invalid(name, f"cards must be a tuple of ints, got {short(cards)}")
-        hole_total = 2 * self.hole
-        fact = self._facts[node]
+        count = self._cards[node]
         if self._kind[node] == DEAL:
-            low = 0 if fact is None else hole_total + sum(self.board_after[: fact[0] - 1])
-            expected = range(low, self._deal_target[node])
+            expected = range(count, self._deal_target[node])
         else:
-            count = hole_total + sum(self.board_after[: 0 if fact is None else fact[0]])
             expected = range(count, count + 1)
         if len(cards) not in expected:
             invalid(name, f"node {node} needs {list(expected)} cards dealt, got {len(cards)}")
@@ -412,13 +434,16 @@ class RLCardPoker(BoardGame[State]):
         ]
         fact = self._facts[node]
         if fact is not None:
-            lines.append(f"round {fact[0] + 1}; chips in: {fact[6]} {fact[7]}")
+            chips = self._chips(fact)
+            lines.append(f"round {fact[0] + 1}; chips in: {chips[0]} {chips[1]}")
         kind = self._kind[node]
         if kind == DEAL:
             lines.append("dealing")
         elif kind == BLIND:
             lines.append("drawing the small blind")
         elif self._terminal[node]:
+            if kind == FOLDED:
+                lines.append(f"player {self._folder[node]} folded")
             r0 = self.returns(state)[0]
             lines.append(
                 "split pot" if r0 == 0 else f"player {0 if r0 > 0 else 1} wins {abs(r0):g}"
