@@ -4,7 +4,8 @@
 For each env, at seeded decisions (the first one, and for hold'em one on the flop): simulations
 per second of the same MO-ISMCTS (``make_searcher``, default options) on
 
-- the rules core (``RLCardLeduc``, ``LimitHoldem``: what ``MCTSAgent.act(env)`` searches now),
+- the rules core (``RLCardLeduc``, ``LimitHoldem``, ``NoLimitHoldem``: what
+  ``MCTSAgent.act(env)`` searches now),
 - the clone path (``rlcard_game(env, raw, clone=True)``: ``RLCardGame``, what ran before),
 
 and ``MCTSAgent(...).act(env)`` end to end on the core (the reading of the env included).
@@ -28,6 +29,7 @@ POSITIONS: dict[str, tuple[str, list[int]]] = {
     "texas_holdem_v4, first decision": ("texas_holdem_v4", []),
     "texas_holdem_v4, on the flop": ("texas_holdem_v4", [0, 3]),
     "texas_holdem_no_limit_v6, first decision": ("texas_holdem_no_limit_v6", []),
+    "texas_holdem_no_limit_v6, on the flop": ("texas_holdem_no_limit_v6", [1, 1]),
 }
 CORE_ITERATIONS = 20_000
 CLONE_ITERATIONS = 200

@@ -8,10 +8,11 @@
    ``tictactoe_v3`` read into our rules cores (same rules, same action ids), ``chess_v6`` and
    ``go_v5`` as copies of their position objects (``pettingzoo_chess``, ``pettingzoo_go``);
 3. Shimmy's OpenSpiel wrapper: ``openspiel.OpenSpielGame`` over cloned ``pyspiel`` states;
-4. PettingZoo's rlcard poker envs: two-player ``leduc_holdem_v4`` and ``texas_holdem_v4`` read
-   into our rules cores with rlcard's rules (``RLCardLeduc``, ``LimitHoldem``); the others
-   (no-limit, more players) as ``rlcard.RLCardGame``, verified clones with information sets and
-   redealing, for Information Set MCTS;
+4. PettingZoo's rlcard poker envs: two-player ``leduc_holdem_v4``, ``texas_holdem_v4`` and
+   ``texas_holdem_no_limit_v6`` read into our rules cores with rlcard's rules (``RLCardLeduc``,
+   ``LimitHoldem``, ``NoLimitHoldem``); the others (more players, changed settings) as
+   ``rlcard.RLCardGame``, verified clones with information sets and redealing, for Information
+   Set MCTS;
 5. anyone else's AEC env: ``generic.EnvGame`` over verified clones of the whole wrapper chain
    (``mcts_agents.adapters.cloning``), refused where it is found to hide information or draw
    randomness. ``clone_env(env)`` is that verified clone of a live env on its own.
@@ -164,10 +165,10 @@ def hint_if_slow(
         )
     elif isinstance(game, RLCardGame):
         helps = (
-            "rlcard's poker without a rules core here (no-limit, more than two players, or "
-            "changed settings) is searched on clones of the whole env, redealt every "
-            "simulation; the two-player leduc_holdem_v4 and texas_holdem_v4 run on rules "
-            "cores, or workers > 1 would help"
+            "rlcard's poker without a rules core here (more than two players, or changed "
+            "settings) is searched on clones of the whole env, redealt every simulation; the "
+            "two-player leduc_holdem_v4, texas_holdem_v4 and texas_holdem_no_limit_v6 run on "
+            "rules cores, or workers > 1 would help"
         )
     elif isinstance(game, EnvGame):
         helps = (

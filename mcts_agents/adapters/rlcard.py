@@ -3,17 +3,19 @@
 
 Two paths, picked by ``rlcard_game``:
 
-- the rules cores (fast): two-player ``leduc_holdem_v4`` and ``texas_holdem_v4`` are read into
-  ``RLCardLeduc`` and ``LimitHoldem`` (``mcts_agents.envs.games``), which have rlcard's rules
-  and PettingZoo's action ids, so the search runs on small immutable states. The reading takes
-  only what the player to move sees (its own cards, the public cards) and the public betting
-  state (round, chips in, raises and calls, whose turn); the other seat's cards are filled with
-  the lowest cards the player has not seen (``oracle``: the true ones), and the core's
-  ``determinize`` redeals them with the search's generator for every simulation. Only the exact
-  PettingZoo and rlcard classes with their standard settings and PettingZoo's own wrappers take
-  this path; anything else (a subclass, changed blinds, more players, a state these rules do
-  not reach) goes down the clone path.
-- the clone path (``RLCardGame``, every rlcard poker env, and no-limit always): verified clones
+- the rules cores (fast): two-player ``leduc_holdem_v4``, ``texas_holdem_v4`` and
+  ``texas_holdem_no_limit_v6`` are read into ``RLCardLeduc``, ``LimitHoldem`` and
+  ``NoLimitHoldem`` (``mcts_agents.envs.games``), which have rlcard's rules and PettingZoo's
+  action ids, so the search runs on small immutable states. The reading takes only what the
+  player to move sees (its own cards, the public cards) and the public betting state (round,
+  chips in, raises and calls, statuses, whose turn, the dealer); the other seat's cards are
+  filled with the lowest cards the player has not seen (``oracle``: the true ones), and the
+  core's ``determinize`` redeals them with the search's generator for every simulation. Only
+  the exact PettingZoo and rlcard classes with their standard settings (blinds 1 and 2,
+  no-limit stacks of 100) and PettingZoo's own wrappers take this path; anything else (a
+  subclass, changed settings, more players, a state these rules do not reach) goes down the
+  clone path.
+- the clone path (``RLCardGame``, every rlcard poker env): verified clones
   of the env (``generic.EnvGame``), which hold every hand and the dealer's deck. Information Set
   MCTS reads them only through:
 
@@ -40,6 +42,7 @@ from mcts_agents.adapters.aec import bookkeeping, check_live, describe_env, wrap
 from mcts_agents.adapters.cloning import Memo, verified_clone
 from mcts_agents.adapters.generic import EnvGame, EnvState
 from mcts_agents.envs.games.limit_holdem import LimitHoldem
+from mcts_agents.envs.games.nolimit_holdem import ALIVE, ALLIN, OUT, STACK, NoLimitHoldem
 from mcts_agents.envs.games.rlcard_leduc import RLCardLeduc
 from mcts_agents.envs.games.rlcard_poker import RLCardPoker
 from mcts_agents.envs.games.rlcard_poker import State as CoreState
@@ -185,18 +188,29 @@ _CORES = {
         "rlcard.games.limitholdem.game",
         "LimitHoldemGame",
     ),
+    "texas_holdem_no_limit_v6": (
+        "pettingzoo.classic.rlcard_envs.texas_holdem_no_limit",
+        "rlcard.games.nolimitholdem.game",
+        "NolimitholdemGame",
+    ),
 }
 _SUITS, _RANKS = "SHDC", "A23456789TJQK"
 
 
 @functools.cache
 def poker_core(name: str) -> RLCardPoker:
-    """The rules core of a PettingZoo env name: ``leduc_holdem_v4`` or ``texas_holdem_v4``."""
+    """The rules core of a PettingZoo env name: ``leduc_holdem_v4``, ``texas_holdem_v4`` or
+    ``texas_holdem_no_limit_v6``."""
     if name == "leduc_holdem_v4":
         return RLCardLeduc()
     if name == "texas_holdem_v4":
         return LimitHoldem()
-    raise CloneError(f"no rules core for {name!r}; expected leduc_holdem_v4 or texas_holdem_v4")
+    if name == "texas_holdem_no_limit_v6":
+        return NoLimitHoldem()
+    raise CloneError(
+        f"no rules core for {name!r}; expected leduc_holdem_v4, texas_holdem_v4 or "
+        "texas_holdem_no_limit_v6"
+    )
 
 
 def core_game(env: Any, raw: Any, *, oracle: bool = False) -> tuple[RLCardPoker, CoreState] | None:
@@ -230,34 +244,61 @@ def core_game(env: Any, raw: Any, *, oracle: bool = False) -> tuple[RLCardPoker,
         return None  # not a state of these rules (set by hand): the clone path steps it
 
 
-def _read(
-    core: RLCardPoker, raw: Any, game: Any, oracle: bool
-) -> tuple[RLCardPoker, CoreState] | None:
-    """``core_game``'s reading (``None`` where the env is not at a state of the core)."""
+def _limit_fact(core: RLCardPoker, game: Any) -> tuple[Any, ...] | None:
+    """rlcard's public betting state of a limit game as the core's facts (see ``rlcard_poker``)."""
+    rnd, rnd_state = game.round_counter, game.round
     if (
-        game.num_players != 2
-        or (game.small_blind, game.big_blind) != (1, 2)
-        or game.allowed_raise_num != core.raise_cap
+        game.allowed_raise_num != core.raise_cap
         or game.raise_amount != core.raise_amounts[0]
+        or rnd_state.raise_amount != core.raise_amounts[rnd]
     ):
         return None
-    player = raw.possible_agents.index(raw.agent_selection)
-    rnd, rnd_state = game.round_counter, game.round
-    if player != game.game_pointer or not 0 <= rnd < core.rounds:
-        return None
-    if rnd_state.raise_amount != core.raise_amounts[rnd] or rnd_state.game_pointer != player:
-        return None
     history = tuple(game.history_raise_nums[:rnd]) if core.keep_raise_history else ()
-    fact = (
+    return (
         rnd,
-        player,
+        game.game_pointer,
         *(int(x) for x in rnd_state.raised),
         int(rnd_state.have_raised),
         int(rnd_state.not_raise_num),
         *(int(p.in_chips) for p in game.players),
         history,
     )
-    node = core.betting_node(fact)
+
+
+def _nolimit_fact(game: Any) -> tuple[Any, ...] | None:
+    """rlcard's public betting state of no-limit hold'em as ``NoLimitHoldem``'s facts."""
+    players = game.players
+    if list(game.init_chips) != [STACK, STACK] or any(
+        p.in_chips + p.remained_chips != STACK for p in players
+    ):
+        return None
+    statuses = {"ALIVE": ALIVE, "FOLDED": OUT, "ALLIN": ALLIN}
+    return (
+        game.round_counter,
+        game.game_pointer,
+        *(int(x) for x in game.round.raised),
+        *(int(p.in_chips) for p in players),
+        int(game.round.not_raise_num),
+        int(game.round.not_playing_num),
+        *(statuses[p.status.name] for p in players),
+        int(game.dealer_id),
+    )
+
+
+def _read(
+    core: RLCardPoker, raw: Any, game: Any, oracle: bool
+) -> tuple[RLCardPoker, CoreState] | None:
+    """``core_game``'s reading (``None`` where the env is not at a state of the core)."""
+    if game.num_players != 2 or (game.small_blind, game.big_blind) != (1, 2):
+        return None
+    player = raw.possible_agents.index(raw.agent_selection)
+    rnd, rnd_state = game.round_counter, game.round
+    if player != game.game_pointer or not 0 <= rnd < core.rounds:
+        return None
+    if rnd_state.game_pointer != player:
+        return None
+    fact = _nolimit_fact(game) if isinstance(core, NoLimitHoldem) else _limit_fact(core, game)
+    node = None if fact is None else core.betting_node(fact)
     if node is None:
         return None
     leduc = isinstance(core, RLCardLeduc)

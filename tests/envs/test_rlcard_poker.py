@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 import rlcard
-from pettingzoo.classic import leduc_holdem_v4, texas_holdem_v4
+from pettingzoo.classic import leduc_holdem_v4, texas_holdem_no_limit_v6, texas_holdem_v4
 from rlcard.games.limitholdem.utils import compare_hands
 
 from mcts_agents.adapters.rlcard import core_game
@@ -25,6 +25,7 @@ from mcts_agents.envs import InvalidParameterError, InvalidStateError
 from mcts_agents.envs.core.game import CHANCE
 from mcts_agents.envs.games.holdem_eval import CATEGORY_NAMES, card_name, category, hand_value
 from mcts_agents.envs.games.limit_holdem import LimitHoldem
+from mcts_agents.envs.games.nolimit_holdem import NoLimitHoldem
 from mcts_agents.envs.games.rlcard_leduc import RLCardLeduc
 from mcts_agents.envs.games.rlcard_poker import RLCardPoker
 
@@ -34,6 +35,7 @@ CARD2INDEX = json.loads(
     (Path(rlcard.__path__[0]) / "games/limitholdem/card2index.json").read_text()
 )
 CALL, RAISE, FOLD, CHECK = 0, 1, 2, 3
+CORES = [RLCardLeduc(), LimitHoldem(), NoLimitHoldem()]
 
 
 def rlcard_card(core: RLCardPoker, card: Any) -> int:
@@ -47,9 +49,13 @@ def true_state(core: RLCardPoker, env: Any) -> tuple[int, tuple[int, ...]]:
     """The core's state of a freshly reset env: every dealt card and the small-blind seat."""
     game = env.unwrapped.env.game
     hands = [p.hand if isinstance(p.hand, list) else [p.hand] for p in game.players]
-    small = [p.in_chips for p in game.players].index(1)
+    if isinstance(core, NoLimitHoldem):  # the chance node draws the dealer (the big blind)
+        seat = game.dealer_id
+        assert [p.in_chips for p in game.players][seat] == 2
+    else:  # the small blind
+        seat = [p.in_chips for p in game.players].index(1)
     cards = [rlcard_card(core, c) for hand in hands for c in hand]
-    return core.apply(core.initial_state(), [*cards, small])
+    return core.apply(core.initial_state(), [*cards, seat])
 
 
 def board(core: RLCardPoker, env: Any) -> list[int]:
@@ -88,7 +94,10 @@ def play_side_by_side(make: Any, core: RLCardPoker, seed: int, rng: random.Rando
         assert core.legal_actions(read[1]) == legal
         oracle = core_game(env, raw, oracle=True)
         assert oracle is not None and oracle[1] == state
-        moves = [a for a in legal if a != FOLD] if rng.random() < 0.93 else legal
+        # fold seldom; in no-limit go all in seldom too, so that hands reach every street
+        dull = {0, 4} if isinstance(core, NoLimitHoldem) else {FOLD}
+        u = rng.random()
+        moves = [a for a in legal if a not in dull or u > 0.93] or legal
         action = rng.choice(moves)
         env.step(action)
         decisions += 1
@@ -107,8 +116,12 @@ def play_side_by_side(make: Any, core: RLCardPoker, seed: int, rng: random.Rando
 
 @pytest.mark.parametrize(
     ("make", "core", "games"),
-    [(leduc_holdem_v4.env, RLCardLeduc(), 2000), (texas_holdem_v4.env, LimitHoldem(), 2000)],
-    ids=["leduc", "limit"],
+    [
+        (leduc_holdem_v4.env, RLCardLeduc(), 2000),
+        (texas_holdem_v4.env, LimitHoldem(), 2000),
+        (texas_holdem_no_limit_v6.env, NoLimitHoldem(), 2000),
+    ],
+    ids=["leduc", "limit", "no-limit"],
 )
 def test_every_state_of_random_games_matches_the_live_env(
     make: Any, core: RLCardPoker, games: int
@@ -157,7 +170,7 @@ def test_known_hands_rank_as_poker_says(better: str, worse: str) -> None:
     assert CATEGORY_NAMES[category(hand_value([CARD2INDEX[n] for n in better.split()]))]
 
 
-@pytest.mark.parametrize("core", [RLCardLeduc(), LimitHoldem()], ids=["leduc", "limit"])
+@pytest.mark.parametrize("core", CORES, ids=["leduc", "limit", "no-limit"])
 def test_determinize_keeps_what_the_player_saw_and_redeals_the_rest_uniformly(
     core: RLCardPoker,
 ) -> None:
@@ -167,7 +180,9 @@ def test_determinize_keeps_what_the_player_saw_and_redeals_the_rest_uniformly(
         if core.is_chance(state):
             state = core.next_state(state, core.sample_chance(state, rng))
         else:
-            state = core.next_state(state, CALL if CALL in core.legal_actions(state) else CHECK)
+            legal = core.legal_actions(state)
+            passive = 1 if isinstance(core, NoLimitHoldem) else (CALL if CALL in legal else CHECK)
+            state = core.next_state(state, passive)
     player = core.to_play(state)
     seen = core.information_set(state, player)
     others: Counter[int] = Counter()
@@ -191,7 +206,7 @@ def test_determinize_keeps_what_the_player_saw_and_redeals_the_rest_uniformly(
         assert max(others.values()) < 1.3 * expected and min(others.values()) > 0.7 * expected
 
 
-@pytest.mark.parametrize("core", [RLCardLeduc(), LimitHoldem()], ids=["leduc", "limit"])
+@pytest.mark.parametrize("core", CORES, ids=["leduc", "limit", "no-limit"])
 def test_chance_outcomes_are_a_distribution_and_rollouts_end(core: RLCardPoker) -> None:
     rng = random.Random(0)
     for _ in range(300):

@@ -19,6 +19,7 @@ from mcts_agents import MCTSAgent
 from mcts_agents.adapters import RLCardGame, game_from_env, hint_if_slow
 from mcts_agents.adapters.rlcard import rlcard_game
 from mcts_agents.envs.games.limit_holdem import LimitHoldem
+from mcts_agents.envs.games.nolimit_holdem import NoLimitHoldem
 from mcts_agents.envs.games.rlcard_leduc import RLCardLeduc
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # rlcard's Box precision warnings
@@ -74,10 +75,12 @@ def test_two_player_leduc_and_limit_take_the_rules_cores_the_rest_the_clone_path
     limit, _ = game_from_env(dealt(texas_holdem_v4.env, 0))
     assert isinstance(leduc, RLCardLeduc) and leduc.return_range == (-7, 7)
     assert isinstance(limit, LimitHoldem) and limit.return_range == (-25, 25)
-    assert isinstance(game_from_env(dealt(texas_holdem_no_limit_v6.env, 0))[0], RLCardGame)
-    three = texas_holdem_v4.env(num_players=3)
-    three.reset(seed=0)
-    assert isinstance(game_from_env(three)[0], RLCardGame)
+    nolimit, _ = game_from_env(dealt(texas_holdem_no_limit_v6.env, 0))
+    assert isinstance(nolimit, NoLimitHoldem) and nolimit.return_range == (-100, 100)
+    for make in (texas_holdem_v4.env, texas_holdem_no_limit_v6.env):
+        three = make(num_players=3)
+        three.reset(seed=0)
+        assert isinstance(game_from_env(three)[0], RLCardGame)  # no core for three players
 
 
 def hidden_swapped(make: Any, seed: int, moves: list[int]) -> tuple[Any, Any]:
@@ -100,8 +103,12 @@ def hidden_swapped(make: Any, seed: int, moves: list[int]) -> tuple[Any, Any]:
 
 @pytest.mark.parametrize(
     ("make", "moves"),
-    [(leduc_holdem_v4.env, [1, 0]), (texas_holdem_v4.env, [0, 3, 3, 1, 0])],
-    ids=["leduc", "limit"],
+    [
+        (leduc_holdem_v4.env, [1, 0]),
+        (texas_holdem_v4.env, [0, 3, 3, 1, 0]),
+        (texas_holdem_no_limit_v6.env, [1, 1, 2, 1]),
+    ],
+    ids=["leduc", "limit", "no-limit"],
 )
 def test_hidden_cards_never_reach_the_cores_search(make: Any, moves: list[int]) -> None:
     """No peeking on the fast path: other hidden cards, same view, identical root statistics;
@@ -119,7 +126,8 @@ def test_hidden_cards_never_reach_the_cores_search(make: Any, moves: list[int]) 
 
 
 def test_the_slow_hint_names_the_clone_path_for_rlcard(caplog: pytest.LogCaptureFixture) -> None:
-    env = dealt(texas_holdem_no_limit_v6.env, 0)
+    env = texas_holdem_v4.env(num_players=3)
+    env.reset(seed=0)
     game, _ = game_from_env(env)
     with caplog.at_level("WARNING", logger="mcts_agents.adapters"):
         assert hint_if_slow(env, game, 10, 1.0)
