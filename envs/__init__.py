@@ -55,7 +55,6 @@ ENV_MODULES: dict[str, dict[str, dict[str, Any]]] = {
     "oh_hell_v0": {"oh_hell": {}},
     "rlcard_leduc_holdem_v0": {"rlcard_leduc_holdem": {}},
     "limit_holdem_v0": {"limit_holdem": {}},
-    "nolimit_holdem_v0": {"nolimit_holdem": {}},
 }
 
 

@@ -1,5 +1,5 @@
 """SVG drawings of the dice and card games (Pig, Kuhn poker, Leduc hold'em, Oh Hell, rlcard's
-Leduc, limit and no-limit hold'em), and the fallback for anyone else's env: its ``rgb_array``
+Leduc and limit hold'em), and the fallback for anyone else's env: its ``rgb_array``
 picture as an embedded PNG.
 
 A card game is drawn from one seat's view: its own cards face up, the others' face down, until
@@ -20,7 +20,6 @@ import numpy as np
 from mcts_agents.envs.games.kuhn_poker import KuhnPoker
 from mcts_agents.envs.games.leduc_holdem import LeducHoldem
 from mcts_agents.envs.games.limit_holdem import LimitHoldem
-from mcts_agents.envs.games.nolimit_holdem import NoLimitHoldem
 from mcts_agents.envs.games.oh_hell import TERMINAL, OhHell
 from mcts_agents.envs.games.pig import Pig
 from mcts_agents.envs.games.rlcard_leduc import RLCardLeduc
@@ -229,7 +228,6 @@ DRAWERS: dict[type, Drawer] = {
     OhHell: draw_oh_hell,
     RLCardLeduc: draw_rlcard_poker,
     LimitHoldem: draw_rlcard_poker,
-    NoLimitHoldem: draw_rlcard_poker,
 }
 
 
