@@ -53,6 +53,8 @@ ENV_MODULES: dict[str, dict[str, dict[str, Any]]] = {
     "kuhn_poker_v0": {"kuhn_poker": {}},
     "leduc_holdem_v0": {"leduc_holdem": {}},
     "oh_hell_v0": {"oh_hell": {}},
+    "rlcard_leduc_holdem_v0": {"rlcard_leduc_holdem": {}},
+    "limit_holdem_v0": {"limit_holdem": {}},
 }
 
 
