@@ -54,7 +54,6 @@ class OpenSpielEnv(BoardGameEnv):
     ) -> None:
         core = OpenSpielCore(game, **params)
         super().__init__(core, render_mode=render_mode)
-        self.metadata = {**self.metadata, "name": f"openspiel_v0:{game}"}
         space = spaces.Dict(
             {
                 "observation": spaces.Box(
