@@ -15,7 +15,9 @@ applies). A pickled state is rebuilt by replaying its history.
 
 Hidden information: ``information_set(state, player)`` is OpenSpiel's
 ``information_state_string(player)`` (perfect recall) and ``determinize`` its
-``resample_from_infostate(player, rng.random)``, drawing with the caller's generator only.
+``resample_from_infostate(player, rng.random)``, drawing with the caller's generator only, a
+world kept only where its history replays legally (``redeal``: OpenSpiel's redeals of hearts and
+euchre ignore what the play revealed).
 ``can_determinize`` says whether the game implements the latter (found by trying it once at
 construction; ``phantom_ttt``, ``liars_dice`` and ``skat`` do not), and ``determinize`` of a game
 without it raises ``InvalidStateError`` naming what is missing.
@@ -41,10 +43,12 @@ from mcts_agents.envs.core.checks import short
 from mcts_agents.envs.core.errors import InvalidParameterError, InvalidStateError
 from mcts_agents.envs.core.game import CHANCE, BoardGame, draw_outcome
 
-__all__ = ["INSTALL_HINT", "OpenSpielCore", "SpielState", "import_pyspiel"]
+__all__ = ["INSTALL_HINT", "MAX_REDEALS", "OpenSpielCore", "SpielState", "import_pyspiel", "redeal"]
 
 INSTALL_HINT = "pip install open_spiel"
 _SPIEL_CHANCE = -1  # pyspiel's kChancePlayerId
+#: redeals tried for one world before ``determinize`` gives up (see ``redeal``).
+MAX_REDEALS = 2000
 
 
 def import_pyspiel() -> Any:
@@ -71,6 +75,39 @@ def _replay(game_string: str, history: tuple[int, ...]) -> SpielState:
     for action in history:
         spiel.apply_action(action)
     return SpielState(history, spiel)
+
+
+def redeal(spiel: Any, player: int, rng: random.Random, tries: int | None = None) -> Any:
+    """A ``pyspiel`` state drawn from ``player``'s information set in ``spiel``: OpenSpiel's
+    ``resample_from_infostate(player, rng.random)``, kept only if its history replays legally
+    from the start and gives ``player`` the same information state; else redrawn, at most
+    ``tries`` times (default ``MAX_REDEALS``). ``None`` if none was.
+
+    The check matters: OpenSpiel's redeals of ``hearts`` and ``euchre`` ignore what the play
+    revealed (a player who did not follow suit holds none of it; in hearts, the passed cards), so
+    a third to a tenth of their worlds are impossible: a player holds a card twice or had to
+    follow suit, and such a world can even stop with no legal move. Rejecting them leaves
+    OpenSpiel's draw conditioned on the play (measured on hearts: one try in most positions,
+    at most 158 in 232 positions; 0.4 ms a try).
+    """
+    game = spiel.get_game()
+    key = spiel.information_state_string(player)
+    for _ in range(MAX_REDEALS if tries is None else tries):
+        world = spiel.resample_from_infostate(player, rng.random)
+        replayed = game.new_initial_state()
+        for action in world.history():
+            legal = (
+                [a for a, _ in replayed.chance_outcomes()]
+                if replayed.is_chance_node()
+                else replayed.legal_actions()
+            )
+            if action not in legal:
+                break
+            replayed.apply_action(action)
+        else:
+            if replayed.information_state_string(player) == key:
+                return replayed
+    return None
 
 
 class SpielState:
@@ -122,7 +159,8 @@ class OpenSpielCore(BoardGame[SpielState]):
             )
         types = {t.short_name: t for t in pyspiel.registered_games()}
         if game not in types:
-            close = difflib.get_close_matches(game, list(types), n=3)
+            close = [n for n in sorted(types) if game and game in n][:3]
+            close = close or difflib.get_close_matches(game, list(types), n=3)
             hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
             raise InvalidParameterError(
                 f"unknown OpenSpiel game {game!r}; expected one of pyspiel.registered_names() "
@@ -144,8 +182,10 @@ class OpenSpielCore(BoardGame[SpielState]):
         try:
             spiel_game = pyspiel.load_game(game, params)
         except pyspiel.SpielError as error:
+            given = ", ".join(f"{k}={v!r}" for k, v in params.items())
+            reason = " ".join(str(error).split())
             raise InvalidParameterError(
-                f"OpenSpiel refuses {game} with {params}: {error}; its parameters: {described}"
+                f"OpenSpiel refuses {game}({given}): {reason}; its parameters: {described}"
             ) from None
         kind = spiel_game.get_type()
         if kind.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
@@ -299,8 +339,13 @@ class OpenSpielCore(BoardGame[SpielState]):
                 f"OpenSpiel's {self._game_name!r} does not implement resample_from_infostate, "
                 "so no state can be drawn from a player's information set"
             )
-        spiel = state.spiel.resample_from_infostate(player, rng.random)
-        return SpielState(tuple(int(a) for a in spiel.history()), spiel)
+        world = redeal(state.spiel, player, rng)
+        if world is None:
+            raise InvalidStateError(
+                f"OpenSpiel's resample_from_infostate for {self._game_name!r} gave no world "
+                f"consistent with the play in {MAX_REDEALS} tries"
+            )
+        return SpielState(tuple(int(a) for a in world.history()), world)
 
     # ----------------------------------------------------------------- env-facing extras
     def is_legal(self, state: SpielState, action: int) -> bool:
