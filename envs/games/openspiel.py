@@ -16,8 +16,9 @@ applies). A pickled state is rebuilt by replaying its history.
 Hidden information: ``information_set(state, player)`` is OpenSpiel's
 ``information_state_string(player)`` (perfect recall) and ``determinize`` its
 ``resample_from_infostate(player, rng.random)``, drawing with the caller's generator only, a
-world kept only where its history replays legally (``redeal``: OpenSpiel's redeals of hearts and
-euchre ignore what the play revealed).
+world kept where its history replays legally (``redeal``: OpenSpiel's redeals of hearts and
+euchre ignore what the play revealed; where no consistent world turns up, OpenSpiel's own is
+searched, as OpenSpiel's ``ISMCTSBot`` does).
 ``can_determinize`` says whether the game implements the latter (found by trying it once at
 construction; ``phantom_ttt``, ``liars_dice`` and ``skat`` do not), and ``determinize`` of a game
 without it raises ``InvalidStateError`` naming what is missing.
@@ -47,8 +48,8 @@ __all__ = ["INSTALL_HINT", "MAX_REDEALS", "OpenSpielCore", "SpielState", "import
 
 INSTALL_HINT = "pip install open_spiel"
 _SPIEL_CHANCE = -1  # pyspiel's kChancePlayerId
-#: redeals tried for one world before ``determinize`` gives up (see ``redeal``).
-MAX_REDEALS = 2000
+#: OpenSpiel redeals tried for one world consistent with the play (see ``redeal``).
+MAX_REDEALS = 100
 
 
 def import_pyspiel() -> Any:
@@ -77,22 +78,26 @@ def _replay(game_string: str, history: tuple[int, ...]) -> SpielState:
     return SpielState(history, spiel)
 
 
-def redeal(spiel: Any, player: int, rng: random.Random, tries: int | None = None) -> Any:
-    """A ``pyspiel`` state drawn from ``player``'s information set in ``spiel``: OpenSpiel's
-    ``resample_from_infostate(player, rng.random)``, kept only if its history replays legally
-    from the start and gives ``player`` the same information state; else redrawn, at most
-    ``tries`` times (default ``MAX_REDEALS``). ``None`` if none was.
+def redeal(spiel: Any, player: int, rng: random.Random, tries: int = MAX_REDEALS) -> Any:
+    """A ``pyspiel`` state drawn from ``player``'s information set in ``spiel`` with ``rng``.
+
+    OpenSpiel's ``resample_from_infostate(player, rng.random)``, kept where its history replays
+    legally from the start and gives ``player`` the same information state, else drawn again,
+    at most ``tries`` times. If none does, the first of OpenSpiel's worlds that a random playout
+    (drawn with ``rng``) takes to an end is returned, the world OpenSpiel's own ``ISMCTSBot``
+    would search; ``None`` if none did.
 
     The check matters: OpenSpiel's redeals of ``hearts`` and ``euchre`` ignore what the play
-    revealed (a player who did not follow suit holds none of it; in hearts, the passed cards), so
-    a third to a tenth of their worlds are impossible: a player holds a card twice or had to
-    follow suit, and such a world can even stop with no legal move. Rejecting them leaves
-    OpenSpiel's draw conditioned on the play (measured on hearts: one try in most positions,
-    at most 158 in 232 positions; 0.4 ms a try).
+    revealed (a player who did not follow suit holds none of that suit), so a third (hearts) to
+    a tenth (euchre) of their worlds are impossible: a card held twice, a player who had to
+    follow suit, and some of them stop with no legal move. Rejecting them conditions OpenSpiel's
+    draw on the play (measured on hearts: one try in most positions, 0.4 ms a try); late in a
+    hand where several players are void, a consistent world may take more than ``tries``.
     """
     game = spiel.get_game()
     key = spiel.information_state_string(player)
-    for _ in range(MAX_REDEALS if tries is None else tries):
+    fallback = None
+    for _ in range(tries):
         world = spiel.resample_from_infostate(player, rng.random)
         replayed = game.new_initial_state()
         for action in world.history():
@@ -107,7 +112,23 @@ def redeal(spiel: Any, player: int, rng: random.Random, tries: int | None = None
         else:
             if replayed.information_state_string(player) == key:
                 return replayed
-    return None
+        if fallback is None and _plays_to_an_end(world, rng):
+            fallback = world
+    return fallback
+
+
+def _plays_to_an_end(spiel: Any, rng: random.Random) -> bool:
+    """Whether a random playout of a clone of ``spiel`` ends without a stuck position."""
+    spiel = spiel.clone()
+    while not spiel.is_terminal():
+        if spiel.is_chance_node():
+            spiel.apply_action(draw_outcome(spiel.chance_outcomes(), rng))
+            continue
+        actions = spiel.legal_actions()
+        if not actions:
+            return False
+        spiel.apply_action(actions[int(rng.random() * len(actions))])
+    return True
 
 
 class SpielState:
@@ -343,7 +364,7 @@ class OpenSpielCore(BoardGame[SpielState]):
         if world is None:
             raise InvalidStateError(
                 f"OpenSpiel's resample_from_infostate for {self._game_name!r} gave no world "
-                f"consistent with the play in {MAX_REDEALS} tries"
+                f"that plays on in {MAX_REDEALS} tries"
             )
         return SpielState(tuple(int(a) for a in world.history()), world)
 
