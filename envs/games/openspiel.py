@@ -175,8 +175,7 @@ class OpenSpielCore(BoardGame[SpielState]):
         pyspiel = import_pyspiel()
         if not isinstance(game, str):
             raise InvalidParameterError(
-                f"game must be an OpenSpiel game's name (a str such as 'kuhn_poker'), got "
-                f"{game!r}"
+                f"game must be an OpenSpiel game's name (a str such as 'kuhn_poker'), got {game!r}"
             )
         types = {t.short_name: t for t in pyspiel.registered_games()}
         if game not in types:
@@ -317,10 +316,9 @@ class OpenSpielCore(BoardGame[SpielState]):
                 )
             spiel.apply_action(action)
         try:
-            same = (
-                list(state.spiel.history()) == list(state.history)
-                and str(state.spiel.get_game()) == str(self.spiel_game)
-            )
+            same = list(state.spiel.history()) == list(state.history) and str(
+                state.spiel.get_game()
+            ) == str(self.spiel_game)
         except Exception:
             same = False
         if not same:

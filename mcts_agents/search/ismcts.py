@@ -33,6 +33,12 @@ set's node, the table serves the whole game, and the true state is not read at a
 (``docs/benchmarks.md``): in Kuhn poker this brings the exploitability of the searched policy
 from 0.164 to about 0.03 at 10,000 simulations; in Leduc, whose decisions lie deeper, a search
 from the information set does better at that budget (self-play reaches deep decisions rarely).
+
+``check_game`` refuses, before any simulation, a game that lacks what the mode needs: its
+information sets, worlds drawn from one (``determinize``; a game may say it has none with
+``can_determinize = False``, as OpenSpiel's ``phantom_ttt`` does) for a search from here, or its
+start (``initial_state``) for one from the start. From the start, a game without worlds keeps
+what the self-play found where it did not reach the current information set.
 """
 
 from __future__ import annotations
@@ -319,7 +325,8 @@ def check_game(game: Game, from_start: bool, mode: str) -> None:
     ``"so_ismcts"``, ``"pimc"``): information sets (``information_set``) always; worlds drawn
     from one (``determinize``, and ``can_determinize`` not False) for a search from here;
     the game's start (``initial_state``) for ``search_from="start"``."""
-    name = f"{game!r}" if len(repr(game)) <= 80 else type(game).__name__
+    text = repr(game)
+    name = text if len(text) <= 80 and not text.startswith("<") else type(game).__name__
     needs = ([] if mode == "pimc" else ["information_set"]) + (
         ["initial_state"] if from_start else ["determinize"]
     )

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from mcts_agents import MCTSAgent, envs
 from mcts_agents.envs import InvalidStateError
-from tests.envs.conftest import assert_state_refused, VARIANTS, make_factory, random_line
+from tests.envs.conftest import VARIANTS, assert_state_refused, make_factory, random_line
 
 
 def snapshots_of_a_game(raw: Any, seed: int) -> list[Any]:

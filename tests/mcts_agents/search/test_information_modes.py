@@ -84,7 +84,7 @@ def play(env: Any, agent: MCTSAgent, whole: bool, seed: int) -> list[Any]:
     information sets); the results of its searches."""
     results = []
     rng = random.Random(seed)
-    for name in env.agent_iter():
+    for _ in env.agent_iter():
         _, _, termination, truncation, _ = env.last()
         if termination or truncation:
             env.step(None)
@@ -102,7 +102,9 @@ def play(env: Any, agent: MCTSAgent, whole: bool, seed: int) -> list[Any]:
 @pytest.mark.parametrize(
     ("mode", "search_from", "smooth"), MODES, ids=[f"{m}-{f}-{s}" for m, f, s in MODES]
 )
-@pytest.mark.parametrize(("name", "factory", "whole", "worlds", "start"), GAMES, ids=[g[0] for g in GAMES])
+@pytest.mark.parametrize(
+    ("name", "factory", "whole", "worlds", "start"), GAMES, ids=[g[0] for g in GAMES]
+)
 def test_every_mode_plays_or_is_refused_clearly(
     name: str,
     factory: Callable[[], Any],
