@@ -335,6 +335,11 @@ class OpenSpielCore(BoardGame[SpielState]):
                 spiel.apply_action(draw_outcome(spiel.chance_outcomes(), rng))
                 continue
             actions = spiel.legal_actions()
+            if not actions:  # only in a world OpenSpiel redealt wrongly (see ``redeal``)
+                raise InvalidStateError(
+                    f"{self.name}: a player has no legal move before the end of the game in "
+                    f"{spiel.history()}, a world OpenSpiel's resample_from_infostate made"
+                )
             spiel.apply_action(actions[int(rng.random() * len(actions))])
         return tuple(float(r) for r in spiel.returns())
 

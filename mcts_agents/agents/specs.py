@@ -447,6 +447,7 @@ def listing() -> str:
         described = ", ".join(f"{k}={v!r}" for k, v in options.items())
         lines.append(f"  {name:<22} {described or '(no options)'}")
     lines.append(
+        "  any OpenSpiel game: openspiel:GAME[:key=value,...] (openspiel:leduc_poker)\n"
         "  also: PettingZoo registry ids (classic/connect_four-v3), modules with env()\n"
         "  (pettingzoo.classic.connect_four_v3) and module:factory, each with [:key=value,...]"
     )

@@ -1,4 +1,5 @@
-"""SVG drawings of the dice and card games (Pig, Kuhn poker, Leduc hold'em, Oh Hell), and the
+"""SVG drawings of the dice and card games (Pig, Kuhn poker, Leduc hold'em, Oh Hell; any
+OpenSpiel game as OpenSpiel's text, from the viewer's seat), and the
 fallback for anyone else's env: its ``rgb_array`` picture as an embedded PNG.
 
 A card game is drawn from one seat's view: its own cards face up, the others' face down, until
@@ -19,6 +20,7 @@ import numpy as np
 from mcts_agents.envs.games.kuhn_poker import KuhnPoker
 from mcts_agents.envs.games.leduc_holdem import LeducHoldem
 from mcts_agents.envs.games.oh_hell import TERMINAL, OhHell
+from mcts_agents.envs.games.openspiel import OpenSpielCore
 from mcts_agents.envs.games.pig import Pig
 from mcts_agents.web.boards import BOARD_DRAWERS, PAD, Drawer
 from mcts_agents.web.svg import SEAT_COLOURS, Drawing, rect, text
@@ -187,6 +189,26 @@ def draw_oh_hell(game: OhHell, state: Any, view: int | None) -> Drawing:
     return drawing
 
 
+def draw_openspiel(game: OpenSpielCore, state: Any, view: int | None) -> Drawing:
+    """``openspiel_v0``: OpenSpiel's own text of the position, from ``view``'s seat in a game
+    with hidden information while it lasts (its ``observation_string``, else its
+    ``information_state_string``), else the whole ``str(state)``. Every move is a button."""
+    spiel = state.spiel
+    if view is None or game.perfect_information or spiel.is_terminal():
+        words = str(spiel)
+    else:
+        try:
+            words = spiel.observation_string(view)
+        except Exception:  # pyspiel.SpielError: the game has no observation string
+            words = spiel.information_state_string(view)
+    lines = [line.rstrip() for line in str(words).splitlines()][:40] or [""]
+    width = max(480.0, 8.0 * max(len(line) for line in lines) + 2 * PAD)
+    drawing = Drawing(width, 20.0 * len(lines) + 2 * PAD)
+    drawing.add(rect(0, 0, drawing.width, drawing.height, fill="#f3f6f9", rx=8))
+    _lines(drawing, PAD + 10, lines)
+    return drawing
+
+
 #: rules core type -> drawer, for every game of ``mcts_agents.envs``.
 DRAWERS: dict[type, Drawer] = {
     **BOARD_DRAWERS,
@@ -194,6 +216,7 @@ DRAWERS: dict[type, Drawer] = {
     KuhnPoker: draw_kuhn,
     LeducHoldem: draw_leduc,
     OhHell: draw_oh_hell,
+    OpenSpielCore: draw_openspiel,
 }
 
 
