@@ -15,8 +15,8 @@ applies). A pickled state is rebuilt by replaying its history.
 
 Hidden information: ``information_set(state, player)`` is OpenSpiel's
 ``information_state_string(player)`` (perfect recall) and ``determinize`` its
-``resample_from_infostate(player, rng.random)``, drawing with the caller's generator only, a
-world kept where its history replays legally (``redeal``: OpenSpiel's redeals of hearts and
+``resample_from_infostate(player, rng.random)``, drawing with the caller's generator only,
+replayed and repaired where the play forbids it (``redeal``: OpenSpiel's redeals of hearts and
 euchre ignore what the play revealed; where no consistent world turns up, OpenSpiel's own is
 searched, as OpenSpiel's ``ISMCTSBot`` does).
 ``can_determinize`` says whether the game implements the latter (found by trying it once at
@@ -81,40 +81,74 @@ def _replay(game_string: str, history: tuple[int, ...]) -> SpielState:
 def redeal(spiel: Any, player: int, rng: random.Random, tries: int = MAX_REDEALS) -> Any:
     """A ``pyspiel`` state drawn from ``player``'s information set in ``spiel`` with ``rng``.
 
-    OpenSpiel's ``resample_from_infostate(player, rng.random)``, kept where its history replays
-    legally from the start and gives ``player`` the same information state, else drawn again,
-    at most ``tries`` times. If none does, the first of OpenSpiel's worlds that a random playout
-    (drawn with ``rng``) takes to an end is returned, the world OpenSpiel's own ``ISMCTSBot``
-    would search; ``None`` if none did.
+    OpenSpiel's ``resample_from_infostate(player, rng.random)`` gives a deal; its history is
+    replayed from the start, and where an action is illegal in that deal (another player's, or
+    a chance outcome), it is replaced by one drawn with ``rng`` among those that leave
+    ``player``'s information state as it was after that action in ``spiel`` (``_repaired``).
+    The world is kept when the replay reaches ``player``'s information state in ``spiel``, else
+    drawn again, at most ``tries`` times. If none is, the first of OpenSpiel's own worlds that a
+    random playout takes to an end is returned (what OpenSpiel's ``ISMCTSBot`` searches), and
+    ``None`` if none did.
 
-    The check matters: OpenSpiel's redeals of ``hearts`` and ``euchre`` ignore what the play
-    revealed (a player who did not follow suit holds none of that suit), so a third (hearts) to
-    a tenth (euchre) of their worlds are impossible: a card held twice, a player who had to
-    follow suit, and some of them stop with no legal move. Rejecting them conditions OpenSpiel's
-    draw on the play (measured on hearts: one try in most positions, 0.4 ms a try); late in a
-    hand where several players are void, a consistent world may take more than ``tries``.
+    The replay matters: OpenSpiel's redeals of ``hearts`` and ``euchre`` ignore what the play
+    revealed (a player who did not follow suit holds none of that suit; in hearts, the cards
+    passed), so a third (hearts) to a tenth (euchre) of their worlds are impossible: a card held
+    twice, a player who had to follow suit; in hearts' passing, nearly all, and most of those
+    stop with no legal move. Measured on hearts: one try in most positions, 0.4 ms a try.
     """
     game = spiel.get_game()
     key = spiel.information_state_string(player)
+    history = spiel.history()
+    keys: list[str] = []  # the player's information state after each action, made when needed
     fallback = None
     for _ in range(tries):
         world = spiel.resample_from_infostate(player, rng.random)
-        replayed = game.new_initial_state()
-        for action in world.history():
-            legal = (
-                [a for a, _ in replayed.chance_outcomes()]
-                if replayed.is_chance_node()
-                else replayed.legal_actions()
-            )
-            if action not in legal:
-                break
-            replayed.apply_action(action)
-        else:
-            if replayed.information_state_string(player) == key:
-                return replayed
+        replayed = _repaired(game, world.history(), history, player, keys, rng)
+        if replayed is not None and replayed.information_state_string(player) == key:
+            return replayed
         if fallback is None and _plays_to_an_end(world, rng):
             fallback = world
     return fallback
+
+
+def _repaired(
+    game: Any,
+    moves: list[int],
+    history: list[int],
+    player: int,
+    keys: list[str],
+    rng: random.Random,
+) -> Any:
+    """``moves`` (a redealt world's history) replayed from the start, an illegal action of
+    someone else replaced by one that keeps ``player``'s information state after it as in the
+    true ``history`` (``keys``: those states, computed here on first need); ``None`` where
+    none does or ``player``'s own action is illegal."""
+    state = game.new_initial_state()
+    for i, action in enumerate(moves):
+        chance = state.is_chance_node()
+        legal = [a for a, _ in state.chance_outcomes()] if chance else state.legal_actions()
+        if action in legal:
+            state.apply_action(action)
+            continue
+        if not chance and state.current_player() == player:
+            return None
+        if not keys:
+            prefix = game.new_initial_state()
+            for move in history:
+                prefix.apply_action(move)
+                keys.append(prefix.information_state_string(player))
+        if i >= len(keys):
+            return None
+        rng.shuffle(legal)
+        for option in legal:
+            child = state.clone()
+            child.apply_action(option)
+            if child.information_state_string(player) == keys[i]:
+                state = child
+                break
+        else:
+            return None
+    return state
 
 
 def _plays_to_an_end(spiel: Any, rng: random.Random) -> bool:
