@@ -256,3 +256,29 @@ def test_redeals_are_worlds_the_play_allows(name: str) -> None:
             state = game.next_state(state, actions[int(rng.random() * len(actions))])
     assert impossible > 0  # the check is needed
     assert consistent >= 0.95 * decisions > impossible  # and finds a consistent world
+
+
+def test_a_redeal_reads_only_the_information_set() -> None:
+    """Hearts, passing to the left: two true states that differ only in the cards player 0
+    passed to player 1, which player 2 has not seen, give player 2 the very same worlds."""
+    game = OpenSpielCore("hearts")
+
+    def passed(cards: list[int]) -> SpielState:
+        state = game.next_state(game.initial_state(), 1)  # pass to the left
+        while game.is_chance(state):
+            state = game.next_state(state, game.legal_actions(state)[0])
+        for card in cards:  # player 0 passes to player 1
+            state = game.next_state(state, card)
+        for _ in range(3):  # player 1 passes its three lowest
+            state = game.next_state(state, game.legal_actions(state)[0])
+        return state
+
+    first, second = passed([0, 4, 8]), passed([40, 44, 48])
+    assert first.history != second.history and game.to_play(first) == 2
+    assert game.information_set(first, 2) == game.information_set(second, 2)
+    worlds = [
+        [game.determinize(state, 2, random.Random(seed)).history for seed in range(10)]
+        for state in (first, second)
+    ]
+    assert worlds[0] == worlds[1]
+    assert all(replays_legally("hearts", world) for world in worlds[0])
