@@ -401,7 +401,7 @@ def parse_env_spec(text: str | EnvSpec) -> EnvSpec:
     return spec
 
 
-def _openspiel_game(text: str) -> str:
+def expand_openspiel_spec(text: str) -> str:
     """``"openspiel:GAME[:k=v,...]"`` -> ``"openspiel:game=GAME[,k=v,...]"``; else ``text``."""
     head, _, rest = text.strip().partition(":")
     game, _, options = rest.partition(":")
@@ -411,7 +411,7 @@ def _openspiel_game(text: str) -> str:
 
 
 def _parse_our_env(text: str) -> EnvSpec:
-    name, raw = split_spec(_openspiel_game(text), "env")
+    name, raw = split_spec(expand_openspiel_spec(text), "env")
     module, base = ENV_SPECS[name]
     parameters = env_parameters(module)
     unknown = sorted(set(raw) - set(parameters))

@@ -282,3 +282,23 @@ def test_a_redeal_reads_only_the_information_set() -> None:
     ]
     assert worlds[0] == worlds[1]
     assert all(replays_legally("hearts", world) for world in worlds[0])
+
+
+def test_the_spec_openspiel_game_in_the_cli_arena_and_web() -> None:
+    from mcts_agents.agents.specs import parse_env_spec
+    from mcts_agents.errors import SpecError
+    from mcts_agents.web.policy import ServerPolicy
+
+    spec = parse_env_spec("openspiel:leduc_poker:players=3")
+    assert spec.kwargs == {"game": "leduc_poker", "players": 3}
+    env = pickle.loads(pickle.dumps(spec))()
+    assert env.unwrapped.game == OpenSpielCore("leduc_poker", players=3)
+    assert parse_env_spec("openspiel").kwargs == {}  # kuhn_poker, the default
+    for bad, match in [
+        ("openspiel:kuhn", "unknown OpenSpiel game"),
+        ("openspiel:leduc_poker:playerz=3", "no parameter"),
+        ("openspiel:goofspiel", "simultaneous"),
+    ]:
+        with pytest.raises(SpecError, match=match):
+            parse_env_spec(bad)
+    assert ServerPolicy().env_spec("openspiel:kuhn_poker").kwargs == {"game": "kuhn_poker"}
