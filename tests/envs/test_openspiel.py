@@ -287,7 +287,6 @@ def test_a_redeal_reads_only_the_information_set() -> None:
 def test_the_spec_openspiel_game_in_the_cli_arena_and_web() -> None:
     from mcts_agents.agents.specs import parse_env_spec
     from mcts_agents.errors import SpecError
-    from mcts_agents.web.policy import ServerPolicy
 
     spec = parse_env_spec("openspiel:leduc_poker:players=3")
     assert spec.kwargs == {"game": "leduc_poker", "players": 3}
@@ -301,4 +300,7 @@ def test_the_spec_openspiel_game_in_the_cli_arena_and_web() -> None:
     ]:
         with pytest.raises(SpecError, match=match):
             parse_env_spec(bad)
+    pytest.importorskip("starlette")  # the web extra
+    from mcts_agents.web.policy import ServerPolicy
+
     assert ServerPolicy().env_spec("openspiel:kuhn_poker").kwargs == {"game": "kuhn_poker"}
