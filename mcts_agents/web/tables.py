@@ -1,6 +1,6 @@
 """SVG drawings of the dice and card games (Pig, Kuhn poker, Leduc hold'em, Oh Hell, rlcard's
-Leduc and limit hold'em), and the fallback for anyone else's env: its ``rgb_array``
-picture as an embedded PNG.
+Leduc and limit hold'em; any OpenSpiel game as OpenSpiel's text, from the viewer's seat), and
+the fallback for anyone else's env: its ``rgb_array`` picture as an embedded PNG.
 
 A card game is drawn from one seat's view: its own cards face up, the others' face down, until
 the hand is over (``view=None`` shows every card: a spectator, or the end). Their moves (pass,
@@ -21,6 +21,7 @@ from mcts_agents.envs.games.kuhn_poker import KuhnPoker
 from mcts_agents.envs.games.leduc_holdem import LeducHoldem
 from mcts_agents.envs.games.limit_holdem import LimitHoldem
 from mcts_agents.envs.games.oh_hell import TERMINAL, OhHell
+from mcts_agents.envs.games.openspiel import OpenSpielCore
 from mcts_agents.envs.games.pig import Pig
 from mcts_agents.envs.games.rlcard_leduc import RLCardLeduc
 from mcts_agents.envs.games.rlcard_poker import RLCardPoker
@@ -219,6 +220,26 @@ def draw_oh_hell(game: OhHell, state: Any, view: int | None) -> Drawing:
     return drawing
 
 
+def draw_openspiel(game: OpenSpielCore, state: Any, view: int | None) -> Drawing:
+    """``openspiel_v0``: OpenSpiel's own text of the position, from ``view``'s seat in a game
+    with hidden information while it lasts (its ``observation_string``, else its
+    ``information_state_string``), else the whole ``str(state)``. Every move is a button."""
+    spiel = state.spiel
+    if view is None or game.perfect_information or spiel.is_terminal():
+        words = str(spiel)
+    else:
+        try:
+            words = spiel.observation_string(view)
+        except Exception:  # pyspiel.SpielError: the game has no observation string
+            words = spiel.information_state_string(view)
+    lines = [line.rstrip() for line in str(words).splitlines()][:40] or [""]
+    width = max(480.0, 8.0 * max(len(line) for line in lines) + 2 * PAD)
+    drawing = Drawing(width, 20.0 * len(lines) + 2 * PAD)
+    drawing.add(rect(0, 0, drawing.width, drawing.height, fill="#f3f6f9", rx=8))
+    _lines(drawing, PAD + 10, lines)
+    return drawing
+
+
 #: rules core type -> drawer, for every game of ``mcts_agents.envs``.
 DRAWERS: dict[type, Drawer] = {
     **BOARD_DRAWERS,
@@ -228,6 +249,7 @@ DRAWERS: dict[type, Drawer] = {
     OhHell: draw_oh_hell,
     RLCardLeduc: draw_rlcard_poker,
     LimitHoldem: draw_rlcard_poker,
+    OpenSpielCore: draw_openspiel,
 }
 
 
