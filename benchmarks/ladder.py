@@ -5,6 +5,7 @@ Run from the repository root::
     python -m benchmarks.ladder GAME [--games-per-pair 100] [--workers 1] [--out DIR] [--seed 0]
                                 [--level SPEC ...] [--write] [--ladder-file PATH] [--plot PATH]
                                 [--no-plot] [--docs PATH] [--notes TEXT] [--check-perfect]
+                                [--keep K]
 
 The levels are ``LEVEL_SPECS[GAME]`` (``mcts_agents.agents.ladder``), or the ``--level`` specs
 given, in order from ``L0`` (uniform random, Elo 0 by definition) up. Every adjacent pair plays
@@ -24,6 +25,9 @@ interval within +/-40 Elo; it names every target missed. With ``--write`` it sto
 the table between ``<!-- ladder:GAME -->`` and ``<!-- /ladder:GAME -->`` in ``docs/ladder.md``.
 ``--check-perfect`` first checks, on a small game, that the top level is a perfect player: in
 every reachable position it plays a move that keeps the game-theoretic value (exact negamax).
+``--keep K`` extends a stored ladder upwards: its first ``K`` levels (the same specs) keep their
+stored ratings and table rows, and only the pairs that involve a level above them are played;
+the new levels are fitted with the kept ones held fixed (``fit_kept``).
 """
 
 from __future__ import annotations
@@ -43,10 +47,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python benchmar
 
 from benchmarks._common import machine_info, print_machine, print_table
 from mcts_agents import __version__
-from mcts_agents.agents.ladder import LEVEL_SPECS, Ladder, Level, hands_per_unit, save_ladder
+from mcts_agents.agents.ladder import (
+    LEVEL_SPECS,
+    Ladder,
+    Level,
+    hands_per_unit,
+    load_ladder,
+    save_ladder,
+)
 from mcts_agents.arena import play_match
 from mcts_agents.arena.entrants import env_factory, env_label, make_entrants
-from mcts_agents.arena.match import _header
+from mcts_agents.arena.match import results_header
 from mcts_agents.arena.rating import unit_scores, unit_tasks
 from mcts_agents.arena.runner import run_tasks
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
@@ -122,7 +133,7 @@ def play_units(
     label = env_label(make, sample)
     sample.close()
     first, second = make_entrants([a, b])
-    header = _header("match", label, [first, second], seed, games=units * hands, hands=hands)
+    header = results_header("match", label, [first, second], seed, games=units * hands, hands=hands)
     tasks = unit_tasks(make, label, (first, second), seed, range(units), hands)
     records = run_tasks(
         tasks, header, workers=workers, out=out, progress=False, backend="process", address=None
@@ -144,12 +155,14 @@ def play_pairs(
     workers: int,
     out: Path,
     hands: int = 1,
+    start: int = 0,
 ) -> list[Pair]:
     """Adjacent pairs ``games`` games (units of ``hands`` hands) each, pairs two apart
-    ``games // 2``; resumable files."""
+    ``games // 2``; resumable files. Only pairs whose higher level is ``start`` or above (the
+    levels below it are kept from a stored ladder: ``--keep``)."""
     out.mkdir(parents=True, exist_ok=True)
-    plan = [(i, i + 1, games) for i in range(len(specs) - 1)]
-    plan += [(i, i + 2, games // 2) for i in range(len(specs) - 2)]
+    plan = [(i, i + 1, games) for i in range(len(specs) - 1) if i + 1 >= start]
+    plan += [(i, i + 2, games // 2) for i in range(len(specs) - 2) if i + 2 >= start]
     pairs = []
     for low, high, count in plan:
         if count == 0:
@@ -192,11 +205,39 @@ def fit(specs: Sequence[str], pairs: Sequence[Pair]) -> list[Row]:
     return rows
 
 
+def fit_kept(specs: Sequence[str], pairs: Sequence[Pair], kept: Sequence[Level]) -> list[Row]:
+    """The levels above ``kept`` (a stored ladder's first levels, held at their ratings) fitted
+    to the new pairs: Bradley-Terry with the kept levels fixed. A new level's interval adds, in
+    quadrature, the uncertainty of the top kept level (the fixed fit takes the kept ratings as
+    exact); each new gap and its interval come from the fit over the new pairs alone, anchored at
+    the lower level. The kept levels' rows carry no gap (``misses`` skips them)."""
+    names = [f"L{i}" for i in range(len(specs))]
+    start = len(kept)
+    results = [(names[p.high], names[p.low], p.points, p.games) for p in pairs]
+    fixed = {names[i]: kept[i].elo for i in range(start)}
+    ratings = bradley_terry_elo(names, results, fixed=fixed)
+    top = kept[-1]
+    top_half = (top.high - top.low) / 2
+    near = [p for p in pairs if p.low >= start - 2]
+    sub = names[start - 2 :]
+    sub_results = [(names[p.high], names[p.low], p.points, p.games) for p in near]
+    rows = [Row(level, None, None) for level in kept]
+    for i in range(start, len(specs)):
+        elo, low, high = ratings[names[i]]
+        half = (((high - low) / 2) ** 2 + top_half**2) ** 0.5
+        level = Level(name=names[i], spec=specs[i], elo=elo, low=elo - half, high=elo + half)
+        gap = bradley_terry_elo(sub, sub_results, anchor=names[i - 1])[names[i]]
+        below = next(p for p in pairs if p.low == i - 1 and p.high == i)
+        rows.append(Row(level, gap, (below.points, below.games)))
+    return rows
+
+
 def misses(rows: Sequence[Row]) -> list[str]:
     """Every target the ladder misses, one line each (empty: all met)."""
     found = []
     for row in rows[1:]:
-        assert row.gap is not None and row.score is not None
+        if row.gap is None or row.score is None:
+            continue  # a level kept from a stored ladder (--keep): checked when it was made
         name, below = row.level.name, f"L{int(row.level.name[1:]) - 1}"
         points, games = row.score
         low, _ = wilson_interval(points, games)
@@ -259,6 +300,19 @@ def write_docs(path: Path, game: str, text: str) -> bool:
     _, tail = rest.split(end, 1)
     path.write_text(f"{head}{begin}\n\n{text}\n\n{end}{tail}")
     return True
+
+
+def keep_rows(path: Path, game: str, table: str, keep: int) -> str:
+    """``table`` with the rows of the first ``keep`` levels taken from the game's table in
+    ``path`` as it stands (a kept level's gap and score are those of its calibration)."""
+    page = path.read_text() if path.exists() else ""
+    old = page.split(f"<!-- ladder:{game} -->", 1)[-1].split(f"<!-- /ladder:{game} -->", 1)[0]
+    lines = table.split("\n")
+    for i in range(keep):
+        found = [line for line in old.split("\n") if line.startswith(f"| L{i} |")]
+        if found:
+            lines[2 + i] = found[0]
+    return "\n".join(lines)
 
 
 def plot(ladder: Ladder, path: Path) -> None:
@@ -372,6 +426,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--notes", default=None, help="the stored ladder's notes")
     parser.add_argument(
+        "--keep",
+        type=int,
+        default=0,
+        metavar="K",
+        help="keep the stored ladder's first K levels (the same specs) at their ratings; play "
+        "and fit only the levels above them (a ladder extended upwards)",
+    )
+    parser.add_argument(
         "--check-perfect",
         action="store_true",
         help="check the top level's moves against an exact negamax first",
@@ -389,6 +451,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if len(specs) < 2 or len(set(specs)) != len(specs):
         parser.error(f"a ladder needs at least two different levels, got {specs}")
     args.specs = specs
+    args.kept = ()
+    if args.keep:
+        stored = load_ladder(args.ladder_file or args.game)
+        kept = stored.levels[: args.keep]
+        if not 2 <= args.keep < len(specs) or [lv.spec for lv in kept] != specs[: args.keep]:
+            parser.error(
+                f"--keep {args.keep}: the stored ladder's first levels "
+                f"{[lv.spec for lv in kept]} must be the first K of {specs}, 2 <= K < levels"
+            )
+        args.kept, args.stored = kept, stored
     return args
 
 
@@ -403,9 +475,10 @@ def main(argv: Sequence[str] | None = None) -> list[str]:
         print(f"# top level {args.specs[-1]!r}: {missed_moves} value-losing moves in "
               f"{positions} positions (exact negamax)", flush=True)  # fmt: skip
     pairs = play_pairs(
-        game, args.specs, args.games_per_pair, args.seed, args.workers, out, args.hands
-    )
-    rows = fit(args.specs, pairs)
+        game, args.specs, args.games_per_pair, args.seed, args.workers, out, args.hands,
+        start=len(args.kept),
+    )  # fmt: skip
+    rows = fit_kept(args.specs, pairs, args.kept) if args.kept else fit(args.specs, pairs)
     unit = "games" if args.hands == 1 else f"units of {args.hands} hands"
     print(f"\n{game}: {len(args.specs)} levels, {sum(p.games for p in pairs)} {unit}, L0 = 0\n")
     print_table(HEADERS, table_rows(rows), left=2)
@@ -415,13 +488,16 @@ def main(argv: Sequence[str] | None = None) -> list[str]:
         print(f"  - {line}")
     if args.write:
         words = ["python", "-m", "benchmarks.ladder", *(sys.argv[1:] if argv is None else argv)]
+        command, games = shlex.join(words), sum(p.games for p in pairs)
+        if args.kept:  # the stored levels' command and games, then this extension's
+            command, games = f"{args.stored.command}; then {command}", games + args.stored.games
         ladder = Ladder(
             game=game,
             levels=tuple(row.level for row in rows),
             date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
             version=__version__,
-            command=shlex.join(words),
-            games=sum(p.games for p in pairs),
+            command=command,
+            games=games,
             notes=args.notes if args.notes is not None else NOTES.get(game, ""),
             hands=args.hands,
         )
@@ -437,6 +513,8 @@ def main(argv: Sequence[str] | None = None) -> list[str]:
             print(f"# plot saved to {picture}")
         docs = Path(args.docs) if args.docs else ROOT / "docs" / "ladder.md"
         table = markdown(rows)
+        if args.kept:
+            table = keep_rows(docs, game, table, len(args.kept))
         if write_docs(docs, game, table):
             print(f"# table written into {docs}")
         else:

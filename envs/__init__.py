@@ -3,7 +3,8 @@
 Perfect-information board games (Nim, tic-tac-toe, m,n,k, Connect Four, Othello, ultimate
 tic-tac-toe, multi-player m,n,k) offer reachability tests for pruning; Pig has dice (chance
 nodes drawn by the env's seeded generator); phantom m,n,k, Kuhn and Leduc poker and Oh Hell hide
-information, and every agent observes only what it may see.
+information, and every agent observes only what it may see. ``openspiel_v0`` plays any sequential
+OpenSpiel game (``openspiel_v0.env(game="leduc_poker")``; OpenSpiel optional).
 
 Importing this package registers every env with ``pettingzoo.register`` under the
 ``mcts_agents/`` namespace, e.g. ``pettingzoo.make("mcts_agents/connect_four-v0")``.
@@ -53,6 +54,9 @@ ENV_MODULES: dict[str, dict[str, dict[str, Any]]] = {
     "kuhn_poker_v0": {"kuhn_poker": {}},
     "leduc_holdem_v0": {"leduc_holdem": {}},
     "oh_hell_v0": {"oh_hell": {}},
+    "rlcard_leduc_holdem_v0": {"rlcard_leduc_holdem": {}},
+    "limit_holdem_v0": {"limit_holdem": {}},
+    "openspiel_v0": {"openspiel": {}},
 }
 
 

@@ -8,8 +8,11 @@
    ``tictactoe_v3`` read into our rules cores (same rules, same action ids), ``chess_v6`` and
    ``go_v5`` as copies of their position objects (``pettingzoo_chess``, ``pettingzoo_go``);
 3. Shimmy's OpenSpiel wrapper: ``openspiel.OpenSpielGame`` over cloned ``pyspiel`` states;
-4. PettingZoo's rlcard poker envs: ``rlcard.RLCardGame``, verified clones with information
-   sets and redealing, for Information Set MCTS;
+4. PettingZoo's rlcard poker envs: two-player ``leduc_holdem_v4``, ``texas_holdem_v4`` and
+   ``texas_holdem_no_limit_v6`` read into our rules cores with rlcard's rules (``RLCardLeduc``,
+   ``LimitHoldem``, ``NoLimitHoldem``); the others (more players, changed settings) as
+   ``rlcard.RLCardGame``, verified clones with information sets and redealing, for Information
+   Set MCTS;
 5. anyone else's AEC env: ``generic.EnvGame`` over verified clones of the whole wrapper chain
    (``mcts_agents.adapters.cloning``), refused where it is found to hide information or draw
    randomness. ``clone_env(env)`` is that verified clone of a live env on its own.
@@ -114,7 +117,7 @@ def game_from_env(env: Any, oracle: bool = False) -> tuple[Game, State]:
         return openspiel_game(env, raw)
     rlcard_type = rlcard_env_type()
     if rlcard_type is not None and isinstance(raw, rlcard_type):
-        return rlcard_game(env, raw)
+        return rlcard_game(env, raw, oracle=oracle)
     return env_game(env, oracle)
 
 
@@ -159,6 +162,13 @@ def hint_if_slow(
             f"the evaluator {evaluator_name(evaluator)} takes about {100 * share:.0f}% of the "
             "search time; a smaller or faster network (a GPU, fewer threads fighting over "
             "the cores), a larger batch_size, or workers > 1 would help"
+        )
+    elif isinstance(game, RLCardGame):
+        helps = (
+            "rlcard's poker without a rules core here (more than two players, or changed "
+            "settings) is searched on clones of the whole env, redealt every simulation; the "
+            "two-player leduc_holdem_v4, texas_holdem_v4 and texas_holdem_no_limit_v6 run on "
+            "rules cores, or workers > 1 would help"
         )
     elif isinstance(game, EnvGame):
         helps = (

@@ -6,6 +6,11 @@ drawn with its own generator. Games with private information (``kuhn_poker``, ``
 MCTS through OpenSpiel's ``information_state_string`` and ``resample_from_infostate`` (called
 with the search's generator); a game that does not implement the latter, and a game with
 simultaneous moves, is refused with a ``CloneError`` saying what is missing.
+
+Shimmy 2.0 counts the dealt cards towards OpenSpiel's ``max_game_length``, which counts player
+moves only, so it truncates card games early (Kuhn poker after the first bet); a search of such
+an env raises ``GameOverError`` saying so and naming ``mcts_agents.envs.openspiel_v0``, our env
+for any OpenSpiel game, which plays to the end.
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ from typing import Any
 
 from mcts_agents.adapters.aec import bookkeeping, check_live
 from mcts_agents.envs.core.game import CHANCE, draw_outcome
+from mcts_agents.envs.games.openspiel import MAX_REDEALS, redeal
 from mcts_agents.errors import (
     CloneError,
     GameOverError,
     IllegalActionError,
+    InvalidStateError,
     NoLegalActionError,
     NotResetError,
 )
@@ -62,6 +69,10 @@ class OpenSpielGame:
         )
         self.return_range = (float(game.min_utility()), float(game.max_utility()))
 
+    def initial_state(self) -> Any:
+        """OpenSpiel's initial state (``search_from="start"`` plays from it)."""
+        return self.game.new_initial_state()
+
     def to_play(self, state: Any) -> int:
         player = int(state.current_player())
         return CHANCE if player == _OPENSPIEL_CHANCE else player
@@ -97,7 +108,15 @@ class OpenSpielGame:
         return str(state.information_state_string(player))
 
     def determinize(self, state: Any, player: int, rng: random.Random) -> Any:
-        return state.resample_from_infostate(player, rng.random)
+        """OpenSpiel's redeal, kept where the play allows it (``envs.games.openspiel.redeal``:
+        its hearts and euchre redeals ignore the suits a player showed it lacks)."""
+        world = redeal(state, player, rng)
+        if world is None:
+            raise InvalidStateError(
+                f"OpenSpiel's resample_from_infostate for {self.game} gave no world that plays "
+                f"on in {MAX_REDEALS} tries"
+            )
+        return world
 
     def rollout(self, state: Any, rng: random.Random) -> tuple[float, ...]:
         """Uniformly random playout on one private clone (chance by its probabilities)."""
@@ -116,6 +135,7 @@ def openspiel_game(env: Any, raw: Any) -> tuple[OpenSpielGame, Any]:
     agents, selected, terminations, truncations = bookkeeping(env)
     if not hasattr(raw, "game_state"):
         raise NotResetError(f"{type(raw).__name__} has no game in progress; call env.reset()")
+    _check_not_cut_short(raw, truncations)
     check_live(env, agents, selected, terminations, truncations)
     import pyspiel  # present: Shimmy's OpenSpiel module imports it
 
@@ -147,6 +167,25 @@ def openspiel_game(env: Any, raw: Any) -> tuple[OpenSpielGame, Any]:
     if not adapted.perfect_information:
         _check_resampling(state, player, kind.short_name, type(raw).__name__)
     return adapted, state.clone()
+
+
+def _check_not_cut_short(raw: Any, truncations: Any) -> None:
+    """``GameOverError`` saying why, where Shimmy truncated a game OpenSpiel has not ended."""
+    state = raw.game_state
+    if not any(dict(truncations or {}).values()) or state.is_terminal():
+        return
+    game = state.get_game()
+    name = game.get_type().short_name
+    params = dict(game.get_parameters())
+    options = "".join(f", {k}={v!r}" for k, v in params.items())
+    spec = ",".join(f"{k}={v}" for k, v in params.items())
+    raise GameOverError(
+        f"{type(raw).__name__} truncated OpenSpiel's {name!r} after {len(state.history())} "
+        f"actions though OpenSpiel's game is not over: Shimmy counts the dealt cards and dice "
+        f"towards OpenSpiel's max_game_length ({game.max_game_length()}), which counts player "
+        f"moves only. mcts_agents.envs.openspiel_v0.env(game={name!r}{options}) plays "
+        f"OpenSpiel's games to their end (env spec 'openspiel:{name}{':' if spec else ''}{spec}')"
+    )
 
 
 def _check_resampling(state: Any, player: int, name: str, env_name: str) -> None:

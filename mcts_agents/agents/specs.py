@@ -26,7 +26,8 @@ Every agent kind also takes ``name=...``, the display name (default: the spec st
 Envs: one of our variants (``connect_four:width=8``), a PettingZoo registry id
 (``classic/connect_four-v3``), a module with ``env()`` (``pettingzoo.classic.connect_four_v3``)
 or ``module:factory`` (a zero-argument callable returning an AEC env), the last three with
-options as keywords (``module:factory:key=value,...``); see ``parse_env_spec``.
+options as keywords (``module:factory:key=value,...``); see ``parse_env_spec``. Any OpenSpiel
+game: ``openspiel:GAME[:key=value,...]`` (``openspiel:leduc_poker:players=3``).
 """
 
 from __future__ import annotations
@@ -400,12 +401,25 @@ def parse_env_spec(text: str | EnvSpec) -> EnvSpec:
     return spec
 
 
+def expand_openspiel_spec(text: str) -> str:
+    """``"openspiel:GAME[:k=v,...]"`` -> ``"openspiel:game=GAME[,k=v,...]"``; else ``text``."""
+    head, _, rest = text.strip().partition(":")
+    game, _, options = rest.partition(":")
+    if head.strip() != "openspiel" or not game.strip() or "=" in game:
+        return text
+    return f"openspiel:game={game.strip()}" + (f",{options}" if options.strip() else "")
+
+
 def _parse_our_env(text: str) -> EnvSpec:
-    name, raw = split_spec(text, "env")
+    name, raw = split_spec(expand_openspiel_spec(text), "env")
     module, base = ENV_SPECS[name]
     parameters = env_parameters(module)
     unknown = sorted(set(raw) - set(parameters))
-    if unknown:
+    any_option = any(  # openspiel_v0: the game's own parameters, checked by the env
+        p.kind is p.VAR_KEYWORD
+        for p in inspect.signature(envs.load(module).raw_env.__init__).parameters.values()
+    )
+    if unknown and not any_option:
         raise SpecError(
             f"env spec {text!r}: unknown option(s) {unknown}; options of {name!r}: "
             f"{', '.join(f'{k}={v!r}' for k, v in parameters.items()) or 'none'}"
@@ -433,6 +447,7 @@ def listing() -> str:
         described = ", ".join(f"{k}={v!r}" for k, v in options.items())
         lines.append(f"  {name:<22} {described or '(no options)'}")
     lines.append(
+        "  any OpenSpiel game: openspiel:GAME[:key=value,...] (openspiel:leduc_poker)\n"
         "  also: PettingZoo registry ids (classic/connect_four-v3), modules with env()\n"
         "  (pettingzoo.classic.connect_four_v3) and module:factory, each with [:key=value,...]"
     )

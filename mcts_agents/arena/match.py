@@ -22,7 +22,7 @@ from mcts_agents.checks import check_int
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.seeding import derive_seed
 
-__all__ = ["play_match", "tournament"]
+__all__ = ["check_game_count", "play_match", "results_header", "tournament"]
 
 
 def _prepare(
@@ -35,7 +35,7 @@ def _prepare(
     return make, env_label(make, env), len(env.possible_agents), make_entrants(agents)
 
 
-def _header(
+def results_header(
     kind: str, env_name: str, entrants: Sequence[Entrant], seed: int, **extra: int
 ) -> dict[str, Any]:
     """The results file's first line: what was played, so a resumed run can be checked."""
@@ -51,7 +51,7 @@ def _header(
     }
 
 
-def _check_count(name: str, value: Any, per_game: int = 1) -> None:
+def check_game_count(name: str, value: Any, per_game: int = 1) -> None:
     """``value`` must be an int >= 0 with ``value * per_game <= MAX_GAMES`` games in all."""
     check_int(value, name, low=0)
     if value * per_game > MAX_GAMES:
@@ -104,7 +104,7 @@ def play_match(
             are in ``out``).
     """
     make, env_name, seats, entrants = _prepare(env_fn, agents, seed, backend, workers)
-    _check_count("games", games)
+    check_game_count("games", games)
     if len(entrants) != seats:
         raise InvalidOptionError(
             f"{env_name} has {seats} seats but {len(entrants)} agents were given: "
@@ -116,7 +116,7 @@ def play_match(
                   tuple(entrants[(s + i) % n] for s in range(n)))
         for i in range(games)
     ]  # fmt: skip
-    header = _header("match", env_name, entrants, seed, games=games)
+    header = results_header("match", env_name, entrants, seed, games=games)
     records = run_tasks(
         tasks, header, workers=workers, out=out, progress=progress, backend=backend,
         address=address,
@@ -158,7 +158,7 @@ def tournament(
     anchor = names[0] if anchor is None else anchor
     if anchor not in names:
         raise InvalidOptionError(f"anchor {anchor!r} is not one of the agents {names}")
-    _check_count("games_per_pair", games_per_pair, len(names) * (len(names) - 1) // 2)
+    check_game_count("games_per_pair", games_per_pair, len(names) * (len(names) - 1) // 2)
     pairs = list(itertools.combinations(entrants, 2)) if games_per_pair else []
     tasks = []
     for g in range(games_per_pair):
@@ -166,7 +166,7 @@ def tournament(
             index = g * len(pairs) + p
             seating = (a, b) if g % 2 == 0 else (b, a)
             tasks.append(GameTask(index, derive_seed(seed, index), make, env_name, seating))
-    header = _header("tournament", env_name, entrants, seed, games_per_pair=games_per_pair)
+    header = results_header("tournament", env_name, entrants, seed, games_per_pair=games_per_pair)
     records = run_tasks(
         tasks, header, workers=workers, out=out, progress=progress, backend=backend,
         address=address,

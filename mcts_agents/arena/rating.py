@@ -26,7 +26,7 @@ from typing import Any
 
 from mcts_agents.agents.ladder import Ladder, Level, ladder_game, load_ladder
 from mcts_agents.arena.entrants import Entrant, env_factory, env_label, make_entrant
-from mcts_agents.arena.match import _check_count, _header
+from mcts_agents.arena.match import check_game_count, results_header
 from mcts_agents.arena.record_checks import game_seed
 from mcts_agents.arena.runner import check_options, run_tasks
 from mcts_agents.arena.tasks import GameTask, Record
@@ -205,9 +205,9 @@ def rate(
         raise InvalidOptionError(f"rate needs a two-player env; {label} has {seats} seats")
     opponents = [make_entrant(level.spec, level.name) for level in ladder_levels]
     rated = _rated_entrant(agent, [level.name for level in ladder_levels])
-    _check_count("games", games, hands)
+    check_game_count("games", games, hands)
     extra = {"hands": hands} if hands > 1 else {}
-    header = _header("rate", label, [rated, *opponents], seed, games=games * hands, **extra)
+    header = results_header("rate", label, [rated, *opponents], seed, games=games * hands, **extra)
     tally = {level.name: [0.0, 0] for level in ladder_levels}
     current = len(ladder_levels) // 2
     played = 0

@@ -50,7 +50,7 @@ def add_rate_parser(commands: Any, int_type: Any) -> None:
         "rate",
         help="an agent's Elo on the game's calibrated ladder",
         description="Rate an agent on ENV's calibrated ladder (the levels' Elo held fixed): "
-        "its Elo with a 95%% interval, the games played and its score against each level.",
+        "its Elo with a 95% interval, the games played and its score against each level.",
     )
     parser.add_argument("env", help="env spec with a ladder, e.g. tic_tac_toe or connect_four")
     parser.add_argument("agent", metavar="AGENT_SPEC", help="agent spec, e.g. mcts:iterations=64")

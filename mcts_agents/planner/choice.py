@@ -60,6 +60,12 @@ def local_searcher(
                 "cards; use 'mo_ismcts' (the default), 'so_ismcts' or 'pimc', or "
                 "information='oracle' to search the true state on purpose"
             )
+        if config.search_from != "here" or config.smooth is not None:
+            raise InvalidOptionError(
+                f"information='oracle' searches the true state with MCTS; search_from and "
+                f"smooth are Information Set MCTS's (got search_from={config.search_from!r}, "
+                f"smooth={config.smooth!r})"
+            )
         return MCTS(budget, config, seed)  # "oracle", asked for by name
     if mode in ("mo_ismcts", "so_ismcts", "pimc"):  # allowed: a state is its own information set
         if not callable(getattr(game, "determinize", None)):

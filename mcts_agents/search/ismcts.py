@@ -33,6 +33,12 @@ set's node, the table serves the whole game, and the true state is not read at a
 (``docs/benchmarks.md``): in Kuhn poker this brings the exploitability of the searched policy
 from 0.164 to about 0.03 at 10,000 simulations; in Leduc, whose decisions lie deeper, a search
 from the information set does better at that budget (self-play reaches deep decisions rarely).
+
+``check_game`` refuses, before any simulation, a game that lacks what the mode needs: its
+information sets, worlds drawn from one (``determinize``; a game may say it has none with
+``can_determinize = False``, as OpenSpiel's ``phantom_ttt`` does) for a search from here, or its
+start (``initial_state``) for one from the start. From the start, a game without worlds keeps
+what the self-play found where it did not reach the current information set.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from dataclasses import replace
 from math import log, sqrt
 from time import perf_counter
 
-from mcts_agents.errors import InvalidStateError
+from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.game import Game, State, has_chance, make_playout, return_normalizer
 from mcts_agents.search.game import sample_chance as draw_chance
@@ -59,7 +65,7 @@ from mcts_agents.search.searcher import (
     run_budget,
 )
 
-__all__ = ["ISMCTS", "InfoNode"]
+__all__ = ["ISMCTS", "InfoNode", "check_game"]
 
 #: Smooth UCT's schedule (Heinrich and Silver 2015): eta_k = max(smooth, ETA / (1 + D sqrt(N))).
 SMOOTH_ETA = 0.9
@@ -168,6 +174,7 @@ class ISMCTS:
             raise InvalidStateError(
                 f"a search starts where a player is to move, got a chance node of {game!r}"
             )
+        check_game(game, self.from_start, "so_ismcts" if self.single_observer else "mo_ismcts")
         player = game.to_play(state)
         legal = list(game.legal_actions(state))  # the player knows its own legal actions
         check_room(self.budget, len(legal))
@@ -197,7 +204,14 @@ class ISMCTS:
 
     def _fallback(self, game: Game, state: State, iterations: int, spent: float) -> SearchResult:
         """A search from here, for a decision the self-play from the start did not reach: the
-        same iteration budget, and what is left of a time limit (at least a tenth of it)."""
+        same iteration budget, and what is left of a time limit (at least a tenth of it). A game
+        that cannot draw worlds of an information set (``can_determinize`` False) keeps what
+        the self-play found."""
+        if not getattr(game, "can_determinize", True):
+            player = game.to_play(state)
+            root = self.table[(player, game.information_set(state, player))]  # type: ignore[attr-defined]
+            legal = list(game.legal_actions(state))
+            return self._result(root, legal, player, iterations, spent, len(self.table), 0)
         budget = self.budget
         if budget.time_limit is not None:
             left = max(budget.time_limit - spent, budget.time_limit / 10)
@@ -303,6 +317,33 @@ class ISMCTS:
             to_play=player,
             information="so_ismcts" if self.single_observer else "mo_ismcts",
             search_from="start" if self.from_start else "here",
+        )
+
+
+def check_game(game: Game, from_start: bool, mode: str) -> None:
+    """``InvalidOptionError`` naming what ``game`` lacks for ``mode`` (``"mo_ismcts"``,
+    ``"so_ismcts"``, ``"pimc"``): information sets (``information_set``) always; worlds drawn
+    from one (``determinize``, and ``can_determinize`` not False) for a search from here;
+    the game's start (``initial_state``) for ``search_from="start"``."""
+    text = repr(game)
+    name = text if len(text) <= 80 and not text.startswith("<") else type(game).__name__
+    needs = ([] if mode == "pimc" else ["information_set"]) + (
+        ["initial_state"] if from_start else ["determinize"]
+    )
+    missing = [m for m in needs if not callable(getattr(game, m, None))]
+    if missing:
+        where = "search_from='start'" if from_start else "search_from='here'"
+        raise InvalidOptionError(
+            f"information={mode!r} with {where} needs {' and '.join(needs)} of the game; "
+            f"{name} has no {' and no '.join(missing)}"
+            + ("" if from_start else " (search_from='start' needs initial_state instead)")
+        )
+    if not from_start and not getattr(game, "can_determinize", True):
+        raise InvalidOptionError(
+            f"information={mode!r} draws worlds from the player's information set, which "
+            f"{name} cannot (its rules do not implement a redeal: OpenSpiel's "
+            "resample_from_infostate); search_from='start' deals from the start instead"
+            + (" (ISMCTS only)" if mode == "pimc" else "")
         )
 
 

@@ -19,9 +19,10 @@ from collections.abc import Hashable
 from dataclasses import replace
 from time import perf_counter
 
-from mcts_agents.errors import InvalidStateError
+from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.game import Game, State, has_chance
+from mcts_agents.search.ismcts import check_game
 from mcts_agents.search.mcts import MCTS
 from mcts_agents.search.result import ChildStats, SearchResult, SubSearch
 from mcts_agents.search.searcher import Progress, StopCheck, split_iterations
@@ -41,6 +42,16 @@ class PIMC:
         self.config = config
         self.should_stop: StopCheck | None = None  # see Searcher: ends a search early
         self.on_progress: Progress | None = None  # see Searcher: the first world's progress
+        for option, value, default in (
+            ("search_from", config.search_from, "here"),
+            ("smooth", config.smooth, None),
+        ):
+            if value != default:
+                raise InvalidOptionError(
+                    f"{option}={value!r} is Information Set MCTS's option; PIMC searches "
+                    f"determinized worlds of the current information set (use "
+                    f"information='mo_ismcts' or 'so_ismcts', or leave {option} at {default!r})"
+                )
         self.rng = random.Random(seed)
         self._inner = replace(config, information="perfect", reuse=False)
 
@@ -71,6 +82,7 @@ class PIMC:
             raise InvalidStateError(
                 f"a search starts where a player is to move, got a chance node of {game!r}"
             )
+        check_game(game, False, "pimc")
         player = game.to_play(state)
         worlds = self.config.determinizations
         budget = self.budget

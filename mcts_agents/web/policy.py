@@ -38,6 +38,7 @@ from mcts_agents.agents.specs import (
     AgentSpec,
     EnvSpec,
     env_parameters,
+    expand_openspiel_spec,
     make_agent,
     parse_env_spec,
     parse_value,
@@ -135,7 +136,7 @@ class ServerPolicy:
         text = _text(text, "env")
         head = text.partition(":")[0].strip()
         if head in ENV_SPECS:
-            _, raw = split_spec(text, "env")
+            _, raw = split_spec(expand_openspiel_spec(text), "env")
             module, base = ENV_SPECS[head]
             defaults = {**env_parameters(module), **base}
             self._check_env_numbers(text, raw, defaults)

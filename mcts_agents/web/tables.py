@@ -1,5 +1,6 @@
-"""SVG drawings of the dice and card games (Pig, Kuhn poker, Leduc hold'em, Oh Hell), and the
-fallback for anyone else's env: its ``rgb_array`` picture as an embedded PNG.
+"""SVG drawings of the dice and card games (Pig, Kuhn poker, Leduc hold'em, Oh Hell, rlcard's
+Leduc and limit hold'em; any OpenSpiel game as OpenSpiel's text, from the viewer's seat), and
+the fallback for anyone else's env: its ``rgb_array`` picture as an embedded PNG.
 
 A card game is drawn from one seat's view: its own cards face up, the others' face down, until
 the hand is over (``view=None`` shows every card: a spectator, or the end). Their moves (pass,
@@ -18,8 +19,12 @@ import numpy as np
 
 from mcts_agents.envs.games.kuhn_poker import KuhnPoker
 from mcts_agents.envs.games.leduc_holdem import LeducHoldem
+from mcts_agents.envs.games.limit_holdem import LimitHoldem
 from mcts_agents.envs.games.oh_hell import TERMINAL, OhHell
+from mcts_agents.envs.games.openspiel import OpenSpielCore
 from mcts_agents.envs.games.pig import Pig
+from mcts_agents.envs.games.rlcard_leduc import RLCardLeduc
+from mcts_agents.envs.games.rlcard_poker import RLCardPoker
 from mcts_agents.web.boards import BOARD_DRAWERS, PAD, Drawer
 from mcts_agents.web.svg import SEAT_COLOURS, Drawing, rect, text
 
@@ -130,6 +135,34 @@ def draw_leduc(game: LeducHoldem, state: Any, view: int | None) -> Drawing:
     return _poker(drawing, cards, public, info)
 
 
+def draw_rlcard_poker(game: RLCardPoker, state: Any, view: int | None) -> Drawing:
+    """rlcard's Leduc and limit hold'em: each seat's hole cards (backs where hidden), the board."""
+    _, cards = state
+    hole = game.hole
+
+    def face(card: int) -> str:  # rlcard's "HT" as the drawing's "TH"
+        name = game.card_name(card)
+        return name[1] + name[0] if len(name) == 2 else name
+
+    info = [line for line in game.render_text(state).split("\n") if ":" not in line[:9]]
+    seat_w = hole * (CARD_W + 6) + 40
+    drawing = Drawing(max(400.0, 2 * PAD + 5 * (CARD_W + 6)), 2 * CARD_H + 100 + 20 * len(info))
+    drawing.add(rect(0, 0, drawing.width, drawing.height, fill="#e8f3ea", rx=8))
+    for p in range(2):
+        x = PAD + p * seat_w
+        drawing.add(text(x + seat_w / 2 - 20, PAD + 8, f"player_{p}", 12, fill="#222"))
+        for k, card in enumerate(cards[p * hole : (p + 1) * hole]):
+            drawing.add(
+                _card(x + k * (CARD_W + 6), PAD + 28, face(card) if _shown(view, p) else None)
+            )
+    y = PAD + CARD_H + 44
+    drawing.add(text(PAD + 20, y, "public", 12, fill="#222"))
+    for k, card in enumerate(cards[2 * hole :]):
+        drawing.add(_card(PAD + k * (CARD_W + 6), y + 12, face(card)))
+    _lines(drawing, y + CARD_H + 36, info)
+    return drawing
+
+
 def _bits(mask: int) -> list[int]:
     return [i for i in range(mask.bit_length()) if mask >> i & 1]
 
@@ -187,6 +220,26 @@ def draw_oh_hell(game: OhHell, state: Any, view: int | None) -> Drawing:
     return drawing
 
 
+def draw_openspiel(game: OpenSpielCore, state: Any, view: int | None) -> Drawing:
+    """``openspiel_v0``: OpenSpiel's own text of the position, from ``view``'s seat in a game
+    with hidden information while it lasts (its ``observation_string``, else its
+    ``information_state_string``), else the whole ``str(state)``. Every move is a button."""
+    spiel = state.spiel
+    if view is None or game.perfect_information or spiel.is_terminal():
+        words = str(spiel)
+    else:
+        try:
+            words = spiel.observation_string(view)
+        except Exception:  # pyspiel.SpielError: the game has no observation string
+            words = spiel.information_state_string(view)
+    lines = [line.rstrip() for line in str(words).splitlines()][:40] or [""]
+    width = max(480.0, 8.0 * max(len(line) for line in lines) + 2 * PAD)
+    drawing = Drawing(width, 20.0 * len(lines) + 2 * PAD)
+    drawing.add(rect(0, 0, drawing.width, drawing.height, fill="#f3f6f9", rx=8))
+    _lines(drawing, PAD + 10, lines)
+    return drawing
+
+
 #: rules core type -> drawer, for every game of ``mcts_agents.envs``.
 DRAWERS: dict[type, Drawer] = {
     **BOARD_DRAWERS,
@@ -194,6 +247,9 @@ DRAWERS: dict[type, Drawer] = {
     KuhnPoker: draw_kuhn,
     LeducHoldem: draw_leduc,
     OhHell: draw_oh_hell,
+    RLCardLeduc: draw_rlcard_poker,
+    LimitHoldem: draw_rlcard_poker,
+    OpenSpielCore: draw_openspiel,
 }
 
 

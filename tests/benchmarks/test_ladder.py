@@ -112,3 +112,57 @@ def test_hands_must_be_one_or_whole_deals(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit):
         script.main(["kuhn_poker", "--hands", "3"])
     assert "--hands must be 1 or even" in capsys.readouterr().err
+
+
+def test_kept_levels_hold_their_ratings_and_new_ones_are_fitted_above() -> None:
+    from mcts_agents.agents.ladder import Level
+
+    kept = [
+        Level("L0", "a", 0.0, 0.0, 0.0),
+        Level("L1", "b", 150.0, 120.0, 180.0),
+        Level("L2", "c", 300.0, 260.0, 340.0),
+    ]
+    # d scores 75% against c (400 * log10(3) ~ 190.8 above it) and 90% against b
+    pairs = [script.Pair(2, 3, 400, 300.0), script.Pair(1, 3, 200, 180.0)]
+    rows = script.fit_kept(["a", "b", "c", "d"], pairs, kept)
+    assert [row.level for row in rows[:3]] == kept
+    assert all(row.gap is None for row in rows[:3])
+    new = rows[3]
+    # between the two results' Elo: 300 + 190.8 from c, 150 + 381.7 from b
+    assert 300 + 190.8 < new.level.elo < 150 + 381.7
+    # the interval adds the top kept level's +/-40 to the fit's own
+    assert (new.level.high - new.level.low) / 2 > 40
+    assert new.score == (300.0, 400)
+    assert new.gap is not None and new.gap[1] < new.gap[0] < new.gap[2]
+    assert script.misses(rows) == [line for line in script.misses(rows) if line.startswith("L3")]
+
+
+def test_a_ladder_extended_upwards_keeps_its_levels_and_adds_games(tmp_path: Path) -> None:
+    docs = tmp_path / "ladder.md"
+    docs.write_text("<!-- ladder:nim -->\nold\n<!-- /ladder:nim -->\n")
+    target = tmp_path / "nim.json"
+    common = ["--games-per-pair", "4", "--out", str(tmp_path / "games"), "--write",
+              "--ladder-file", str(target), "--no-plot", "--docs", str(docs)]  # fmt: skip
+    levels = ["--level", "random", "--level", "mcts:iterations=2", "--level", "mcts:iterations=8"]
+    script.main(["nim", *levels, *common])
+    first = load_ladder(target)
+    table = docs.read_text()
+    row_l1 = next(line for line in table.splitlines() if line.startswith("| L1 |"))
+    played = sorted(p.name for p in (tmp_path / "games").iterdir())
+
+    script.main(["nim", *levels, "--level", "mcts:iterations=40", "--keep", "3", *common])
+    found = load_ladder(target)
+    assert found.levels[:3] == first.levels
+    assert found.levels[3].spec == "mcts:iterations=40"
+    assert found.games == first.games + 4 + 2  # the new adjacent pair and the one two apart
+    assert "; then python -m benchmarks.ladder" in found.command
+    new_files = sorted(set(p.name for p in (tmp_path / "games").iterdir()) - set(played))
+    assert len(new_files) == 2 and all("iterations=40" in name for name in new_files)
+    assert row_l1 in docs.read_text()  # a kept level's row is the one of its calibration
+
+
+def test_keep_needs_the_stored_levels_first(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        script.main(["tic_tac_toe", "--level", "random", "--level", "mcts:iterations=3",
+                     "--level", "mcts:iterations=9", "--keep", "2"])  # fmt: skip
+    assert "--keep 2" in capsys.readouterr().err

@@ -87,7 +87,9 @@ def test_metadata_and_spaces(env_fn: Any) -> None:
     assert env.observation_space(agent) is env.observation_space(agent)  # cached
     env.reset()
     obs = env.observe(env.agent_selection)
-    assert obs["observation"].dtype == np.int8 and obs["action_mask"].dtype == np.int8
+    tensors = env.metadata["name"] == "openspiel_v0"  # OpenSpiel's float tensors
+    assert obs["observation"].dtype == (np.float32 if tensors else np.int8)
+    assert obs["action_mask"].dtype == np.int8
     assert list(np.flatnonzero(obs["action_mask"])) == env.legal_actions()
 
 

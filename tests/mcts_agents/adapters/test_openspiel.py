@@ -175,3 +175,39 @@ def test_search_is_identical_through_pettingzoo_and_openspiel_connect_four() -> 
     visits = [sorted((c.action, c.visits) for c in r.children) for r in results]
     assert visits[0] == visits[1]
     assert sum(v for _, v in visits[0]) >= 399
+
+
+def test_shimmys_early_truncation_says_why_and_names_our_env() -> None:
+    """Shimmy 2.0.1 counts Kuhn's two dealt cards towards OpenSpiel's max_game_length of 3
+    player moves, so it truncates after the first bet though OpenSpiel's game goes on."""
+    env = shimmy_env("kuhn_poker")
+    env.step(1)  # bet
+    state = env.unwrapped.game_state
+    assert not state.is_terminal() and all(env.truncations.values())  # Shimmy cut it short
+    with pytest.raises(GameOverError, match=r"truncated.*max_game_length.*openspiel_v0"):
+        MCTSAgent(iterations=10, seed=0).search(env)
+    from mcts_agents.envs import openspiel_v0
+
+    ours = openspiel_v0.env(game="kuhn_poker")
+    ours.reset(seed=0)
+    ours.step(1)
+    assert MCTSAgent(iterations=10, seed=0).search(ours).iterations == 10  # plays on
+
+
+def test_search_from_the_start_through_shimmy() -> None:
+    """``search_from="start"`` deals from OpenSpiel's initial state with the search's own
+    generator: two deals in one information set give one search."""
+    import pyspiel
+
+    game = OpenSpielGame(pyspiel.load_game("kuhn_poker"))
+    assert game.initial_state().history() == []
+    config = SearchConfig(search_from="start", smooth=0.1)
+    searches = []
+    for other_card in (1, 2):
+        state = game.game.new_initial_state()
+        state.apply_action(0)
+        state.apply_action(other_card)
+        searcher = make_searcher(game, Budget(iterations=300), config, seed=3)
+        searches.append(searcher.search(game, state))
+    assert searches[0].children == searches[1].children
+    assert searches[0].search_from == "start" and searches[0].iterations == 300

@@ -174,3 +174,21 @@ def test_value_chart_has_a_line_per_seat() -> None:
     lines = [e for e in root.iter(f"{SVG}polyline")]
     assert [e.attrib["data-seat"] for e in lines] == ["a", "b"]
     assert len(lines[0].attrib["points"].split()) == 2
+
+
+def test_an_openspiel_game_is_drawn_from_the_viewers_seat() -> None:
+    """openspiel_v0's drawing is OpenSpiel's text: a seat's own observation while the hand
+    lasts (never the other card), the whole state for a spectator."""
+    pyspiel = pytest.importorskip("pyspiel")
+    env = parse_env_spec("openspiel:kuhn_poker")()
+    env.reset(seed=0)
+    game, state = env.unwrapped.game, env.unwrapped.state
+    words = {view: ET.tostring(parse(compose(position_drawing(game, state, None, view))))
+             for view in (0, 1, None)}  # fmt: skip
+    spiel = pyspiel.load_game("kuhn_poker").new_initial_state()
+    for action in state.history:
+        spiel.apply_action(action)
+    for view in (0, 1):
+        assert spiel.observation_string(view).encode() in words[view]
+        assert spiel.observation_string(1 - view).encode() not in words[view]
+    assert str(spiel).encode() in words[None]
