@@ -9,7 +9,8 @@ For each game (opponent: Connect Four 100 iterations, Othello 200, tic-tac-toe 1
 sub-envs ``N`` and number of cores, side by side in one process:
 
 - ``native``: ``gymnasium.make_vec(id, num_envs=N)`` (the ``vector_entry_point``,
-  ``rl.vector.VectorVsOpponent``: every opponent search of a step in one parallel kernel call);
+  ``rl.vector.VectorVsOpponent``: the boards as rules' words, ``rl.boards``, every opponent
+  search of a step in one parallel kernel call);
 - ``sync``: ``make_vec(..., vectorization_mode="sync")`` over the single-env wrapper (the
   searches one after another);
 - ``async``: ``make_vec(..., vectorization_mode="async")`` (one process per sub-env; only for
@@ -17,10 +18,17 @@ sub-envs ``N`` and number of cores, side by side in one process:
 
 The learner plays uniformly random legal moves (from ``action_masks()``), seeded. Learner steps
 per second are medians of ``--repeats`` runs of ``--steps`` steps of every sub-env, after one
-warm-up step. For ``native``, the time inside the batch kernel calls is measured too:
-``kernel share`` is that time over the whole step time, i.e. the steps/s reached over the
-bound that the kernel alone would allow for the same simulations (the target is >= 0.8), and
-``search share`` the same for the whole batched search (roots, kernel, results). The cores
+warm-up step; the modes of a row run in turn, repeat by repeat, and ``x sync``/``x async`` are
+the medians of the ratios of runs made side by side (a load change hits both). For
+``native``, the time inside the batch kernel calls is measured too:
+``kernel bound`` is the learner steps/s that the kernel calls alone would allow for the same
+simulations (N x iterations over the batched kernel's simulations per second on those cores,
+i.e. steps over the seconds spent in the kernel calls), and ``kernel share`` the steps/s
+reached over that bound (the seconds in the kernel over the whole step time; the target is
+>= 0.8); ``search share`` is the same for the whole batched searches (seeds, roots, kernel,
+moves); ``sync kernel share`` is the share of ``sync``'s time in its own kernel calls (one tree
+each): with the same kernel, no batching can beat ``sync`` by more than the cores used over
+``sync kernel share``. The cores
 are those the process may run on (``os.sched_setaffinity``, inherited by ``async`` workers)
 and numba's thread count.
 """
@@ -46,7 +54,9 @@ from mcts_agents.rl import gym_id
 ITERATIONS = {"connect_four": 100, "othello": 200, "tic_tac_toe": 100}
 MODES = ("native", "sync", "async")
 #: The batch kernels' calls (``_for_game`` calls the shared kernels, compiled per game).
-KERNELS = ("_run_connect_four", "_serial_connect_four", "_for_game")
+KERNELS = ("_run_connect_four", "_serial_connect_four", "_for_game", "run_kernel")
+#: The whole batched searches: roots, kernels, moves or results.
+SEARCHES = ("_search_group", "BoardSearch.moves")
 
 
 class Timer:
@@ -65,15 +75,49 @@ class Timer:
 
 
 def instrument() -> dict[str, Timer]:
-    """Time the batch kernels and the batched search (module attributes, looked up per call)."""
-    from mcts_agents.compiled import batch
+    """Time the batch kernels and the batched searches (module attributes, looked up per
+    call): the AEC path's (``compiled.batch``) and the words' (``compiled.board_search``)."""
+    from mcts_agents.compiled import batch, board_search
 
     timers = {}
-    for name in (*KERNELS, "_search_group"):
-        function = getattr(batch, name)
+    places = [(batch, name) for name in (*KERNELS[:3], "_search_group")]
+    for module, name in [*places, (board_search, "run_kernel")]:
+        function = getattr(module, name)
         timer = function if isinstance(function, Timer) else Timer(function)
-        setattr(batch, name, timer)
+        setattr(module, name, timer)
         timers[name] = timer
+    searches: Any = board_search.BoardSearch
+    if not hasattr(searches.moves, "timer"):
+        timer = Timer(searches.moves)
+
+        def moves(self: Any, *args: Any) -> Any:
+            return timer(self, *args)
+
+        moves.timer = timer  # type: ignore[attr-defined]
+        searches.moves = moves
+    timers["BoardSearch.moves"] = searches.moves.timer
+    return timers
+
+
+def instrument_single() -> dict[str, Timer]:
+    """Time the single searchers' kernel calls (``KernelSearcher._run`` of both compiled
+    searchers: ``sync``'s searches, one tree at a time)."""
+    from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
+    from mcts_agents.compiled.searcher import CompiledSearch
+
+    timers = {}
+    for kind in (CompiledSearch, CompiledConnectFour):
+        method: Any = kind.__dict__["_run"]
+        if not hasattr(method, "timer"):
+            timer = Timer(method)
+
+            def run(self: Any, *args: Any, _timer: Timer = timer) -> Any:
+                return _timer(self, *args)
+
+            run.timer = timer  # type: ignore[attr-defined]
+            kind._run = run  # type: ignore[method-assign]
+            method = run
+        timers[kind.__name__] = method.timer
     return timers
 
 
@@ -90,9 +134,9 @@ def play(
     and the seconds each timer counted in them."""
     rng = np.random.default_rng(seed)
 
-    def pick() -> np.ndarray:
+    def pick() -> np.ndarray:  # a uniform legal action per row (0 where none), vectorised
         masks = masks_of(env)
-        return np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        return np.asarray((rng.random(masks.shape) * masks).argmax(axis=1))
 
     env.reset(seed=seed)
     env.step(pick())  # warm-up: kernels loaded, tables allocated
@@ -113,16 +157,18 @@ def run(
     if mode != "native":
         kwargs["vectorization_mode"] = mode
     env = gymnasium.make_vec(gym_id(game), num_envs=num_envs, **kwargs)
-    timers = instrument() if mode == "native" else {}
+    timers = {"native": instrument, "sync": instrument_single}.get(mode, dict)()
     try:
         seconds, spent = play(env, steps, seed, timers)
     finally:
         env.close()
     report: dict[str, Any] = {"steps_per_s": num_envs * steps / seconds, "seconds": seconds}
-    if timers:
+    if mode == "native":
         kernel = sum(spent[name] for name in KERNELS)
         report["kernel_share"] = kernel / seconds
-        report["search_share"] = spent["_search_group"] / seconds
+        report["search_share"] = sum(spent[name] for name in SEARCHES) / seconds
+    elif mode == "sync":  # the single searches' kernel time over the whole step time
+        report["kernel_share"] = sum(spent.values()) / seconds
     return report
 
 
@@ -160,18 +206,32 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         set_cores(cores)
         for game in args.games.split(","):
             for num_envs in (int(n) for n in args.num_envs.split(",")):
-                found: dict[str, dict[str, Any]] = {}
-                for mode in args.modes.split(","):
-                    if mode == "async" and num_envs > args.async_max:
-                        continue
-                    runs = [
-                        run(game, mode, num_envs, args.steps, seed, args.iterations)
-                        for seed in range(args.repeats)
-                    ]
-                    found[mode] = {
-                        key: median([r[key] for r in runs]) for key in runs[0] if key != "seconds"
-                    }
-                results.append({"game": game, "num_envs": num_envs, "cores": cores, **found})
+                modes = [
+                    m for m in args.modes.split(",") if m != "async" or num_envs <= args.async_max
+                ]
+                runs: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
+                for seed in range(args.repeats):  # the modes in turn: a load change hits all
+                    for mode in modes:
+                        runs[mode].append(
+                            run(game, mode, num_envs, args.steps, seed, args.iterations)
+                        )
+                found: dict[str, dict[str, Any]] = {
+                    m: {key: median([r[key] for r in rs]) for key in rs[0] if key != "seconds"}
+                    for m, rs in runs.items()
+                }
+                ratios = {  # medians of the ratios of runs made side by side
+                    m: median(
+                        [
+                            a["steps_per_s"] / b["steps_per_s"]
+                            for a, b in zip(runs["native"], rs, strict=True)
+                        ]
+                    )
+                    for m, rs in runs.items()
+                    if m != "native" and "native" in runs
+                }
+                results.append(
+                    {"game": game, "num_envs": num_envs, "cores": cores, **found, "ratios": ratios}
+                )
                 native = found.get("native", {})
                 rows.append(
                     [
@@ -179,20 +239,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         str(num_envs),
                         str(cores),
                         *(fmt(found.get(m, {}).get("steps_per_s")) for m in MODES),
-                        *(
-                            fmt(native["steps_per_s"] / found[m]["steps_per_s"], 1)
-                            if native and m in found
-                            else "-"
-                            for m in ("sync", "async")
-                        ),
+                        *(fmt(ratios.get(m), 1) for m in ("sync", "async")),
                         fmt(native.get("kernel_share"), 2),
+                        fmt(
+                            native["steps_per_s"] / native["kernel_share"]
+                            if native.get("kernel_share")
+                            else None
+                        ),
                         fmt(native.get("search_share"), 2),
+                        fmt(found.get("sync", {}).get("kernel_share"), 2),
                     ]
                 )
     print_table(
         [
             "game", "N", "cores", "native steps/s", "sync steps/s", "async steps/s",
-            "x sync", "x async", "kernel share", "search share",
+            "x sync", "x async", "kernel share", "kernel bound", "search share",
+            "sync kernel share",
         ],
         rows,
     )  # fmt: skip

@@ -2,10 +2,11 @@
 
 Shows the RL drop-in: ``sb3_vec_env`` gives ``--envs`` games of a PettingZoo AEC game as one
 Stable-Baselines3 vector env (``rl.vector.VectorVsOpponent``: the opponents, weak MCTS agents,
-move inside ``step``, all their searches of a step in one batch; the learner's seat is drawn at
-random each episode) with ``action_masks()`` for ``MaskablePPO``. Before and after
-training, the model is wrapped with ``PolicyAgent.from_sb3`` and plays a seat-swapping match
-against the same opponent in the arena; the script prints both results and win rates.
+move inside ``step``, all their searches of a step in one batch, the games kept as the rules'
+words, ``rl.boards``; the learner's seat is drawn at random each episode) with
+``action_masks()`` for ``MaskablePPO``. Before and after training, the model is wrapped with
+``PolicyAgent.from_sb3`` and plays a seat-swapping match against the same opponent in the
+arena; the script prints both results and win rates.
 
 Needs the ``rl`` extra (sb3-contrib, which brings Stable-Baselines3 and torch):
     pip install ".[rl]"
@@ -14,6 +15,7 @@ Run:
     python examples/train_maskable_ppo_vs_mcts.py            # tic-tac-toe, 60k steps, minutes
     python examples/train_maskable_ppo_vs_mcts.py --quick    # 2k steps, 20 games: a smoke test
     python examples/train_maskable_ppo_vs_mcts.py --game connect_four --steps 200000 --save ppo
+    python examples/train_maskable_ppo_vs_mcts.py --aec     # the same run through the AEC envs
 """
 
 from __future__ import annotations
@@ -66,6 +68,12 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=8, help="games played at once")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--save", help="save the trained model to this path (.zip)")
+    parser.add_argument(
+        "--aec",
+        action="store_true",
+        help="step every game through its AEC env (the vector env's words path off): the same "
+        "games, for a wall-time comparison",
+    )
     args = parser.parse_args()
     MaskablePPO, torch = import_rl()
     torch.set_num_threads(1)  # a small MLP: one thread is fastest and leaves cores free
@@ -80,6 +88,7 @@ def main() -> None:
         opponent=f"mcts:iterations={args.opponent_iterations}",
         learner="random",
         seed=args.seed,
+        fast_path=not args.aec,
     )
     model = MaskablePPO(  # rollouts of 1024 steps in all, as with one env
         "MlpPolicy",

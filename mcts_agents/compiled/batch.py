@@ -20,6 +20,7 @@ Batched here: an iteration budget without a time limit, and a final move other t
 
 from __future__ import annotations
 
+import os
 import weakref
 from collections.abc import Sequence
 from time import perf_counter
@@ -38,6 +39,13 @@ from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import check_room
 
 __all__ = ["PARALLEL_MIN", "batchable", "moves_compiled", "search_compiled", "warm_up"]
+
+# numba's OpenMP threads spin after each parallel loop (GNU OpenMP: about 0.2 s by default),
+# taking the core that the interpreter's part of a step (and the next batch) needs: measured
+# here, Connect Four N=64 on 2 cores ran 2-3x slower with spinning threads. Threads that sleep
+# when idle, unless the caller chose otherwise (read when the thread pool starts: at the first
+# parallel call, after this import).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 #: Fewer simulations than this in one call run on one thread: waking the other threads (and,
 #: on a busy machine, waiting for them to be scheduled) would cost more than they save.

@@ -89,6 +89,10 @@ class SB3VecEnv(VecEnv):
     def env_method(
         self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
     ) -> list[Any]:
+        if method_name == "action_masks" and not method_args and not method_kwargs:
+            # sb3-contrib asks at every step: the vector env's masks, no AEC env read
+            masks = self.env.action_masks()
+            return [masks[i] for i in self._get_indices(indices)]
         return [
             getattr(self.env.envs[i], method_name)(*method_args, **method_kwargs)
             for i in self._get_indices(indices)

@@ -219,6 +219,18 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Start an episode; the opponents move until it is the learner's turn."""
+        self.aec_env.reset(seed=self._start_episode(seed))
+        self._play_opponents()
+        if self._done:
+            raise GameOverError(
+                f"the game in {self.aec_env} ended before {self.seat}'s first turn "
+                f"(returns {self._returns}); the learner needs at least one move per episode"
+            )
+        return self._observation(), {"learner": self.seat}
+
+    def _start_episode(self, seed: int | None) -> int:
+        """``reset`` up to the AEC env's: seed ``np_random``, draw the AEC env's seed (returned),
+        the learner's seat and the opponents' seeds, and reset the opponents."""
         if seed is None and not self._has_reset:
             seed = self.seed
         super().reset(seed=seed)
@@ -236,16 +248,9 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
             reset = getattr(agent, "reset", None)
             if callable(reset):
                 reset(seed=opponent_seed)
-        self.aec_env.reset(seed=env_seed)
         self._returns = dict.fromkeys(self.seats, 0.0)
         self._done = False
-        self._play_opponents()
-        if self._done:
-            raise GameOverError(
-                f"the game in {self.aec_env} ended before {self.seat}'s first turn "
-                f"(returns {self._returns}); the learner needs at least one move per episode"
-            )
-        return self._observation(), {"learner": self.seat}
+        return env_seed
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Play the learner's ``action``, then the opponents' replies."""

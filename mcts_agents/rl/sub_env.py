@@ -23,6 +23,7 @@ class SubEnv(SingleAgentVsOpponent):
         self.opponent_spec = spec
         self._next_spec: str | None = None
         self.deferred = False  # the vector env plays the opponents after reset
+        self._aec_seed: int | None = None  # the AEC env's reset, put off (``start``)
 
     def set_opponent(self, spec: str) -> None:
         """Play ``spec`` (an agent spec) from the next episode on.
@@ -36,6 +37,30 @@ class SubEnv(SingleAgentVsOpponent):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
+        self._take_next_spec()
+        self._aec_seed = None
+        return super().reset(seed=seed, options=options)
+
+    def start(self, seed: int | None, put_off: bool = False) -> None:
+        """The vector env's reset: ``reset`` without the opponents' moves or an observation
+        (the vector env plays and observes them); ``put_off``: the AEC env's reset too, until
+        ``ready`` (a sub-env played on words needs its AEC env only when asked for it)."""
+        self._take_next_spec()
+        env_seed = self._start_episode(seed)
+        if put_off:
+            self._aec_seed = env_seed
+        else:
+            self._aec_seed = None
+            self.aec_env.reset(seed=env_seed)
+
+    def ready(self) -> None:
+        """Reset the AEC env if ``start`` put it off."""
+        if self._aec_seed is not None:
+            seed, self._aec_seed = self._aec_seed, None
+            self.aec_env.reset(seed=seed)
+
+    def _take_next_spec(self) -> None:
+        """The opponent of ``set_opponent``, from this episode on."""
         if self._next_spec is not None:
             close = getattr(self.opponent, "close", None)
             if callable(close):
@@ -44,7 +69,6 @@ class SubEnv(SingleAgentVsOpponent):
             learner_seats = self.seats if self.learner == "random" else [self.learner]
             self.opponents = self._check_opponents(agent, self.seats, learner_seats)
             self.opponent, self.opponent_spec, self._next_spec = agent, self._next_spec, None
-        return super().reset(seed=seed, options=options)
 
     def _play_opponents(self) -> None:
         if not self.deferred:

@@ -8,6 +8,12 @@ opponents that are to move for their replies in one call (``batch_search.act_bat
 compiled kernels search every tree in one parallel call), and repeats until every learner is
 to move again or its game is over.
 
+Sub-envs of a two-player game with compiled rules (Connect Four, Othello, tic-tac-toe...)
+whose opponent is a compiled search play on arrays of the rules' words instead
+(``rl.boards``): every step's work for all of them in compiled calls, no AEC env per board
+(each is brought up to date from the boards' move histories when read: ``envs``, ``call``,
+``render``); the other sub-envs step their AEC envs (``rl.aec_path``).
+
 Sub-env ``i`` plays exactly the games that ``SingleAgentVsOpponent`` (``gymnasium.make`` of
 the same id) plays when reset with seed ``s + i``, which is what ``make_vec(...,
 vectorization_mode="sync").reset(seed=s)`` does: ``reset(seed=s)`` seeds sub-env ``i`` with
@@ -17,15 +23,14 @@ same way.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import importlib.util
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
-from mcts_agents.agents.agent import MCTSAgent
-from mcts_agents.agents.batch import act_batch
 from mcts_agents.agents.play import action_index
 from mcts_agents.agents.specs import make_env
 from mcts_agents.checks import check_int, check_seed, is_int
@@ -37,12 +42,17 @@ from mcts_agents.errors import (
     NoLegalActionError,
     NotResetError,
 )
+from mcts_agents.rl.aec_path import advance
 from mcts_agents.rl.single_agent import IllegalActionMode
-from mcts_agents.rl.sub_env import SubEnv, learner_flags, opponent_specs
+from mcts_agents.rl.sub_env import SubEnv, opponent_specs
 
 __all__ = ["VectorVsOpponent", "make_vector_vs_agent"]
 
 DEFAULT_OPPONENT = "mcts:iterations=200"
+#: Sub-env attributes that ``get_attr`` reads without bringing the AEC envs up to date.
+_SETTINGS = frozenset(
+    ("opponent_spec", "seat", "learner", "seed", "illegal_action", "illegal_reward")
+)
 _MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
 
@@ -65,6 +75,9 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default: a finished sub-env is reset by
             the next ``step``, which ignores its action) or ``SAME_STEP`` (reset at once; the
             last observation and info are in ``info["final_obs"]``/``info["final_info"]``).
+        fast_path: play the sub-envs that qualify on arrays of the rules' words, every step's
+            work for all of them in compiled calls (``rl.boards``; the same games, moves,
+            observations and rewards); ``False``: every sub-env through its AEC env.
 
     Observations are the learner's, stacked (``[N, *shape]``); rewards, terminations and
     truncations are arrays of ``N``. ``action_masks()`` (``[N, A]`` bool, all False for a
@@ -83,6 +96,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        fast_path: bool = True,
     ) -> None:
         check_int(num_envs, "num_envs", low=1)
         check_seed(seed, optional=True)
@@ -95,7 +109,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
                 f"autoreset_mode must be one of {[m.value for m in _MODES]}, got {autoreset_mode!r}"
             )
         specs = opponent_specs(opponent, num_envs)
-        self.envs = [
+        self._subs = [
             SubEnv(
                 make_env(env, render_mode=render_mode if i == 0 else None),
                 specs[i],
@@ -106,7 +120,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             )
             for i in range(num_envs)
         ]
-        first = self.envs[0]
+        first = self._subs[0]
         self.num_envs = num_envs
         self.autoreset_mode = mode
         self.metadata = {**first.metadata, "autoreset_mode": mode}
@@ -121,6 +135,16 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         self._autoreset = np.zeros(num_envs, dtype=bool)
         self._masks = np.zeros((num_envs, self._num_actions), dtype=bool)
         self._has_reset = False
+        self._fast = _fast_boards(first.aec_env, num_envs) if fast_path else None
+
+    @property
+    def envs(self) -> list[SubEnv]:
+        """The sub-envs (``SubEnv``). Reading them brings every AEC env up to date and plays the
+        rest of the running episodes through them (the caller may change them)."""
+        if self._fast is not None:
+            for i, sub in enumerate(self._subs):
+                self._fast.leave(i, sub)
+        return self._subs
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(
@@ -144,7 +168,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         indices = list(range(self.num_envs))
         for i in indices:
             self._reset_sub(i, seeds[i])
-        self._advance(indices)
+        self._advance_all(indices)
         for i in indices:
             self._check_started(i)
         self._autoreset[:] = False
@@ -167,12 +191,24 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         self._check_legality(actions, playing)  # under "raise": before anything changes
         moved: list[int] = []
         before = np.zeros(n, dtype=np.float64)
+        fast = self._fast
+        fast_moved = np.zeros(0, np.int64)
+        if fast is not None and fast.on.any():
+            allowed = np.zeros(n, dtype=bool)
+            allowed[playing] = self._masks[playing, actions[playing] - self._start]
+            on = fast.on & ~self._autoreset
+            fast_moved = np.flatnonzero(on & allowed)
+            fast.play(fast_moved, actions[fast_moved] - self._start)
+            playing = np.flatnonzero(~self._autoreset & ~(on & allowed)).tolist()
         for i in playing:
-            sub = self.envs[i]
+            sub = self._subs[i]
             action = int(actions[i])
             if not self._masks[i, action - self._start]:
-                legal = [self._start + int(a) for a in np.flatnonzero(self._masks[i])]
-                _, reward, _, _, _ = sub._lose_on_illegal(action, legal)
+                if fast is not None and fast.on[i]:  # as _lose_on_illegal, on the words
+                    fast.lost[i], sub._done, reward = True, True, sub.illegal_reward
+                else:
+                    legal = [self._start + int(a) for a in np.flatnonzero(self._masks[i])]
+                    _, reward, _, _, _ = sub._lose_on_illegal(action, legal)
                 rewards[i] = float(reward)
                 terminated[i] = True
                 illegal[i] = action
@@ -183,13 +219,18 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             moved.append(i)
         for i in resetting:
             self._reset_sub(i, None)
-        self._advance(moved + resetting)
+        self._advance_all(moved + resetting, fast_moved)
         for i in resetting:
             self._check_started(i)
         for i in moved:
-            sub = self.envs[i]
+            sub = self._subs[i]
             rewards[i] = sub._returns[sub._learner_seat()] - before[i]
             terminated[i], truncated[i] = sub._learner_flags()
+        if fast is not None and len(fast_moved):
+            over, rewards[fast_moved] = fast.results(fast_moved)
+            terminated[fast_moved] = over
+            for i in fast_moved[over].tolist():
+                self._subs[i]._done = True
         ended = np.logical_or(terminated, truncated)
         final: dict[str, Any] = {}
         if self.autoreset_mode == AutoresetMode.SAME_STEP and ended.any():
@@ -217,15 +258,17 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             SpecError: a bad spec; InvalidOptionError: a list of the wrong length.
         """
         specs = opponent_specs(opponent, self.num_envs)
-        for sub, spec in zip(self.envs, specs, strict=True):
+        for sub, spec in zip(self._subs, specs, strict=True):
             sub.set_opponent(spec)
 
     def render(self) -> Any:
         """Sub-env 0's ``render()``."""
-        return self.envs[0].render()
+        if self._fast is not None and self._fast.on[0]:
+            self._fast.sync(0, self._subs[0])
+        return self._subs[0].render()
 
     def close_extras(self, **kwargs: Any) -> None:
-        for sub in self.envs:
+        for sub in self._subs:
             for agent in {id(a): a for a in sub.opponents.values()}.values():
                 close = getattr(agent, "close", None)
                 if callable(close):
@@ -233,7 +276,14 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             sub.close()
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
-        """``name(*args, **kwargs)`` of every sub-env (an attribute's value if not callable)."""
+        """``name(*args, **kwargs)`` of every sub-env (an attribute's value if not callable).
+        ``set_opponent`` and ``action_masks`` leave the sub-envs on the rules' words."""
+        if name == "set_opponent":
+            for sub in self._subs:
+                sub.set_opponent(*args, **kwargs)
+            return (None,) * self.num_envs
+        if name == "action_masks" and not args and not kwargs and self._has_reset:
+            return tuple(self.action_masks())
         results = []
         for sub in self.envs:
             attribute = getattr(sub, name)
@@ -241,8 +291,10 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         return tuple(results)
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
-        """The attribute ``name`` of every sub-env."""
-        return tuple(getattr(sub, name) for sub in self.envs)
+        """The attribute ``name`` of every sub-env (those of ``_SETTINGS`` without leaving the
+        rules' words)."""
+        subs = self._subs if name in _SETTINGS else self.envs
+        return tuple(getattr(sub, name) for sub in subs)
 
     def set_attr(self, name: str, values: Any) -> None:
         """Set ``name`` on every sub-env: one value each from a list or tuple, else the same."""
@@ -269,15 +321,30 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         )
 
     def _reset_sub(self, i: int, seed: int | None) -> None:
-        sub = self.envs[i]
-        sub.deferred = True
-        try:
-            sub.reset(seed=seed)
-        finally:
-            sub.deferred = False
+        sub = self._subs[i]
+        sub.start(seed, put_off=self._fast is not None)
+        if self._fast is not None and not self._fast.start(i, sub):
+            sub.ready()
+
+    def _advance_all(self, indices: list[int], fast_moved: Any = ()) -> None:
+        """``_advance`` the sub-envs of ``indices`` on the AEC path, the others (and
+        ``fast_moved``) on the words (``FastBoards.advance``)."""
+        fast = self._fast
+        if fast is None:
+            self._advance(indices)
+            return
+        on = [i for i in indices if fast.on[i]]
+        self._advance([i for i in indices if not fast.on[i]])
+        boards = np.concatenate([np.asarray(fast_moved, np.int64), np.array(on, np.int64)])
+        fast.advance(boards)
+        for i in on:
+            if fast.over(i):
+                self._subs[i]._done = True
 
     def _check_started(self, i: int) -> None:
-        sub = self.envs[i]
+        sub = self._subs[i]
+        if self._fast is not None and self._fast.on[i] and sub._done:
+            self._fast.sync(i, sub)  # the message shows the AEC env and its returns
         if sub._done:
             raise GameOverError(
                 f"the game of sub-env {i} ({sub.aec_env}) ended before {sub.seat}'s first turn "
@@ -305,7 +372,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
 
     def _check_legality(self, actions: np.ndarray, playing: list[int]) -> None:
         for i in playing:
-            sub = self.envs[i]
+            sub = self._subs[i]
             if sub.illegal_action != "raise":
                 continue
             mask = self._masks[i]
@@ -317,78 +384,27 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
                 )
 
     def _advance(self, indices: list[int]) -> None:
-        """Play the opponents of ``indices`` (their moves in batches) until each learner is to
-        move or its game is over, as ``SingleAgentVsOpponent._play_opponents`` does."""
-        pending = list(indices)
-        while pending:
-            waiting: list[tuple[int, str]] = []
-            for i in pending:
-                seat = self._next_opponent(i)
-                if seat is not None:
-                    waiting.append((i, seat))
-            if not waiting:
-                break
-            agents = [self.envs[i].opponents[seat] for i, seat in waiting]
-            envs = [self.envs[i].aec_env for i, _ in waiting]
-            replies = act_batch(agents, envs, keep_results=False)  # moves only: no result built
-            for (i, seat), agent, reply in zip(waiting, agents, replies, strict=True):
-                if isinstance(agent, MCTSAgent) and type(reply) is int:
-                    self.envs[i]._step_env(reply)  # a search's move: one of the legal moves
-                else:
-                    self._play_reply(i, seat, agent, reply)
-            pending = [i for i, _ in waiting]
-        for i in indices:
-            sub = self.envs[i]
-            raw = sub.aec_env.unwrapped
-            terminated, truncated = learner_flags(raw, sub._learner_seat())
-            if terminated or truncated or not raw.agents:
-                sub._done = True
-
-    def _next_opponent(self, i: int) -> str | None:
-        """Step finished seats of sub-env ``i``; the opponent seat to move, or ``None`` when
-        the learner is to move or its game is over."""
-        sub = self.envs[i]
-        seat = sub._learner_seat()
-        env = sub.aec_env.unwrapped  # read past the wrappers (steps still go through them)
-        while env.agents:
-            terminated, truncated = learner_flags(env, seat)
-            if terminated or truncated:
-                return None
-            current = env.agent_selection
-            if env.terminations[current] or env.truncations[current]:
-                sub._step_env(None)
-                continue
-            return None if current == seat else str(current)
-        return None
-
-    def _play_reply(self, i: int, seat: str, agent: Any, reply: Any) -> None:
-        sub = self.envs[i]
-        # an int is an action already; anything else is checked (the message formatted then)
-        action = reply if type(reply) is int else action_index(reply, f"{agent!r} ({seat})")
-        observation = sub.aec_env.observe(seat)
-        if isinstance(observation, Mapping) and "action_mask" in observation:
-            mask = np.asarray(observation["action_mask"]).astype(bool)
-            index = action - self._start
-            if not 0 <= index < len(mask) or not mask[index]:
-                legal = [self._start + int(a) for a in np.flatnonzero(mask)]
-                raise IllegalActionError(
-                    f"{agent!r} played the illegal action {action} for {seat} in sub-env {i}; "
-                    f"legal: {legal}"
-                )
-        sub._step_env(action)
+        """``aec_path.advance`` of the sub-envs ``indices`` (on their AEC envs)."""
+        advance(self._subs, indices, self._start)
 
     def _reset_finished(self, finished: list[int]) -> dict[str, Any]:
         """``SAME_STEP``: reset the finished sub-envs; their last observations and infos."""
         final_obs = np.empty(self.num_envs, dtype=object)
         final_mask = np.zeros(self.num_envs, dtype=bool)
         final_info: dict[str, Any] = {}
+        fast = self._fast
+        if fast is not None:
+            fast.observe()
         for i in finished:
-            final_obs[i] = self.envs[i]._observation()
+            if fast is not None and fast.on[i]:
+                final_obs[i] = fast.planes[i].reshape(fast.shape).copy()
+            else:
+                final_obs[i] = self._subs[i]._observation()
             final_mask[i] = True
             final_info = self._add_info(final_info, self._sub_info(i), i)
         for i in finished:
             self._reset_sub(i, None)
-        self._advance(finished)
+        self._advance_all(finished)
         for i in finished:
             self._check_started(i)
         return {
@@ -399,12 +415,14 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         }
 
     def _sub_info(self, i: int) -> dict[str, Any]:
-        sub = self.envs[i]
+        sub = self._subs[i]
+        if self._fast is not None and self._fast.on[i]:
+            return {"learner": sub.seat, "returns": self._fast.returns(i, sub.seats)}
         return {"learner": sub.seat, "returns": dict(sub._returns)}
 
     def _infos(self) -> dict[str, Any]:
         everyone = np.ones(self.num_envs, dtype=bool)
-        seats = np.array([sub.seat for sub in self.envs], dtype=object)
+        seats = np.array([sub.seat for sub in self._subs], dtype=object)
         return {
             "action_mask": self._masks.copy(),
             "_action_mask": everyone,
@@ -419,9 +437,13 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         Raises:
             NoLegalActionError: a learner to move with an empty mask, naming the sub-env.
         """
+        fast = self._fast
+        if fast is not None and fast.on.any():
+            self._masks = fast.collect(self._subs, self._observations)
+            return np.copy(self._observations)
         masks = np.zeros((self.num_envs, self._num_actions), dtype=bool)
         observations = []
-        for i, sub in enumerate(self.envs):
+        for i, sub in enumerate(self._subs):
             seen = sub._observe()
             observations.append(seen["observation"])
             if sub._done:
@@ -440,10 +462,20 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         return np.copy(self._observations)
 
     def __repr__(self) -> str:
-        return f"VectorVsOpponent({self.num_envs} x {self.envs[0]!r})"
+        return f"VectorVsOpponent({self.num_envs} x {self._subs[0]!r})"
 
 
 def make_vector_vs_agent(num_envs: int = 1, env: str = "connect_four", **kwargs: Any) -> Any:
     """The ``vector_entry_point`` of the ``mcts_agents/<variant>-vs-agent-v0`` ids: a
     ``VectorVsOpponent`` (keywords as its constructor's)."""
     return VectorVsOpponent(num_envs, env, **kwargs)
+
+
+def _fast_boards(aec_env: Any, num_envs: int) -> Any:
+    """``rl.boards.FastBoards`` for ``aec_env``'s game, or ``None`` (no numba, or a game whose
+    boards are not words there)."""
+    if importlib.util.find_spec("numba") is None:
+        return None
+    from mcts_agents.rl.boards import FastBoards
+
+    return FastBoards.build(aec_env, num_envs)
