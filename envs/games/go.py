@@ -107,10 +107,33 @@ class Go(BoardGame[State]):
         self.width, self.board, self.action_bit, self.bit_action = layout(size)
         self._zstone, self._zside, self._zko, self._zpass = zobrist_table(size)
         self._bit_index = np.array(self.action_bit).reshape(size, size)
-        self._initial: State = (0, 0, 0, -1, 0, 0, frozenset([0]) if self.superko else frozenset(), ())
+        self._initial: State = (
+            0,
+            0,
+            0,
+            -1,
+            0,
+            0,
+            frozenset([0]) if self.superko else frozenset(),
+            (),
+        )
 
     def params(self) -> dict[str, Hashable]:
         return {"size": self.size, "komi": self.komi, "superko": self.superko}
+
+    def state_from_stones(self, black: int, white: int, to_play: int = 0) -> State:
+        """A position with these stones (bitboards of ``action_bit`` points), ``to_play`` to
+        move, no ko, no passes and no history: a game set up on the board. Raises
+        ``InvalidStateError`` for stones on one point or a group without a liberty."""
+        board_hash = self._hash_of(0, black) ^ self._hash_of(1, white)
+        seen = frozenset([board_hash]) if self.superko else frozenset()
+        state = (black, white, to_play, -1, 0, board_hash, seen, ())
+        self.check_state(state)
+        return state
+
+    def stones(self, actions: list[int]) -> int:
+        """The bitboard of the points of ``actions``."""
+        return sum(1 << self.action_bit[a] for a in set(actions))
 
     # ------------------------------------------------------------------ board helpers
     def neighbours(self, x: int) -> int:
@@ -343,12 +366,16 @@ class Go(BoardGame[State]):
         if type(seen) is not frozenset:
             invalid(name, f"seen must be a frozenset of hashes, got {short(seen)}")
         if self.superko:
-            if board_hash not in seen or not all(type(h) is int and 0 <= h <= _MASK64 for h in seen):
+            if board_hash not in seen or not all(
+                type(h) is int and 0 <= h <= _MASK64 for h in seen
+            ):
                 invalid(name, "seen must hold 64-bit hashes, the current board's among them")
         elif seen:
             invalid(name, f"seen is empty under simple ko, got {short(seen)}")
         if type(recent) is not tuple or len(recent) > HISTORY:
-            invalid(name, f"recent must be a tuple of at most {HISTORY} boards, got {short(recent)}")
+            invalid(
+                name, f"recent must be a tuple of at most {HISTORY} boards, got {short(recent)}"
+            )
         for i, pair in enumerate(recent):
             if type(pair) is not tuple or len(pair) != 2:
                 invalid(name, f"recent[{i}] must be a (black, white) pair, got {short(pair)}")
@@ -394,7 +421,9 @@ class Go(BoardGame[State]):
             rows.append(f"{size - r:>2} " + " ".join(cells) + f" {size - r}")
         if state[4] >= 2:
             score = self.score(state)
-            status = f"game over: {'B' if score > 0 else 'W'}+{abs(score):g} (area, komi {self.komi:g})"
+            status = (
+                f"game over: {'B' if score > 0 else 'W'}+{abs(score):g} (area, komi {self.komi:g})"
+            )
         else:
             mover = "X (black)" if state[2] == 0 else "O (white)"
             status = f"{mover} to play; komi {self.komi:g}" + (", one pass" if state[4] else "")
