@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
 import numpy as np
 
@@ -107,6 +107,7 @@ class Go(BoardGame[State]):
         self.width, self.board, self.action_bit, self.bit_action = layout(size)
         self._zstone, self._zside, self._zko, self._zpass = zobrist_table(size)
         self._bit_index = np.array(self.action_bit).reshape(size, size)
+        self._nbt = [self.neighbours(1 << b) for b in range(len(self.bit_action))]
         self._initial: State = (
             0,
             0,
@@ -383,6 +384,117 @@ class Go(BoardGame[State]):
             bits_field(name, f"recent[{i}] white", pair[1], self.board)
             if pair[0] & pair[1]:
                 invalid(name, f"recent[{i}] has two stones on one point")
+
+    def rollout(self, state: State, rng: random.Random) -> tuple[float, ...]:
+        """Uniformly random legal moves (the pass among them) to two passes in a row, on bare
+        bitboards: no states, no move lists. Each ply draws the empty points and the pass
+        without replacement until a legal one comes up (a partial Fisher-Yates shuffle of a
+        list of the empty points kept up to date), so the move is uniform over the legal
+        moves, as ``legal_actions`` would give them, for a legality test or two."""
+        return self.playout(state, rng.random)
+
+    def playout(
+        self, state: State, rand: Callable[[], float], record: list[int] | None = None
+    ) -> tuple[float, ...]:
+        """``rollout``'s playout with ``rand`` for ``rng.random``; the actions played are
+        appended to ``record`` when it is given (for tests)."""
+        black, white, player, ko, passes, board_hash, seen, _ = state
+        if passes >= 2:
+            return self.returns(state)
+        w, board, bit_action = self.width, self.board, self.bit_action
+        zstone, superko, nbt = self._zstone, self.superko, self._nbt
+        repeats = set(seen) if superko else None
+        own, opp = (black, white) if player == 0 else (white, black)
+        empty = board & ~(black | white)
+        empties = [b for b in range(len(bit_action)) if empty >> b & 1]
+        where = [-1] * len(bit_action)
+        for i, b in enumerate(empties):
+            where[b] = i
+        ko_bit = 1 << self.action_bit[ko] if ko >= 0 else 0
+        while True:
+            n = len(empties)
+            i = 0
+            chosen = 0  # the pass, unless a point is chosen
+            while True:
+                j = i + int(rand() * (n + 1 - i))
+                if j == n:
+                    break
+                b = empties[j]
+                empties[j] = c = empties[i]
+                empties[i] = b
+                where[c], where[b] = j, i
+                bit = 1 << b
+                i += 1
+                if bit == ko_bit:
+                    continue
+                near = ((bit << 1) | (bit >> 1) | (bit << w) | (bit >> w)) & board
+                mine = own | bit
+                free = empty ^ bit
+                captured = 0
+                seeds = near & opp
+                while seeds:  # the opponent's neighbouring groups left without a liberty
+                    g = f = seeds & -seeds
+                    if nbt[g.bit_length() - 1] & free:  # a liberty next to this very stone
+                        seeds ^= g
+                        continue
+                    while f:
+                        f = ((f << 1) | (f >> 1) | (f << w) | (f >> w)) & opp & ~g
+                        g |= f
+                    seeds &= ~g
+                    if not ((g << 1) | (g >> 1) | (g << w) | (g >> w)) & free:
+                        captured |= g
+                if not captured and not near & free:  # no capture, no empty neighbour
+                    g = f = bit
+                    while f:
+                        f = ((f << 1) | (f >> 1) | (f << w) | (f >> w)) & mine & ~g
+                        g |= f
+                    if not ((g << 1) | (g >> 1) | (g << w) | (g >> w)) & free:
+                        continue  # suicide
+                if repeats is not None:
+                    h = board_hash ^ zstone[player][bit_action[b]]
+                    if captured:
+                        h ^= self._hash_of(1 - player, captured)
+                    if h in repeats:
+                        continue
+                    repeats.add(h)
+                    board_hash = h
+                chosen = bit
+                break
+            if record is not None:
+                record.append(bit_action[b] if chosen else self.pass_action)
+            if not chosen:
+                passes += 1
+                if passes >= 2:
+                    break
+                ko_bit = 0
+            else:
+                passes = 0
+                koish = not near & ~opp
+                own = mine
+                empty = free
+                last = empties.pop()  # take the chosen point out of the list
+                if last != b:
+                    k = where[b]
+                    empties[k] = last
+                    where[last] = k
+                where[b] = -1
+                ko_bit = 0
+                if captured:
+                    opp ^= captured
+                    empty |= captured
+                    if koish and captured & (captured - 1) == 0:
+                        ko_bit = captured
+                    while captured:
+                        low = captured & -captured
+                        captured ^= low
+                        c = low.bit_length() - 1
+                        where[c] = len(empties)
+                        empties.append(c)
+            own, opp = opp, own
+            player ^= 1
+        black, white = (own, opp) if player == 0 else (opp, own)
+        b_area, w_area = self.area(black, white)
+        return _BLACK_WINS if b_area - w_area - self.komi > 0 else _WHITE_WINS
 
     # ------------------------------------------------------------------ views
     def observation(self, state: State, player: int) -> np.ndarray:

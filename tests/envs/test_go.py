@@ -294,3 +294,36 @@ def test_vertices_round_trip_and_skip_i() -> None:
     assert vertex(8, 9) == "J9" and parse_vertex("I5", 9) is None
     assert parse_vertex("A0", 9) is None and parse_vertex("A10", 9) is None
     assert parse_vertex("k3", 19) == parse_vertex("K3", 19)
+
+
+@pytest.mark.parametrize("superko", [False, True])
+def test_the_fast_playout_plays_legal_moves_to_the_end_and_scores_it(superko: bool) -> None:
+    """The playout's moves, replayed through ``next_state`` from the same start, are legal at
+    every ply and end the game with the playout's returns; each move is uniform over the legal
+    ones (the pass among them): counts of first moves within 5 standard deviations."""
+    game = Go(7, 0.5, superko)
+    rng = random.Random(4)
+    for start in range(20):
+        state = game.initial_state()
+        for _ in range(start * 3):  # starts later and later in a random game
+            if game.is_terminal(state):
+                break
+            state = game.next_state(state, rng.choice(game.legal_actions(state)))
+        record: list[int] = []
+        returns = game.playout(state, rng.random, record)
+        for action in record:
+            assert action in game.legal_actions(state)
+            state = game.next_state(state, action)
+        assert game.is_terminal(state) and game.returns(state) == returns
+    small = Go(5, 0.5, superko)
+    state = position(small, "A3 B4 C5", "A5 A4", to_play=1)  # B5 is suicide for white
+    legal = small.legal_actions(state)
+    assert parse_vertex("B5", 5) not in legal
+    draws = 100 * len(legal)
+    counts = dict.fromkeys(legal, 0)
+    for _ in range(draws):
+        record = []
+        small.playout(state, rng.random, record)
+        counts[record[0]] += 1  # KeyError for a move that is not legal
+    p = 1 / len(legal)
+    assert all(abs(c - draws * p) < 5 * (draws * p * (1 - p)) ** 0.5 for c in counts.values())
