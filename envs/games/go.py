@@ -49,6 +49,7 @@ from mcts_agents.envs.core.checks import bits_field, int_field, invalid, short, 
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import BoardGame
 from mcts_agents.envs.core.params import check_int
+from mcts_agents.envs.games.go_playout import playout
 
 State = tuple[int, int, int, int, int, int, frozenset[int], tuple[tuple[int, int], ...]]
 #: Boards kept in a state for the observation's history planes (besides the current one).
@@ -105,9 +106,9 @@ class Go(BoardGame[State]):
         self.num_actions = self.points + 1
         self.observation_shape = (size, size, 2 * (HISTORY + 1) + 1)
         self.width, self.board, self.action_bit, self.bit_action = layout(size)
-        self._zstone, self._zside, self._zko, self._zpass = zobrist_table(size)
+        self.zstone, self._zside, self._zko, self._zpass = zobrist_table(size)
         self._bit_index = np.array(self.action_bit).reshape(size, size)
-        self._nbt = [self.neighbours(1 << b) for b in range(len(self.bit_action))]
+        self.point_neighbours = [self.neighbours(1 << b) for b in range(len(self.bit_action))]
         self._initial: State = (
             0,
             0,
@@ -126,7 +127,7 @@ class Go(BoardGame[State]):
         """A position with these stones (bitboards of ``action_bit`` points), ``to_play`` to
         move, no ko, no passes and no history: a game set up on the board. Raises
         ``InvalidStateError`` for stones on one point or a group without a liberty."""
-        board_hash = self._hash_of(0, black) ^ self._hash_of(1, white)
+        board_hash = self.hash_of(0, black) ^ self.hash_of(1, white)
         seen = frozenset([board_hash]) if self.superko else frozenset()
         state = (black, white, to_play, -1, 0, board_hash, seen, ())
         self.check_state(state)
@@ -153,8 +154,8 @@ class Go(BoardGame[State]):
             group |= frontier
         return group & board
 
-    def _hash_of(self, colour: int, stones: int) -> int:
-        table, bit_action, h = self._zstone[colour], self.bit_action, 0
+    def hash_of(self, colour: int, stones: int) -> int:
+        table, bit_action, h = self.zstone[colour], self.bit_action, 0
         while stones:
             low = stones & -stones
             h ^= table[bit_action[low.bit_length() - 1]]
@@ -204,7 +205,7 @@ class Go(BoardGame[State]):
     def _no_repeats(self, state: State, legal: int, own: int, opp: int, empty: int) -> int:
         """``legal`` less the moves whose board is one of ``state``'s earlier positions."""
         player, board_hash, seen = state[2], state[5], state[6]
-        table, other = self._zstone[player], 1 - player
+        table, other = self.zstone[player], 1 - player
         captures: dict[int, int] = {}  # liberty bit of an opponent group in atari -> hash
         seeds = opp
         while seeds:
@@ -212,7 +213,7 @@ class Go(BoardGame[State]):
             seeds &= ~g
             libs = self.neighbours(g) & empty
             if libs & (libs - 1) == 0:
-                captures[libs] = captures.get(libs, 0) ^ self._hash_of(other, g)
+                captures[libs] = captures.get(libs, 0) ^ self.hash_of(other, g)
         out, bits, bit_action = legal, legal, self.bit_action
         while bits:
             low = bits & -bits
@@ -252,7 +253,7 @@ class Go(BoardGame[State]):
         own, opp = (black, white) if player == 0 else (white, black)
         koish = not (self.neighbours(bit) & ~opp)  # every neighbour an opponent stone
         own |= bit
-        board_hash ^= self._zstone[player][action]
+        board_hash ^= self.zstone[player][action]
         empty = self.board & ~(own | opp)
         captured = 0
         seeds = self.neighbours(bit) & opp
@@ -264,7 +265,7 @@ class Go(BoardGame[State]):
         ko = -1
         if captured:
             opp ^= captured
-            board_hash ^= self._hash_of(1 - player, captured)
+            board_hash ^= self.hash_of(1 - player, captured)
             if koish and captured & (captured - 1) == 0:
                 ko = self.bit_action[captured.bit_length() - 1]
         if self.superko:
@@ -357,7 +358,7 @@ class Go(BoardGame[State]):
                 seeds &= ~g
                 if not self.neighbours(g) & empty:
                     invalid(name, f"a {'black' if colour == 0 else 'white'} group has no liberty")
-        if board_hash != self._hash_of(0, black) ^ self._hash_of(1, white):
+        if board_hash != self.hash_of(0, black) ^ self.hash_of(1, white):
             invalid(name, f"board_hash {board_hash:#x} is not the stones' Zobrist hash")
         if ko >= 0:
             bit = 1 << self.action_bit[ko]
@@ -398,101 +399,9 @@ class Go(BoardGame[State]):
     ) -> tuple[float, ...]:
         """``rollout``'s playout with ``rand`` for ``rng.random``; the actions played are
         appended to ``record`` when it is given (for tests)."""
-        black, white, player, ko, passes, board_hash, seen, _ = state
-        if passes >= 2:
+        if state[4] >= 2:
             return self.returns(state)
-        w, board, bit_action = self.width, self.board, self.bit_action
-        zstone, superko, nbt = self._zstone, self.superko, self._nbt
-        repeats = set(seen) if superko else None
-        own, opp = (black, white) if player == 0 else (white, black)
-        empty = board & ~(black | white)
-        empties = [b for b in range(len(bit_action)) if empty >> b & 1]
-        where = [-1] * len(bit_action)
-        for i, b in enumerate(empties):
-            where[b] = i
-        ko_bit = 1 << self.action_bit[ko] if ko >= 0 else 0
-        while True:
-            n = len(empties)
-            i = 0
-            chosen = 0  # the pass, unless a point is chosen
-            while True:
-                j = i + int(rand() * (n + 1 - i))
-                if j == n:
-                    break
-                b = empties[j]
-                empties[j] = c = empties[i]
-                empties[i] = b
-                where[c], where[b] = j, i
-                bit = 1 << b
-                i += 1
-                if bit == ko_bit:
-                    continue
-                near = ((bit << 1) | (bit >> 1) | (bit << w) | (bit >> w)) & board
-                mine = own | bit
-                free = empty ^ bit
-                captured = 0
-                seeds = near & opp
-                while seeds:  # the opponent's neighbouring groups left without a liberty
-                    g = f = seeds & -seeds
-                    if nbt[g.bit_length() - 1] & free:  # a liberty next to this very stone
-                        seeds ^= g
-                        continue
-                    while f:
-                        f = ((f << 1) | (f >> 1) | (f << w) | (f >> w)) & opp & ~g
-                        g |= f
-                    seeds &= ~g
-                    if not ((g << 1) | (g >> 1) | (g << w) | (g >> w)) & free:
-                        captured |= g
-                if not captured and not near & free:  # no capture, no empty neighbour
-                    g = f = bit
-                    while f:
-                        f = ((f << 1) | (f >> 1) | (f << w) | (f >> w)) & mine & ~g
-                        g |= f
-                    if not ((g << 1) | (g >> 1) | (g << w) | (g >> w)) & free:
-                        continue  # suicide
-                if repeats is not None:
-                    h = board_hash ^ zstone[player][bit_action[b]]
-                    if captured:
-                        h ^= self._hash_of(1 - player, captured)
-                    if h in repeats:
-                        continue
-                    repeats.add(h)
-                    board_hash = h
-                chosen = bit
-                break
-            if record is not None:
-                record.append(bit_action[b] if chosen else self.pass_action)
-            if not chosen:
-                passes += 1
-                if passes >= 2:
-                    break
-                ko_bit = 0
-            else:
-                passes = 0
-                koish = not near & ~opp
-                own = mine
-                empty = free
-                last = empties.pop()  # take the chosen point out of the list
-                if last != b:
-                    k = where[b]
-                    empties[k] = last
-                    where[last] = k
-                where[b] = -1
-                ko_bit = 0
-                if captured:
-                    opp ^= captured
-                    empty |= captured
-                    if koish and captured & (captured - 1) == 0:
-                        ko_bit = captured
-                    while captured:
-                        low = captured & -captured
-                        captured ^= low
-                        c = low.bit_length() - 1
-                        where[c] = len(empties)
-                        empties.append(c)
-            own, opp = opp, own
-            player ^= 1
-        black, white = (own, opp) if player == 0 else (opp, own)
+        black, white = playout(self, state, rand, record)
         b_area, w_area = self.area(black, white)
         return _BLACK_WINS if b_area - w_area - self.komi > 0 else _WHITE_WINS
 
