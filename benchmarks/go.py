@@ -13,7 +13,9 @@ fresh searcher each, so nothing is reused), all rows in one run on one machine:
   ``pettingzoo_go.position_game`` reference: copies of ``go_base.Position``, playouts by
   ``random_point``), ``MCTS(Budget(iterations=n), SearchConfig())``;
 - ``go_v5, fast path``: the same env read into our Go core (``game_from_env`` ->
-  ``pettingzoo_go.go_game``), the same search: the ratio of the two is the fast path's gain;
+  ``pettingzoo_go.go_game``), the same search (uniform playouts, as the copies' playouts):
+  the ratio of the two is the fast path's gain; then with the agent's default playouts
+  (``decisive``: no own-eye filling, no voluntary pass: longer playouts);
 - ``go_v0, MCTSAgent``: our env and agent (positional superko; Python search);
 - ``playouts``: ``Go.rollout`` alone from the empty board (uniformly random legal moves);
 - OpenSpiel's C++ ``pyspiel.MCTSBot`` on ``go`` (one random rollout per leaf, ``uct_c=2``):
@@ -21,10 +23,12 @@ fresh searcher each, so nothing is reused), all rows in one run on one machine:
 
 ``--gnugo GAMES``: the GTP engine (``mcts-agents gtp``, default agent: its clock, here a fixed
 ``--move-time`` a move through ``mcts:time=S``) against GNU Go (``gnugo --mode gtp --level L
---chinese-rules``, komi 7.5), colours alternating, refereed by our core (GNU Go's
-``final_score`` reported beside ours); each game is appended to ``--out`` (JSON lines) and a
-rerun with the same file continues. GNU Go comes from Debian's ``gnugo`` package
-(``apt-get install gnugo``); without it the games are skipped with a line saying so.
+--chinese-rules --capture-all-dead``: it captures dead stones before it passes, so the board's
+area is the score), komi 7.5, colours alternating, refereed by our core (GNU Go's
+``final_score``, which judges dead stones itself, reported beside ours); each game is
+appended to ``--out`` (JSON lines) and a rerun with the same file continues. GNU Go comes from
+Debian's ``gnugo`` package (``apt-get install gnugo``); without it the games are skipped with a
+line saying so.
 """
 
 from __future__ import annotations
@@ -47,14 +51,17 @@ from benchmarks._common import fmt, machine_info, median, print_machine, print_t
 C = 2.0
 
 
-def _search_rate(make: Callable[[], tuple[Any, Any]], iterations: int, repeats: int) -> list[float]:
+def _search_rate(
+    make: Callable[[], tuple[Any, Any]], iterations: int, repeats: int, playout: str = "random"
+) -> list[float]:
     from mcts_agents.search.config import Budget, SearchConfig
     from mcts_agents.search.mcts import MCTS
 
     rates = []
     for seed in range(repeats):
         game, state = make()
-        searcher = MCTS(Budget(iterations=iterations), SearchConfig(c=C), seed=seed)
+        config = SearchConfig(c=C, playout=playout)  # type: ignore[arg-type]
+        searcher = MCTS(Budget(iterations=iterations), config, seed=seed)
         start = perf_counter()
         result = searcher.search(game, state)
         rates.append(result.iterations / (perf_counter() - start))
@@ -85,11 +92,18 @@ def speed(size: int, repeats: int, quick: bool) -> list[list[str]]:
     )
     fast = 500 * scale
     rows.append(("go_v5, fast path", fast, _search_rate(lambda: game_from_env(env), fast, repeats)))
+    rows.append(
+        (
+            "go_v5, fast path, decisive playouts",
+            fast,
+            _search_rate(lambda: game_from_env(env), fast, repeats, "decisive"),
+        )
+    )
     ours = go_v0(size=size)
     ours.reset(seed=0)
     rates = []
     for seed in range(repeats):
-        agent = MCTSAgent(iterations=fast, seed=seed, c=C, backend="python")
+        agent = MCTSAgent(iterations=fast, seed=seed, c=C, backend="python", playout="random")
         result = agent.search(ours)
         rates.append(result.iterations / result.elapsed)
     rows.append(("go_v0, MCTSAgent (superko)", fast, rates))
@@ -177,7 +191,9 @@ def play_gnugo(size: int, level: int, move_time: float, black_is_ours: bool, see
             f"mcts:time={move_time}",
         ]
     )
-    gnugo = Engine([gnugo_path(), "--mode", "gtp", "--level", str(level), "--chinese-rules"])
+    # --capture-all-dead: GNU Go takes dead stones off by play, so the board's area counts
+    options = ["--mode", "gtp", "--level", str(level), "--chinese-rules", "--capture-all-dead"]
+    gnugo = Engine([gnugo_path(), *options])
     game = Go(size, 7.5, superko=False)
     state = game.initial_state()
     engines = (ours, gnugo) if black_is_ours else (gnugo, ours)
@@ -244,6 +260,21 @@ def gnugo_games(args: argparse.Namespace) -> None:
     print(f"ours against GNU Go level {args.level}: {wins} wins in {len(done)} games")
 
 
+def playout_ab(args: argparse.Namespace) -> None:
+    """``--ab GAMES``: MCTSAgent with Go's decisive playouts (no own-eye filling, no
+    voluntary pass) against uniform playouts, ``--ab-time`` seconds a move each, on go_v0
+    (positional superko, komi 7.5), seats alternating; resumable through ``--ab-out``."""
+    from mcts_agents.arena import play_match
+
+    spec = f"go:size={args.size}"
+    agents = [
+        f"mcts:time={args.ab_time},playout=decisive,name=decisive",
+        f"mcts:time={args.ab_time},playout=random,name=uniform",
+    ]
+    result = play_match(spec, agents, args.ab, seed=1, out=args.ab_out, workers=args.workers)
+    print(f"decisive against uniform playouts, {args.ab_time} s a move, {spec}:\n{result}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small budgets")
@@ -254,6 +285,10 @@ def main() -> None:
     parser.add_argument("--move-time", type=float, default=2.0, help="our seconds a move")
     parser.add_argument("--out", default="go_gnugo.jsonl", help="JSON lines of the games")
     parser.add_argument("--no-speed", action="store_true", help="only the games")
+    parser.add_argument("--ab", type=int, default=0, help="games: decisive vs uniform playouts")
+    parser.add_argument("--ab-time", type=float, default=0.5, help="seconds a move in --ab")
+    parser.add_argument("--ab-out", default="go_playout_ab.jsonl", help="results of --ab")
+    parser.add_argument("--workers", type=int, default=1, help="processes for --ab")
     args = parser.parse_args()
     info = machine_info()
     print_machine(info)
@@ -262,6 +297,8 @@ def main() -> None:
         board = f"{args.size}x{args.size}"
         print(f"\n{board}, from the empty board, one process, median of {args.repeats}")
         print_table(["path", "sims", "sims/s", "spread", "x copies"], rows)
+    if args.ab:
+        playout_ab(args)
     if args.gnugo:
         gnugo_games(args)
 

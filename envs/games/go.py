@@ -109,6 +109,16 @@ class Go(BoardGame[State]):
         self.zstone, self._zside, self._zko, self._zpass = zobrist_table(size)
         self._bit_index = np.array(self.action_bit).reshape(size, size)
         self.point_neighbours = [self.neighbours(1 << b) for b in range(len(self.bit_action))]
+        w, board = self.width, self.board
+        self.point_diagonals = [
+            ((1 << b << w + 1) | (1 << b << w - 1) | (1 << b >> w + 1) | (1 << b >> w - 1)) & board
+            for b in range(len(self.bit_action))
+        ]
+        self.edge_points = sum(  # the first and last rows and columns
+            1 << self.action_bit[a]
+            for a in range(self.points)
+            if a < size or a >= self.points - size or a % size in (0, size - 1)
+        )
         self._initial: State = (
             0,
             0,
@@ -394,14 +404,25 @@ class Go(BoardGame[State]):
         moves, as ``legal_actions`` would give them, for a legality test or two."""
         return self.playout(state, rng.random)
 
+    def decisive_rollout(self, state: State, rng: random.Random) -> tuple[float, ...]:
+        """The playout of ``playout="decisive"`` (the agent's default): random legal moves
+        that never fill the mover's own eyes, a pass only when nothing else is left
+        (``go_playout.playout`` with ``eyes``); the uniform playouts of ``rollout`` fill
+        their own eyes and pass at random, and say little about who is winning."""
+        return self.playout(state, rng.random, eyes=True)
+
     def playout(
-        self, state: State, rand: Callable[[], float], record: list[int] | None = None
+        self,
+        state: State,
+        rand: Callable[[], float],
+        record: list[int] | None = None,
+        eyes: bool = False,
     ) -> tuple[float, ...]:
-        """``rollout``'s playout with ``rand`` for ``rng.random``; the actions played are
-        appended to ``record`` when it is given (for tests)."""
+        """``rollout``'s playout (``decisive_rollout``'s with ``eyes``) with ``rand`` for
+        ``rng.random``; the actions played are appended to ``record`` when it is given."""
         if state[4] >= 2:
             return self.returns(state)
-        black, white = playout(self, state, rand, record)
+        black, white = playout(self, state, rand, record, eyes)
         b_area, w_area = self.area(black, white)
         return _BLACK_WINS if b_area - w_area - self.komi > 0 else _WHITE_WINS
 

@@ -17,14 +17,26 @@ from typing import Any
 
 
 def playout(
-    game: Any, state: tuple[Any, ...], rand: Callable[[], float], record: list[int] | None = None
+    game: Any,
+    state: tuple[Any, ...],
+    rand: Callable[[], float],
+    record: list[int] | None = None,
+    eyes: bool = False,
 ) -> tuple[int, int]:
     """Black's and white's stones where a random playout from ``state`` (not over) ends in
     ``game`` (a ``Go`` core: its layout, Zobrist table and neighbour masks); each action played
-    is appended to ``record`` when it is given."""
+    is appended to ``record`` when it is given.
+
+    ``eyes``: the mover never fills its own eye (an empty point whose neighbours on the board
+    are all its stones, with at most one opponent stone on its diagonals, none on the edge) and
+    passes only when no other legal move is left; such a playout stops after ``3 * points``
+    plies if the passes have not ended it (a cycle of captures), and the board is scored as
+    it stands."""
     black, white, player, ko, passes, board_hash, seen, _ = state
     w, board, bit_action = game.width, game.board, game.bit_action
     zstone, superko, nbt = game.zstone, game.superko, game.point_neighbours
+    diagonals, edge = game.point_diagonals, game.edge_points
+    plies_left = 3 * game.points if eyes else -1
     repeats = set(seen) if superko else None
     own, opp = (black, white) if player == 0 else (white, black)
     empty = board & ~(black | white)
@@ -37,8 +49,9 @@ def playout(
         n = len(empties)
         i = 0
         chosen = 0  # the pass, unless a point is chosen
-        while True:
-            j = i + int(rand() * (n + 1 - i))
+        drawn = n if eyes else n + 1  # the candidates: the empty points (and the pass)
+        while i < drawn:
+            j = i + int(rand() * (drawn - i))
             if j == n:
                 break
             b = empties[j]
@@ -50,6 +63,10 @@ def playout(
             if bit == ko_bit:
                 continue
             near = ((bit << 1) | (bit >> 1) | (bit << w) | (bit >> w)) & board
+            if eyes and not near & ~own:  # every neighbour ours: an eye unless the diagonals
+                faults = (diagonals[b] & opp).bit_count() + (bit & edge != 0)  # say otherwise
+                if faults <= 1:
+                    continue
             mine = own | bit
             free = empty ^ bit
             captured = 0
@@ -114,4 +131,7 @@ def playout(
                     empties.append(c)
         own, opp = opp, own
         player ^= 1
+        plies_left -= 1
+        if not plies_left:
+            break
     return (own, opp) if player == 0 else (opp, own)

@@ -327,3 +327,48 @@ def test_the_fast_playout_plays_legal_moves_to_the_end_and_scores_it(superko: bo
         counts[record[0]] += 1  # KeyError for a move that is not legal
     p = 1 / len(legal)
     assert all(abs(c - draws * p) < 5 * (draws * p * (1 - p)) ** 0.5 for c in counts.values())
+
+
+def own_eye(game: Go, state: State, action: int) -> bool:
+    """Whether ``action`` fills an eye of the mover: every neighbour on the board its stone,
+    and opponent stones on at most one diagonal (none for a point on the edge)."""
+    size, grid = game.size, game.grid(state)
+    row, col = divmod(action, size)
+    mine, theirs = 1 + game.to_play(state), 2 - game.to_play(state)
+    near = [(row + dr, col + dc) for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))]
+    if any(grid[r, c] != mine for r, c in near if 0 <= r < size and 0 <= c < size):
+        return False
+    corners = [(row + dr, col + dc) for dr in (1, -1) for dc in (1, -1)]
+    on_board = [(r, c) for r, c in corners if 0 <= r < size and 0 <= c < size]
+    faults = sum(grid[r, c] == theirs for r, c in on_board) + (len(on_board) < 4)
+    return faults <= 1
+
+
+@pytest.mark.parametrize("superko", [False, True])
+def test_the_decisive_playout_never_fills_its_own_eyes_and_passes_only_when_it_must(
+    superko: bool,
+) -> None:
+    """Replayed through ``next_state``: legal moves, never into the mover's own eye, a pass
+    only when every other legal move is such an eye; two passes end it (or the ply cap, the
+    board scored as it stands); the returns are the core's."""
+    game = Go(7, 0.5, superko)
+    rng = random.Random(6)
+    eyes_kept = 0
+    for _ in range(12):
+        state = game.initial_state()
+        record: list[int] = []
+        returns = game.playout(state, rng.random, record, eyes=True)
+        for action in record:
+            legal = game.legal_actions(state)
+            assert action in legal
+            if action == game.pass_action:
+                assert all(own_eye(game, state, a) for a in legal[:-1])
+                eyes_kept += len(legal) > 1
+            else:
+                assert not own_eye(game, state, action)
+            state = game.next_state(state, action)
+        if not game.is_terminal(state):
+            assert len(record) == 3 * game.points  # the cap
+            state = (*state[:4], 2, *state[5:])
+        assert game.returns(state) == returns
+    assert eyes_kept > 0  # passes with eyes left unfilled
