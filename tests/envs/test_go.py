@@ -1,5 +1,6 @@
 """Go: move by move against PettingZoo's go_v5 and OpenSpiel's go, superko by brute force,
-known positions (captures, snapback, ko, suicide, seki), the env's views."""
+known positions (captures, snapback, ko, suicide, points next to both colours), the playouts,
+the env's views."""
 
 from __future__ import annotations
 
@@ -224,8 +225,8 @@ def test_area_scoring_gives_shared_points_to_nobody_as_go_base_counts() -> None:
     grid = game.grid(state)
     reference = go_base.Position(board=np.where(grid == 2, -1, grid).astype(np.int8), komi=0.5)
     assert reference.score() == -0.5
-    seki = position(game, "A2 B2 C2 C1", "A3 B3 C3 D3 D2 D1")  # A1 B1: black's eye space
-    assert game.area(seki[0], seki[1])[0] == 4 + 2
+    eye = position(game, "A2 B2 C2 C1", "A3 B3 C3 D3 D2 D1")  # A1 B1: black's eye space
+    assert game.area(eye[0], eye[1])[0] == 4 + 2
 
 
 # ---------------------------------------------------------------------------- env and views
