@@ -49,39 +49,16 @@ from mcts_agents.envs.core.checks import bits_field, int_field, invalid, short, 
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import BoardGame
 from mcts_agents.envs.core.params import check_int
+from mcts_agents.envs.games.go_layout import COLUMNS, layout, parse_vertex, vertex, zobrist_table
 from mcts_agents.envs.games.go_playout import playout
 
 State = tuple[int, int, int, int, int, int, frozenset[int], tuple[tuple[int, int], ...]]
 #: Boards kept in a state for the observation's history planes (besides the current one).
 HISTORY = 7
-COLUMNS = "ABCDEFGHJKLMNOPQRST"  # GTP's column letters: no I
 _BLACK_WINS, _WHITE_WINS = (1.0, -1.0), (-1.0, 1.0)
 _MASK64 = (1 << 64) - 1
+__all__ = ["COLUMNS", "HISTORY", "Go", "State", "parse_vertex", "vertex"]
 _FIELDS = ("black", "white", "to_play", "ko", "passes", "board_hash", "seen", "recent")
-
-
-def layout(size: int) -> tuple[int, int, list[int], list[int]]:
-    """``(width, board, action_bit, bit_action)``: the row stride (``size + 1``), the mask of
-    the points, each action's bit, and each bit's action (-1 on the guard column)."""
-    width = size + 1
-    action_bit = [r * width + c for r in range(size) for c in range(size)]
-    bit_action = [-1] * (size * width)
-    for action, bit in enumerate(action_bit):
-        bit_action[bit] = action
-    board = sum(1 << b for b in action_bit)
-    return width, board, action_bit, bit_action
-
-
-def zobrist_table(size: int) -> tuple[list[list[int]], int, list[int], list[int]]:
-    """``(stone[colour][action], white_to_move, ko[action], passes[0..2])``: 64-bit keys from
-    a fixed seed, the same in every process and in the compiled kernel."""
-    rng = random.Random(0x60 + size)
-    points = size * size
-    stone = [[rng.getrandbits(64) for _ in range(points)] for _ in range(2)]
-    side = rng.getrandbits(64)
-    ko = [rng.getrandbits(64) for _ in range(points)]
-    passes = [0, rng.getrandbits(64), rng.getrandbits(64)]
-    return stone, side, ko, passes
 
 
 class Go(BoardGame[State]):
@@ -473,28 +450,6 @@ class Go(BoardGame[State]):
 
     def action_to_string(self, state: State, action: int) -> str:
         return vertex(action, self.size)
-
-
-def vertex(action: int, size: int) -> str:
-    """GTP's name of ``action``: ``pass``, or a column letter (no I) and the row from the bottom."""
-    if action == size * size:
-        return "pass"
-    row, col = divmod(action, size)
-    return f"{COLUMNS[col]}{size - row}"
-
-
-def parse_vertex(text: str, size: int) -> int | None:
-    """The action of GTP vertex ``text`` (``"D4"``, ``"pass"``, any case), or None if it is no
-    point of a ``size`` board."""
-    text = text.strip().upper()
-    if text == "PASS":
-        return size * size
-    if len(text) < 2 or text[0] not in COLUMNS[:size] or not text[1:].isdigit():
-        return None
-    row_from_bottom = int(text[1:])
-    if not 1 <= row_from_bottom <= size:
-        return None
-    return (size - row_from_bottom) * size + COLUMNS.index(text[0])
 
 
 def _unpack(stones: int, bits: np.ndarray) -> np.ndarray:
