@@ -1,6 +1,6 @@
 """Go: move by move against PettingZoo's go_v5 and OpenSpiel's go, superko by brute force,
-known positions (captures, snapback, ko, suicide, points next to both colours), the playouts,
-the env's views."""
+known positions (captures, snapback, ko, suicide, a seki and its area), the playouts, the
+env's views."""
 
 from __future__ import annotations
 
@@ -373,3 +373,28 @@ def test_the_decisive_playout_never_fills_its_own_eyes_and_passes_only_when_it_m
             state = (*state[:4], 2, *state[5:])
         assert game.returns(state) == returns
     assert eyes_kept > 0  # passes with eyes left unfilled
+
+
+def test_a_seki_neither_side_can_approach_and_its_shared_liberties_are_nobodys() -> None:
+    """7x7: black's block A7 B7 A6 B6 and white's block D7 E7 D6 E6 share their only two
+    liberties, C7 and C6 (a seki): whoever plays one is taken at the other. Black's outer
+    wall owns D1-G4 and G5-G7, white's owns A1-A4; C7 C6 count for no one (go_base agrees)."""
+    game = Go(7, 7.5)
+    black = "A7 B7 A6 B6 C5 D5 E5 F5 F6 F7 C4 C3 C2 C1"
+    white = "D7 E7 D6 E6 A5 B5 B4 B3 B2 B1"
+    for mover, (first, answer), (taken, kept) in (
+        (0, ("C7", "C6"), ("A7", "D7")),
+        (1, ("C6", "C7"), ("D7", "A7")),
+    ):
+        state = play(game, f"{first} {answer}", position(game, black, white, to_play=mover))
+        assert taken not in board(game, state) and kept in board(game, state)
+    state = position(game, black, white)
+    assert game.area(state[0], state[1]) == (14 + 19, 10 + 4)
+    ended = play(game, "pass pass", state)
+    assert game.score(ended) == 33 - 14 - 7.5 and game.returns(ended) == (1.0, -1.0)
+    go_v5.raw_env(board_size=7, komi=7.5)  # sets go_base's board size
+    from pettingzoo.classic.go import go_base
+
+    grid = game.grid(state)
+    reference = go_base.Position(board=np.where(grid == 2, -1, grid).astype(np.int8), komi=7.5)
+    assert reference.score() == 33 - 14 - 7.5
