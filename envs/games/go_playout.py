@@ -41,9 +41,6 @@ def playout(
     own, opp = (black, white) if player == 0 else (white, black)
     empty = board & ~(black | white)
     empties = [b for b in range(len(bit_action)) if empty >> b & 1]
-    where = [-1] * len(bit_action)
-    for i, b in enumerate(empties):
-        where[b] = i
     ko_bit = 1 << game.action_bit[ko] if ko >= 0 else 0
     while True:
         n = len(empties)
@@ -55,14 +52,13 @@ def playout(
             if j == n:
                 break
             b = empties[j]
-            empties[j] = c = empties[i]
+            empties[j] = empties[i]
             empties[i] = b
-            where[c], where[b] = j, i
             bit = 1 << b
             i += 1
             if bit == ko_bit:
                 continue
-            near = ((bit << 1) | (bit >> 1) | (bit << w) | (bit >> w)) & board
+            near = nbt[b]
             if eyes and not near & ~own:  # every neighbour ours: an eye unless the diagonals
                 faults = (diagonals[b] & opp).bit_count() + (bit & edge != 0)  # say otherwise
                 if faults <= 1:
@@ -111,12 +107,9 @@ def playout(
             koish = not near & ~opp
             own = mine
             empty = free
-            last = empties.pop()  # take the chosen point out of the list
+            last = empties.pop()  # take the chosen point, at i - 1, out of the list
             if last != b:
-                k = where[b]
-                empties[k] = last
-                where[last] = k
-            where[b] = -1
+                empties[i - 1] = last
             ko_bit = 0
             if captured:
                 opp ^= captured
@@ -126,9 +119,7 @@ def playout(
                 while captured:
                     low = captured & -captured
                     captured ^= low
-                    c = low.bit_length() - 1
-                    where[c] = len(empties)
-                    empties.append(c)
+                    empties.append(low.bit_length() - 1)
         own, opp = opp, own
         player ^= 1
         plies_left -= 1
