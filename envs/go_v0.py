@@ -5,7 +5,9 @@ PettingZoo's ``go_v5``. ``player_0`` plays black and moves first; two passes in 
 game; area scoring with ``komi`` (a tie goes to white, as ``go_v5`` pays). ``superko=True``
 (default) forbids recreating any earlier board (positional superko); ``superko=False`` plays
 ``go_v5``'s simple ko. Observation planes: ``(size, size, 17)`` as ``go_v5``'s (the observer's
-and the opponent's stones now and for the seven boards before, and a plane of ones for white).
+and the opponent's stones now and for the seven boards before, and a plane of ones for white;
+``go_v5``'s own pairs put the last mover's stones first, so their order alternates from one
+board to the next: ours are always the observer's first, AlphaZero's order).
 """
 
 from __future__ import annotations
