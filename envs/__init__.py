@@ -44,6 +44,7 @@ ENV_MODULES: dict[str, dict[str, dict[str, Any]]] = {
     },
     "connect_four_v0": {"connect_four": {}},
     "othello_v0": {"othello": {}},
+    "go_v0": {"go": {"size": 9}},
     "ultimate_tic_tac_toe_v0": {"ultimate_tic_tac_toe": {}},
     "multi_mnk_v0": {"multi_mnk": {}},
     "pig_v0": {"pig": {}},

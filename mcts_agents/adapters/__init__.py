@@ -5,8 +5,9 @@
 1. our envs (``env.unwrapped`` is a ``mcts_agents.envs.core.BoardGameEnv``): the rules core and
    its immutable state, with no AEC overhead;
 2. PettingZoo's own classic board envs (``pettingzoo_classic``): ``connect_four_v3`` and
-   ``tictactoe_v3`` read into our rules cores (same rules, same action ids), ``chess_v6`` and
-   ``go_v5`` as copies of their position objects (``pettingzoo_chess``, ``pettingzoo_go``);
+   ``tictactoe_v3`` read into our rules cores (same rules, same action ids), ``go_v5`` read
+   into our Go core (``pettingzoo_go``), ``chess_v6`` as copies of its board
+   (``pettingzoo_chess``);
 3. Shimmy's OpenSpiel wrapper: ``openspiel.OpenSpielGame`` over cloned ``pyspiel`` states;
 4. PettingZoo's rlcard poker envs: two-player ``leduc_holdem_v4``, ``texas_holdem_v4`` and
    ``texas_holdem_no_limit_v6`` read into our rules cores with rlcard's rules (``RLCardLeduc``,

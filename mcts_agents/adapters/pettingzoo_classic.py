@@ -11,8 +11,8 @@ the compiled kernel too) runs there. Their action ids are ours:
   exactly ours for action ``row * 3 + col`` (a transposed reading would give the same set), so
   cell ``i`` is our bit ``i`` and the games are the same game, action for action.
 
-``chess_v6`` and ``go_v5`` have rules of their own: ``pettingzoo_chess`` and ``pettingzoo_go``
-search copies of their position objects (a python-chess ``Board``, a ``go_base.Position``).
+``chess_v6`` has rules of its own: ``pettingzoo_chess`` searches copies of its python-chess
+``Board``; ``go_v5``'s position is read into our Go core by ``pettingzoo_go``.
 
 Only the exact PettingZoo classes are taken, wrapped only by PettingZoo's standard wrappers
 (which do not change a game of legal moves); a subclass or another wrapper, or a position these

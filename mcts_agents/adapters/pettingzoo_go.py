@@ -1,4 +1,12 @@
-"""PettingZoo's ``go_v5`` searched on copies of its ``go_base.Position``, not of the env.
+"""PettingZoo's ``go_v5`` read into our Go rules core (the fast path), or searched on copies
+of its ``go_base.Position`` (``position_game``: the reference the fast path is checked and
+measured against).
+
+The fast path: ``go_game`` reads the live env's position into ``Go(size, komi,
+superko=False)`` (``envs/games/go.py``), whose rules are ``go_v5``'s (tested move by move
+against it): the stones, the side to move, the simple-ko point, whether the last move was a
+pass, and the boards of ``board_deltas`` (the observation's history). The search then runs on
+bitboards, never touching ``go_base``.
 
 The env's rules, as its ``step`` applies them, are the position object's own:
 ``Position.play_move`` (a copy; action ``N * N`` is a pass, action ``i`` the point
@@ -26,9 +34,11 @@ from typing import Any
 import numpy as np
 from pettingzoo.classic.go import go_base
 
+from mcts_agents.envs.games.go import HISTORY, Go
+from mcts_agents.envs.games.go import State as CoreState
 from mcts_agents.errors import CloneError, IllegalActionError
 
-__all__ = ["GoGame", "GoState", "go_game", "random_point"]
+__all__ = ["GoGame", "GoState", "core_state", "go_game", "position_game", "random_point"]
 
 _BLACK_WINS, _WHITE_WINS = (1.0, -1.0), (-1.0, 1.0)
 
@@ -166,10 +176,9 @@ class GoGame:
         return f"GoGame(pettingzoo go_v5, size={self.size}, komi={self.komi})"
 
 
-def go_game(env: Any, raw: Any, player: int) -> tuple[GoGame, GoState] | None:
-    """The game and root state of a live ``go_v5`` env (checked live by the caller), or
-    ``None`` (the generic path takes it then) when the position's side to move is not
-    ``player`` or the position is over.
+def position_game(env: Any, raw: Any, player: int) -> tuple[GoGame, GoState] | None:
+    """``GoGame`` and a copy of the live ``go_v5`` env's position (the reference path), or
+    ``None`` when the position's side to move is not ``player`` or the position is over.
 
     Raises:
         CloneError: ``go_base``'s board size is no longer the env's (module docstring).
@@ -185,3 +194,69 @@ def go_game(env: Any, raw: Any, player: int) -> tuple[GoGame, GoState] | None:
     if state.terminal:
         return None  # two passes set by hand: the env plays on by its own step
     return game, state
+
+
+def core_state(game: Go, position: Any) -> CoreState:
+    """Our core's state of a ``go_base.Position`` of ``game``'s size (simple ko): the stones,
+    the side to move, the ko point, a pass pending, the Zobrist hash, and up to seven earlier
+    boards rebuilt from ``board_deltas`` (``board - delta`` is the board before each move)."""
+    size = game.size
+    board = position.board
+    black = game.stones(np.flatnonzero(board.ravel() == go_base.BLACK).tolist())
+    white = game.stones(np.flatnonzero(board.ravel() == go_base.WHITE).tolist())
+    ko = -1 if position.ko is None else position.ko[0] * size + position.ko[1]
+    passes = 0
+    recent = position.recent
+    if recent and recent[-1].move is None:
+        passes = 2 if len(recent) >= 2 and recent[-2].move is None else 1
+    boards = []
+    earlier = board
+    for delta in position.board_deltas[:HISTORY]:
+        earlier = earlier - delta
+        flat = earlier.ravel()
+        boards.append(
+            (
+                game.stones(np.flatnonzero(flat == go_base.BLACK).tolist()),
+                game.stones(np.flatnonzero(flat == go_base.WHITE).tolist()),
+            )
+        )
+    plain = game.state_from_stones(black, white, 0 if position.to_play == go_base.BLACK else 1)
+    return (*plain[:3], ko, passes, plain[5], plain[6], tuple(boards))
+
+
+def go_game(env: Any, raw: Any, player: int) -> tuple[Go, CoreState] | None:
+    """Our Go core (``go_v5``'s size and komi, simple ko) and the live ``go_v5`` env's
+    position read into it (``core_state``), or ``None`` (the generic path takes it then) when
+    the position's side to move is not ``player``, the position is over, or it is no position
+    of these rules (a board set by hand: a group without a liberty).
+
+    Raises:
+        CloneError: ``go_base``'s board size is no longer the env's (module docstring).
+    """
+    reference = GoGame(int(raw._N), float(raw._komi))
+    reference._check_size()
+    position = raw._go
+    size = reference.size
+    if type(position) is not go_base.Position or position.board.shape != (size, size):
+        return None
+    if (position.to_play == go_base.BLACK) != (player == 0) or position.komi != raw._komi:
+        return None
+    if not 5 <= size <= 19 or position.is_game_over():
+        return None
+    game = _core(size, reference.komi)
+    try:
+        state = core_state(game, position)
+    except ValueError:  # InvalidStateError: not a position of the rules
+        return None
+    return game, state
+
+
+_CORES: dict[tuple[int, float], Go] = {}
+
+
+def _core(size: int, komi: float) -> Go:
+    """One shared core per size and komi (its tables are built once)."""
+    game = _CORES.get((size, komi))
+    if game is None:
+        game = _CORES[(size, komi)] = Go(size, komi, superko=False)
+    return game

@@ -1,4 +1,4 @@
-"""Command line: ``mcts-agents list | play | arena | rate | train | serve | demo``.
+"""Command line: ``mcts-agents list | play | arena | rate | train | serve | gtp | demo``.
 
 - ``list``: envs with their options, agent kinds with theirs.
 - ``play ENV --p0 human --p1 mcts:time=1``: play in the terminal against agents.
@@ -8,6 +8,7 @@
 - ``demo [ENV]``: the MCTS agent against a random agent, printed move by move.
 - ``train ENV --minutes M --out DIR``: AlphaZero by self-play, resumable (``cli_train``; torch).
 - ``serve [--host 127.0.0.1] [--port 8000]``: play in the browser (``cli_serve``; the web extra).
+- ``gtp [--size 9] [--komi 7.5] [SPEC]``: a Go engine speaking GTP on stdin/stdout (``cli.gtp``).
 
 ENV is any env spec of ``specs.parse_env_spec``: ours (``connect_four:width=8``), a PettingZoo
 registry id, a module with ``env()``, or ``module:factory`` (imported from the installed
@@ -38,6 +39,7 @@ from mcts_agents.agents.play import Move, play_game
 from mcts_agents.agents.specs import EnvSpec, listing, make_agent, parse_agent_spec, parse_env_spec
 from mcts_agents.arena import play_match, runner, tournament
 from mcts_agents.cli.debug import add_debug_option, traceback_text
+from mcts_agents.cli.gtp import add_gtp_parser, gtp
 from mcts_agents.cli.rate import add_rate_parser, rate
 from mcts_agents.cli.serve import add_serve_parser, serve
 from mcts_agents.cli.train import add_train_parser, train
@@ -400,6 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_rate_parser(commands, _int_type)
     add_train_parser(commands, _int_type)
     add_serve_parser(commands, _int_type)
+    add_gtp_parser(commands, _int_type)
     add_debug_option(parser, commands.choices.values())
     return parser
 
@@ -466,12 +469,9 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.command == "play":
         return play(args.env, [args.p0, args.p1, args.p2, args.p3], args.seed)
-    if args.command == "train":
-        return train(args)
-    if args.command == "serve":
-        return serve(args)
-    if args.command == "rate":
-        return rate(args)
+    handler = {"train": train, "serve": serve, "rate": rate, "gtp": gtp}.get(args.command)
+    if handler is not None:
+        return handler(args)
     return arena(args)
 
 

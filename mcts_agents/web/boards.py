@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.go import Go
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.envs.games.nim import Nim
 from mcts_agents.envs.games.othello import Othello
@@ -273,7 +274,7 @@ def seat_names(game: Any) -> list[str]:
     """What each seat plays with, for the status line (``["X", "O"]``), else ``[]``."""
     if isinstance(game, ConnectFour):
         return ["red", "yellow"]
-    if isinstance(game, Othello):
+    if isinstance(game, (Othello, Go)):  # Go is drawn by web.go_board
         return ["black", "white"]
     if isinstance(game, (UltimateTicTacToe, PhantomMNK)) or (
         isinstance(game, MNK) and _marks(game)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from mcts_agents.envs.games.go import Go
 from mcts_agents.envs.games.kuhn_poker import KuhnPoker
 from mcts_agents.envs.games.leduc_holdem import LeducHoldem
 from mcts_agents.envs.games.limit_holdem import LimitHoldem
@@ -26,6 +27,7 @@ from mcts_agents.envs.games.pig import Pig
 from mcts_agents.envs.games.rlcard_leduc import RLCardLeduc
 from mcts_agents.envs.games.rlcard_poker import RLCardPoker
 from mcts_agents.web.boards import BOARD_DRAWERS, PAD, Drawer
+from mcts_agents.web.go_board import draw_go
 from mcts_agents.web.svg import SEAT_COLOURS, Drawing, rect, text
 
 __all__ = ["DRAWERS", "draw_pixels", "png_bytes"]
@@ -243,6 +245,7 @@ def draw_openspiel(game: OpenSpielCore, state: Any, view: int | None) -> Drawing
 #: rules core type -> drawer, for every game of ``mcts_agents.envs``.
 DRAWERS: dict[type, Drawer] = {
     **BOARD_DRAWERS,
+    Go: draw_go,
     Pig: draw_pig,
     KuhnPoker: draw_kuhn,
     LeducHoldem: draw_leduc,

@@ -1,9 +1,11 @@
-"""PettingZoo's ``go_v5`` searched on copies of its ``go_base.Position`` (``pettingzoo_go``).
+"""PettingZoo's ``go_v5`` read into our Go core (``pettingzoo_go.go_game``, the fast path),
+and searched on copies of its ``go_base.Position`` (``position_game``, the reference).
 
 Move for move against the env in random games on small boards (captures, ko, suicide points,
 passes, the end after two passes, komi, a tie that goes to white): legal action ids, the
-player to move, the end, the returns, the walked state against a fresh root, and the live env
-left as it was. The fast playout is replayed through ``next_state`` to the same end.
+player to move, the end, the returns, the walked state against a fresh root read from the env
+(state by state), and the live env left as it was. The reference's playout is replayed
+through ``next_state`` to the same end.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from pettingzoo.classic.go import go_base
 
 from mcts_agents import MCTSAgent
 from mcts_agents.adapters import game_from_env
-from mcts_agents.adapters.pettingzoo_go import GoGame, GoState, random_point
+from mcts_agents.adapters.pettingzoo_go import GoGame, GoState, position_game, random_point
+from mcts_agents.envs.games.go import Go
+from mcts_agents.envs.games.go import State as CoreState
 from mcts_agents.errors import CloneError, GameOverError, IllegalActionError
 from tests.mcts_agents.adapters.support import adapted_root, fingerprint, is_over, mask_actions
 
@@ -29,20 +33,36 @@ def new_go(size: int, komi: float = 7.5, seed: int = 0) -> Any:
     return env
 
 
-def play_and_compare(env: Any, choose: Any, every: int = 10) -> tuple[GoGame, GoState]:
-    """Play ``choose(legal)`` in ``env`` with the adapter beside it, to the end."""
-    walked: GoState | None = None
+def reference_root(env: Any) -> tuple[GoGame, GoState]:
+    raw = env.unwrapped
+    found = position_game(env, raw, raw.possible_agents.index(env.agent_selection))
+    assert found is not None
+    return found
+
+
+def play_and_compare(env: Any, choose: Any, every: int = 10) -> tuple[Go, CoreState]:
+    """Play ``choose(legal)`` in ``env`` with the fast path beside it, to the end: every
+    position read from the env equals the one walked by the core's ``next_state``."""
+    walked: CoreState | None = None
     ply = 0
     while True:
-        game, root, legal = adapted_root(env, GoGame, ply % every == 0, 3, ply)
+        game, root, legal = adapted_root(env, Go, ply % every == 0, 3, ply)
+        assert game.params() == {
+            "size": env.unwrapped._N,
+            "komi": env.unwrapped._komi,
+            "superko": False,
+        }
         if walked is not None:
-            assert game.key(walked) == game.key(root)
+            assert game.key(walked) == game.key(root) and walked[:7] == root[:7]
+            assert walked[7] == root[7]  # the history planes' boards too
             assert game.legal_actions(walked) == legal
         action = choose(legal)
         walked = game.next_state(root, action)
         env.step(action)
         ply += 1
-        assert np.array_equal(walked.position.board, env.unwrapped._go.board)
+        board = env.unwrapped._go.board
+        grid = game.grid(walked)
+        assert np.array_equal(grid == 1, board == 1) and np.array_equal(grid == 2, board == -1)
         if is_over(env):
             assert game.is_terminal(walked) and game.legal_actions(walked) == []
             expected = tuple(float(env.rewards[a]) for a in env.possible_agents)
@@ -80,11 +100,11 @@ def test_random_games_move_for_move(size: int, komi: float, games: int) -> None:
 def test_tie_goes_to_white_and_two_passes_end_the_game() -> None:
     env = new_go(5, komi=0.0)
     game, last = play_and_compare(env, lambda legal: legal[-1])  # pass, pass
-    assert last.position.score() == 0 and game.returns(last) == (-1.0, 1.0)
+    assert game.score(last) == 0 and game.returns(last) == (-1.0, 1.0)
     env = new_go(5, komi=0.0)
     moves = iter([12, 25, 25])  # black takes the centre, white passes, black passes
     game, last = play_and_compare(env, lambda legal: next(moves))
-    assert last.position.score() == 25 and game.returns(last) == (1.0, -1.0)
+    assert game.score(last) == 25 and game.returns(last) == (1.0, -1.0)
 
 
 def test_playout_replayed_through_next_state_ends_the_same(monkeypatch: Any) -> None:
@@ -102,8 +122,7 @@ def test_playout_replayed_through_next_state_ends_the_same(monkeypatch: Any) -> 
         rng = random.Random(size)
         for _ in range(6):
             env.step(rng.choice(mask_actions(env)))
-        game, root = game_from_env(env)
-        assert isinstance(game, GoGame)
+        game, root = reference_root(env)
         before = fingerprint(root.position)
         for seed in range(10):
             points.clear()
@@ -144,7 +163,7 @@ def test_playout_moves_are_uniform_over_the_legal_ones() -> None:
 
 def test_illegal_moves_and_keys() -> None:
     env = new_go(5)
-    game, root = game_from_env(env)
+    game, root = reference_root(env)
     child = game.next_state(root, 12)
     with pytest.raises(IllegalActionError, match="12"):
         game.next_state(child, 12)  # occupied

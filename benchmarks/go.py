@@ -1,0 +1,307 @@
+"""Go: simulations per second (go_v5's two paths side by side, our core, OpenSpiel's C++ MCTS)
+and games of the GTP engine against GNU Go.
+
+Run from the repository root::
+
+    python -m benchmarks.go [--quick] [--repeats N] [--size 9]
+                            [--gnugo GAMES] [--level L] [--move-time S] [--out FILE]
+
+Speed, one process, from the empty board, each row the median of ``--repeats`` searches (a
+fresh searcher each, so nothing is reused), all rows in one run on one machine:
+
+- ``go_v5, position copies``: PettingZoo's ``go_v5`` searched as before the Go core (the
+  ``pettingzoo_go.position_game`` reference: copies of ``go_base.Position``, playouts by
+  ``random_point``), ``MCTS(Budget(iterations=n), SearchConfig())``;
+- ``go_v5, fast path``: the same env read into our Go core (``game_from_env`` ->
+  ``pettingzoo_go.go_game``), the same search (uniform playouts, as the copies' playouts):
+  the ratio of the two is the fast path's gain; then with the agent's default playouts
+  (``decisive``: no own-eye filling, no voluntary pass: longer playouts);
+- ``go_v0, MCTSAgent``: our env and agent (positional superko; Python search);
+- ``playouts``: ``Go.rollout`` alone from the empty board (uniformly random legal moves);
+- OpenSpiel's C++ ``pyspiel.MCTSBot`` on ``go`` (one random rollout per leaf, ``uct_c=2``):
+  the bar of the compiled kernel still to come (issue 28: >= 10x its playouts/s).
+
+``--gnugo GAMES``: the GTP engine (``mcts-agents gtp``, default agent: its clock, here a fixed
+``--move-time`` a move through ``mcts:time=S``) against GNU Go (``gnugo --mode gtp --level L
+--chinese-rules --capture-all-dead``: it captures dead stones before it passes, so the board's
+area is the score), komi 7.5, colours alternating, refereed by our core (GNU Go's
+``final_score``, which judges dead stones itself, reported beside ours); each game is
+appended to ``--out`` (JSON lines) and a rerun with the same file continues. GNU Go comes from
+Debian's ``gnugo`` package (``apt-get install gnugo``); without it the games are skipped with a
+line saying so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python benchmarks/go.py` too
+
+from benchmarks._common import fmt, machine_info, median, print_machine, print_table, spread
+
+C = 2.0
+
+
+def _search_rate(
+    make: Callable[[], tuple[Any, Any]], iterations: int, repeats: int, playout: str = "random"
+) -> list[float]:
+    from mcts_agents.search.config import Budget, SearchConfig
+    from mcts_agents.search.mcts import MCTS
+
+    rates = []
+    for seed in range(repeats):
+        game, state = make()
+        config = SearchConfig(c=C, playout=playout)  # type: ignore[arg-type]
+        searcher = MCTS(Budget(iterations=iterations), config, seed=seed)
+        start = perf_counter()
+        result = searcher.search(game, state)
+        rates.append(result.iterations / (perf_counter() - start))
+    return rates
+
+
+def speed(size: int, repeats: int, quick: bool) -> list[list[str]]:
+    """The table's rows: path, simulations, simulations/s (median), spread, x position copies."""
+    import pyspiel
+    from pettingzoo.classic import go_v5
+
+    from mcts_agents import MCTSAgent
+    from mcts_agents.adapters import game_from_env
+    from mcts_agents.adapters.pettingzoo_go import position_game
+    from mcts_agents.envs.go_v0 import env as go_v0
+
+    scale = 1 if quick else 4
+    env = go_v5.env(board_size=size, komi=7.5)
+    env.reset(seed=0)
+    rows: list[tuple[str, int, list[float]]] = []
+    slow = 50 * scale
+    rows.append(
+        (
+            "go_v5, position copies",
+            slow,
+            _search_rate(lambda: position_game(env, env.unwrapped, 0), slow, repeats),  # type: ignore[arg-type,return-value]
+        )
+    )
+    fast = 500 * scale
+    rows.append(("go_v5, fast path", fast, _search_rate(lambda: game_from_env(env), fast, repeats)))
+    rows.append(
+        (
+            "go_v5, fast path, decisive playouts",
+            fast,
+            _search_rate(lambda: game_from_env(env), fast, repeats, "decisive"),
+        )
+    )
+    ours = go_v0(size=size)
+    ours.reset(seed=0)
+    rates = []
+    for seed in range(repeats):
+        agent = MCTSAgent(iterations=fast, seed=seed, c=C, backend="python", playout="random")
+        result = agent.search(ours)
+        rates.append(result.iterations / result.elapsed)
+    rows.append(("go_v0, MCTSAgent (superko)", fast, rates))
+    game = ours.unwrapped.game
+    import random
+
+    rng = random.Random(0)
+    playouts = 200 * scale
+    rates = []
+    for _ in range(repeats):
+        start = perf_counter()
+        for _ in range(playouts):
+            game.rollout(game.initial_state(), rng)
+        rates.append(playouts / (perf_counter() - start))
+    rows.append(("go_v0 core, playouts alone", playouts, rates))
+    spiel = pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
+    sims = 1000 * scale
+    rates = []
+    for seed in range(repeats):
+        bot = pyspiel.MCTSBot(
+            spiel, pyspiel.RandomRolloutEvaluator(1, seed), C, sims, 1000, False, seed + 1, False
+        )
+        start = perf_counter()
+        root = bot.mcts_search(spiel.new_initial_state())
+        rates.append(root.explore_count / (perf_counter() - start))
+    rows.append(("OpenSpiel C++ MCTSBot", sims, rates))
+    base = median(rows[0][2])
+    return [
+        [name, fmt(n), fmt(median(r)), f"{spread(r):.0%}", f"{median(r) / base:.1f}x"]
+        for name, n, r in rows
+    ]
+
+
+# ------------------------------------------------------------------------------- GNU Go
+class Engine:
+    """A GTP engine in a subprocess."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+
+    def send(self, command: str) -> str:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        lines = []
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError(f"engine {self.process.args} closed its output on {command!r}")
+            if line == "\n" and lines:
+                break
+            lines.append(line.strip())
+        reply = " ".join(lines)
+        if not reply.startswith("="):
+            raise RuntimeError(f"{command!r}: {reply}")
+        return reply[1:].strip()
+
+    def close(self) -> None:
+        with contextlib.suppress(RuntimeError, OSError):
+            self.send("quit")
+        self.process.wait(timeout=10)
+
+
+def play_gnugo(size: int, level: int, move_time: float, black_is_ours: bool, seed: int) -> dict:
+    """One game, refereed by our core (positional superko off: GNU Go plays simple ko)."""
+    from mcts_agents.envs.games.go import Go, parse_vertex
+
+    ours = Engine(
+        [
+            sys.executable,
+            "-m",
+            "mcts_agents",
+            "gtp",
+            "--size",
+            str(size),
+            "--no-superko",
+            "--seed",
+            str(seed),
+            f"mcts:time={move_time}",
+        ]
+    )
+    # --capture-all-dead: GNU Go takes dead stones off by play, so the board's area counts
+    options = ["--mode", "gtp", "--level", str(level), "--chinese-rules", "--capture-all-dead"]
+    gnugo = Engine([gnugo_path(), *options])
+    game = Go(size, 7.5, superko=False)
+    state = game.initial_state()
+    engines = (ours, gnugo) if black_is_ours else (gnugo, ours)
+    for engine in engines:
+        engine.send(f"boardsize {size}")
+        engine.send("clear_board")
+        engine.send("komi 7.5")
+    moves = 0
+    resigned = None
+    start = perf_counter()
+    while not game.is_terminal(state) and moves < 4 * size * size:
+        colour = "bw"[state[2]]
+        mover, other = engines[state[2]], engines[1 - state[2]]
+        reply = mover.send(f"genmove {colour}")
+        if reply.lower() == "resign":
+            resigned = colour
+            break
+        action = parse_vertex(reply, size)
+        if action is None or not game.is_legal(state, action):
+            raise RuntimeError(f"illegal move {reply!r} by {'ours' if mover is ours else 'gnugo'}")
+        other.send(f"play {colour} {reply}")
+        state = game.next_state(state, action)
+        moves += 1
+    gnugo_score = gnugo.send("final_score")
+    for engine in engines:
+        engine.close()
+    if resigned is not None:
+        black_wins = resigned == "w"
+        score = "resign"
+    else:
+        score_value = game.score(state)
+        black_wins = score_value > 0
+        score = f"{'B' if black_wins else 'W'}+{abs(score_value):g}"
+    return {
+        "black": "ours" if black_is_ours else "gnugo",
+        "ours_won": black_wins == black_is_ours,
+        "score": score,
+        "gnugo_score": gnugo_score,
+        "moves": moves,
+        "seconds": round(perf_counter() - start, 1),
+    }
+
+
+def gnugo_path() -> str:
+    """GNU Go's program: on the PATH, else where Debian puts it (``/usr/games``), else ''."""
+    found = shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games")
+    return found or ""
+
+
+def gnugo_games(args: argparse.Namespace) -> None:
+    if not gnugo_path():
+        print("gnugo not found (Debian: apt-get install gnugo); the games are skipped")
+        return
+    out = Path(args.out)
+    done = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+    for index in range(len(done), args.gnugo):
+        record = play_gnugo(args.size, args.level, args.move_time, index % 2 == 0, index)
+        record.update(index=index, level=args.level, move_time=args.move_time, size=args.size)
+        with out.open("a") as sink:
+            sink.write(json.dumps(record) + "\n")
+        done.append(record)
+        print(json.dumps(record), flush=True)
+    wins = sum(r["ours_won"] for r in done)
+    print(f"ours against GNU Go level {args.level}: {wins} wins in {len(done)} games")
+
+
+def playout_ab(args: argparse.Namespace) -> None:
+    """``--ab GAMES``: MCTSAgent with Go's decisive playouts (no own-eye filling, no
+    voluntary pass) against uniform playouts, ``--ab-time`` seconds a move each, on go_v0
+    (positional superko, komi 7.5), seats alternating; resumable through ``--ab-out``."""
+    from mcts_agents.arena import play_match
+
+    spec = f"go:size={args.size}"
+    agents = [
+        f"mcts:time={args.ab_time},playout=decisive,name=decisive",
+        f"mcts:time={args.ab_time},playout=random,name=uniform",
+    ]
+    result = play_match(spec, agents, args.ab, seed=1, out=args.ab_out, workers=args.workers)
+    print(f"decisive against uniform playouts, {args.ab_time} s a move, {spec}:\n{result}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small budgets")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--size", type=int, default=9)
+    parser.add_argument("--gnugo", type=int, default=0, help="games against GNU Go")
+    parser.add_argument("--level", type=int, default=1, help="GNU Go's level")
+    parser.add_argument("--move-time", type=float, default=2.0, help="our seconds a move")
+    parser.add_argument("--out", default="go_gnugo.jsonl", help="JSON lines of the games")
+    parser.add_argument("--no-speed", action="store_true", help="only the games")
+    parser.add_argument("--ab", type=int, default=0, help="games: decisive vs uniform playouts")
+    parser.add_argument("--ab-time", type=float, default=0.5, help="seconds a move in --ab")
+    parser.add_argument("--ab-out", default="go_playout_ab.jsonl", help="results of --ab")
+    parser.add_argument("--workers", type=int, default=1, help="processes for --ab")
+    args = parser.parse_args()
+    info = machine_info()
+    print_machine(info)
+    if not args.no_speed:
+        rows = speed(args.size, args.repeats, args.quick)
+        board = f"{args.size}x{args.size}"
+        print(f"\n{board}, from the empty board, one process, median of {args.repeats}")
+        print_table(["path", "sims", "sims/s", "spread", "x copies"], rows)
+    if args.ab:
+        playout_ab(args)
+    if args.gnugo:
+        gnugo_games(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,157 @@
+"""``mcts-agents gtp``: a GTP client speaks to the engine over pipes (a subprocess), and the
+engine's commands one by one: replies and ids, errors, a short game, undo, final_score
+against the rules core's area count, the clock."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from mcts_agents.cli.gtp import COMMANDS, DEFAULT_MOVE_TIME, GtpEngine, move_time
+from mcts_agents.envs.games.go import Go, parse_vertex, vertex
+
+
+class Client:
+    """A GTP controller: one command out, one reply (up to the blank line) back."""
+
+    def __init__(self, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mcts_agents", "gtp", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def send(self, command: str) -> tuple[bool, str, str]:
+        """``(success, id, text)`` of the reply to ``command``."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        lines = []
+        while True:
+            line = self.process.stdout.readline()
+            assert line, f"the engine closed its output; stderr: {self.process.stderr.read()}"
+            if line == "\n" and lines:
+                break
+            lines.append(line.rstrip("\n"))
+        head, *rest = lines
+        assert head[0] in "=?", head
+        status, _, first = head[1:].partition(" ")
+        return head[0] == "=", status, "\n".join([first, *rest]).strip()
+
+    def ok(self, command: str) -> str:
+        success, _, text = self.send(command)
+        assert success, f"{command}: {text}"
+        return text
+
+    def close(self) -> int:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        return self.process.wait(timeout=30)
+
+
+@pytest.fixture
+def client() -> Any:
+    started = Client("--size", "7", "--komi", "0.5", "mcts:iterations=30,seed=0")
+    yield started
+    if started.process.poll() is None:
+        started.process.kill()
+        started.process.wait()
+
+
+def test_a_short_game_over_pipes_with_ids_errors_undo_and_final_score(client: Client) -> None:
+    assert client.ok("protocol_version") == "2"
+    assert client.ok("name") == "mcts-agents"
+    assert client.send("7 known_command genmove") == (True, "7", "true")
+    assert client.send("8 known_command fly") == (True, "8", "false")
+    assert set(client.ok("list_commands").split()) == set(COMMANDS)
+    assert client.send("9 fly away") == (False, "9", "unknown command")
+    assert client.send("play b Z9") == (False, "", "invalid vertex")
+    assert client.send("play b I3") == (False, "", "invalid vertex")  # no I in GTP
+    assert client.send("play purple D4") == (False, "", "invalid color")
+    assert client.send("boardsize 25") == (False, "", "unacceptable size")
+    assert client.ok("clear_board") == ""
+    assert client.ok("play b D4") == ""
+    assert client.send("play w D4") == (False, "", "illegal move")  # occupied
+    game = Go(7, 0.5)
+    state = game.apply(game.initial_state(), [parse_vertex("D4", 7)])
+    rng = random.Random(0)
+    for _ in range(6):  # the engine's moves and ours, all checked by our core
+        reply = client.ok("genmove w")
+        action = parse_vertex(reply, 7)
+        assert action is not None and game.is_legal(state, action), reply
+        state = game.next_state(state, action)
+        mine = rng.choice(game.legal_actions(state)[:-1])
+        client.ok(f"play b {vertex(mine, 7)}")
+        state = game.next_state(state, mine)
+    board = "".join(client.ok("showboard").splitlines()[1:-2])  # the rows: no header, status
+    assert board.count("X") == state[0].bit_count() and board.count("O") == state[1].bit_count()
+    score = game.score(state)
+    expected = "0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+    assert client.ok("final_score") == expected
+    assert client.ok("undo") == ""  # our last black move is gone
+    board = "".join(client.ok("showboard").splitlines()[1:-2])
+    assert board.count("X") == state[0].bit_count() - 1
+    assert client.send("10 quit") == (True, "10", "")
+    assert client.close() == 0
+
+
+def test_a_suicide_and_a_ko_retake_are_illegal_moves() -> None:
+    engine = GtpEngine(5, 0.5, agent_spec="random")
+    for command in ("play b A4", "play b B5"):
+        assert engine.handle(command) == "=\n\n"
+    assert engine.handle("play w A5") == "? illegal move\n\n"  # suicide
+    engine.handle("clear_board")
+    for move in ("b B4", "w C4", "b A3", "w B3", "b B2", "w D3", "b E5", "w C2", "b C3"):
+        assert engine.handle(f"play {move}") == "=\n\n", move
+    assert engine.handle("play w B3") == "? illegal move\n\n"  # the ko
+    assert engine.handle("undo") == "=\n\n"
+    assert engine.handle("play w B3") == "? illegal move\n\n"  # occupied again
+    assert engine.handle("undo") == engine.handle("undo") == "=\n\n"
+    for _ in range(8):
+        engine.handle("undo")
+    assert engine.handle("undo") == "? cannot undo\n\n"
+
+
+def test_input_is_cleaned_as_the_protocol_says() -> None:
+    engine = GtpEngine(9, agent_spec="random")
+    assert engine.handle("# a comment only") is None
+    assert engine.handle("   ") is None
+    assert engine.handle("3\tname # the name\x01") == "=3 mcts-agents\n\n"
+    assert engine.handle("komi x") == "? komi expects one number\n\n"
+    assert engine.handle("komi 6.5") == "=\n\n" and engine.game.komi == 6.5
+    assert engine.handle("time_settings 60 x 1").startswith("? time_settings")
+    assert engine.handle("time_left b 30 0") == "=\n\n"
+    assert engine.handle("play b") == "? play expects a color and a vertex\n\n"
+
+
+def test_the_clock_gives_each_move_its_share() -> None:
+    assert move_time(None, 0, 0.0, 0, 40) == DEFAULT_MOVE_TIME
+    assert move_time(60.0, 0, 0.0, 0, 30) == pytest.approx(2.0 - 0.1)
+    assert move_time(10.0, 5, 10.0, 5, 30) == pytest.approx(2.0 - 0.1)  # in byo-yomi
+    assert move_time(0.0, 0, 0.0, 0, 30) == 0.05  # never nothing
+    engine = GtpEngine(9, agent_spec="mcts:seed=0")
+    assert engine.clocked
+    engine.handle("time_settings 0 1 1")  # one second a move, byo-yomi only
+    engine.handle("time_left b 1 1")
+    assert engine._move_time(0) == pytest.approx(0.9)
+    reply = engine.handle("genmove b")
+    assert reply is not None and reply.startswith("= ")
+    result = engine.agent.last_result
+    assert result is not None and result.stopped and result.elapsed < 3.0
+
+
+def test_bad_agent_specs_exit_with_code_2_before_reading_commands() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mcts_agents", "gtp", "mcts:nonsense=1"],
+        input="name\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == "" and "nonsense" in done.stderr
