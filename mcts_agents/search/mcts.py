@@ -90,8 +90,8 @@ class MCTS:
         self._game_id: Hashable = None
         self._root_key: Hashable = None  # the last search's root (its table is pruned to it)
         self._scale: ReturnScale | None = None  # returns -> values; a learned one keeps its range
-        self._select = SELECTION_RULES.get(config.selection)  # Gumbel: set per search
-        self._gumbel: GumbelRoot | None = None
+        self._select = SELECTION_RULES.get(config.selection, SELECTION_RULES["ucb1"])
+        self._gumbel: GumbelRoot | None = None  # a Gumbel search's root (and its rule: _select)
         self._playout = None if playout is None else (game_identity(playout[0]), playout[1])
         self._compiled = False  # whether the last search's playouts were the compiled ones
         evaluator = config.evaluator

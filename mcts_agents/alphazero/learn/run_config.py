@@ -101,8 +101,8 @@ class RunConfig:
     def __post_init__(self) -> None:
         check_choice(self.search, "RunConfig's search", ("puct", "gumbel"))
         if self.root_noise == "default":
-            noise = PUCT_ROOT_NOISE if self.search == "puct" else None
-            object.__setattr__(self, "root_noise", noise)
+            default = PUCT_ROOT_NOISE if self.search == "puct" else None
+            object.__setattr__(self, "root_noise", default)
         if not isinstance(self.net, NetConfig) or not isinstance(self.training, TrainConfig):
             raise InvalidOptionError(
                 f"RunConfig's net must be a NetConfig and training a TrainConfig, got "
