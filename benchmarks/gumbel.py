@@ -194,10 +194,12 @@ def ttt_config(args: argparse.Namespace) -> Any:
         simulations=args.simulations,
         search_batch=8,
         search="gumbel",
+        gumbel_max_actions=args.max_actions,
+        gumbel_c_scale=args.c_scale,
         games_per_iteration=32,
         steps_per_iteration=32,
         buffer_capacity=20_000,
-        gate_every=4,
+        gate_every=args.gate_every,
         gate_games=40,
         seed=args.seed,
         workers=args.workers,
@@ -313,6 +315,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     two.add_argument("--simulations", type=int, default=8)
     two.add_argument("--games", type=int, default=200)
     two.add_argument("--out", default=None, help="the run's folder (default: a temporary one)")
+    two.add_argument("--max-actions", type=int, default=16, help="gumbel_max_actions")
+    two.add_argument("--c-scale", type=float, default=1.0, help="gumbel_c_scale")
+    two.add_argument("--gate-every", type=int, default=4, help="iterations; 0: no gate")
     three = commands.add_parser("c4")
     three.add_argument("--out", required=True)
     three.add_argument("--minutes", type=float, default=45.0)

@@ -72,7 +72,6 @@ from mcts_agents.checks import check_choice, check_instance, check_int, check_nu
 from mcts_agents.errors import CheckpointError, InvalidOptionError, ModelFileError
 from mcts_agents.processes import Pool
 from mcts_agents.ratings import elo_from_rate
-from mcts_agents.search.config import SearchConfig
 from mcts_agents.seeding import derive_seed
 
 __all__ = ["CHECKPOINT", "METRICS", "NETS", "RUN_FILE", "RunConfig", "RunSummary", "train"]
@@ -109,10 +108,8 @@ class RunSummary:
 
 
 def _selfplay_game(game: Any, evaluator: Any, config: RunConfig, seed: int) -> GameRecord:
-    search = SearchConfig(
-        selection=config.search,
-        c=config.c,
-        root_noise=config.root_noise,  # type: ignore[arg-type]  # resolved: never "default"
+    search = config.search_config(
+        root_noise=config.root_noise,  # resolved: never "default"
         evaluator=evaluator,
         batch_size=config.search_batch,
     )
@@ -311,7 +308,7 @@ class _Run:
             simulations=config.gate_simulations or config.simulations,
             seed=derive_seed(config.seed, 1, self.iteration),
             threshold=config.gate_threshold,
-            config=SearchConfig(selection=config.search, c=config.c),
+            config=config.search_config(),
             batch_size=config.search_batch,
             pool=pool,
         )
@@ -334,7 +331,7 @@ class _Run:
                 iterations,
                 config.elo_games,
                 derive_seed(config.seed, 4, self.iteration, index),
-                config=SearchConfig(selection=config.search, c=config.c),
+                config=config.search_config(),
                 batch_size=config.search_batch,
                 pool=pool,
             )

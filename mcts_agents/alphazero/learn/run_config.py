@@ -39,6 +39,8 @@ class RunConfig:
             "gumbel")`` in self-play, the gate and the Elo games; no root noise; each self-play
             move the search's own; its improved policy as the policy target; works with few
             simulations, e.g. 8 to 32).
+        gumbel_max_actions, gumbel_scale, gumbel_c_visit, gumbel_c_scale: Gumbel search's
+            options (``SearchConfig``'s), with ``search="gumbel"``.
         c: PUCT's exploration constant.
         root_noise: self-play's Dirichlet noise ``(alpha, epsilon)`` at the root, or ``None``;
             not given: ``PUCT_ROOT_NOISE`` with PUCT, ``None`` with Gumbel (which takes none).
@@ -97,6 +99,10 @@ class RunConfig:
     teacher_iterations: int = 0
     teacher_simulations: int = 5000
     search: Literal["puct", "gumbel"] = "puct"
+    gumbel_max_actions: int = 16
+    gumbel_scale: float = 1.0
+    gumbel_c_visit: float = 50.0
+    gumbel_c_scale: float = 1.0
 
     def __post_init__(self) -> None:
         check_choice(self.search, "RunConfig's search", ("puct", "gumbel"))
@@ -147,8 +153,20 @@ class RunConfig:
         check_number(self.value_mix, "RunConfig's value_mix", low=0, high=1)
         # the search options are checked where they are used: SearchConfig checks them here
         noise = self.root_noise
-        SearchConfig(selection=self.search, c=self.c, root_noise=noise)  # type: ignore[arg-type]
+        self.search_config(root_noise=noise)  # type: ignore[arg-type]
         check_number(self.gate_threshold, "RunConfig's gate_threshold", low=0, high=1)
+
+    def search_config(self, **options: Any) -> SearchConfig:
+        """The run's search (``selection``, ``c`` and Gumbel's options) with ``options``."""
+        return SearchConfig(
+            selection=self.search,
+            c=self.c,
+            gumbel_max_actions=self.gumbel_max_actions,
+            gumbel_scale=self.gumbel_scale,
+            gumbel_c_visit=self.gumbel_c_visit,
+            gumbel_c_scale=self.gumbel_c_scale,
+            **options,
+        )
 
     def selfplay_options(self) -> tuple[PlayoutCap | None, Resign | None]:
         """The self-play game's ``playout_cap`` and ``resign`` options (checked)."""
