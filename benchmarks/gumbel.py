@@ -9,7 +9,8 @@ Run from the repository root (needs the ``az`` extra, torch)::
     python -m benchmarks.gumbel c4 --out runs/c4-gumbel [--minutes 45] [--simulations 16]
                                    [--workers 2] [--games 400]
 
-- ``compare``: the same trained network searched by Gumbel search and by PUCT at each
+- ``compare``: the same trained network searched by Gumbel search (``--gumbel``: without the
+  root's draw by default, ``gumbel_scale=0``, the stronger to play with) and by PUCT at each
   simulation count ``n`` (both the Python search, leaves in batches of up to 8, MCTS-Solver
   on, PUCT ``c = 1.5``), ``--games`` games per ``n`` in pairs from one opening of 2 uniformly
   random plies with the seats swapped; then Gumbel at 8 against PUCT at 32 (the issue's
@@ -20,10 +21,11 @@ Run from the repository root (needs the ``az`` extra, torch)::
   loaded machine trains the same network; ``--minutes`` instead for a time budget), then
   ``--games`` (200) games against perfect play (``benchmarks.alphazero``'s negamax player,
   which draws uniformly among the moves that keep its value), seats alternating, the network
-  searching ``--simulations`` per move with Gumbel search (and, for comparison, with PUCT).
+  searching ``--simulations`` per move with Gumbel search without the draw (``gumbel_scale=0``,
+  deterministic, as PUCT plays), with the draw (as self-play searched), and with PUCT.
   Target: no loss.
 - ``c4``: the Connect Four run of the issue: Gumbel self-play at ``--simulations`` per move
-  for ``--minutes`` (45) on ``--workers`` processes (``C4_SETTINGS``: the PUCT run's network,
+  for ``--minutes`` (45) on ``--workers`` processes (``C4_CHANGES``: the PUCT run's network,
   trainer and gate of ``benchmarks.alphazero_connect_four``, without root noise or playout
   caps), then ``benchmarks.alphazero_c4_eval``'s evaluation: 400 games at 200 simulations
   against MCTS with 1,000 uniform-playout iterations, with Gumbel search and with PUCT, and the
@@ -64,9 +66,12 @@ def _game(name: str) -> Any:
 
 
 def searcher(evaluator: Any, search: str, simulations: int, seed: int, batch: int = 8) -> MCTS:
-    """The Python search over ``evaluator``: ``search`` is ``"gumbel"`` or ``"puct"``."""
+    """The Python search over ``evaluator``: ``search`` is ``"puct"``, ``"gumbel"`` (the
+    training's Gumbel search: draws of scale 1) or ``"gumbel-det"`` (no draw, ``gumbel_scale=0``:
+    the considered actions are the best priors and the move is deterministic, as PUCT's)."""
     config = SearchConfig(
-        selection=search,  # type: ignore[arg-type]
+        selection="gumbel" if search.startswith("gumbel") else "puct",
+        gumbel_scale=0.0 if search == "gumbel-det" else 1.0,
         c=1.5,
         evaluator=evaluator,
         batch_size=batch,
@@ -153,7 +158,8 @@ def _match_row(r: dict[str, Any]) -> list[str]:
 
 def compare(args: argparse.Namespace) -> dict[str, Any]:
     sims = [int(n) for n in args.simulations.split(",")]
-    pairs = [(("gumbel", n), ("puct", n)) for n in sims] + [(("gumbel", 8), ("puct", 32))]
+    gumbel = args.gumbel
+    pairs = [((gumbel, n), ("puct", n)) for n in sims] + [((gumbel, 8), ("puct", 32))]
     results = []
     context = multiprocessing.get_context("spawn")
     pool = context.Pool(args.workers) if args.workers > 1 else None
@@ -222,7 +228,7 @@ def ttt(args: argparse.Namespace) -> dict[str, Any]:
         f"{summary.promotions} promotions"
     )
     solver, rows, results = Negamax(_game("tic_tac_toe")), [], {}
-    for search in ("gumbel", "puct"):
+    for search in ("gumbel-det", "gumbel", "puct"):
         begun = time.perf_counter()
         counts = against_perfect(
             lambda seed, s=search: _Player(evaluator, s, args.simulations, seed),
@@ -269,6 +275,7 @@ def c4(args: argparse.Namespace) -> dict[str, Any]:
         **C4_CHANGES,
         "simulations": args.simulations,
         "gate_simulations": args.simulations,
+        "gumbel_c_scale": args.c_scale,
         "seed": args.seed,
         "workers": args.workers,
     }
@@ -284,13 +291,13 @@ def c4(args: argparse.Namespace) -> dict[str, Any]:
     )
     results = [
         match(
-            f"az:model={args.out},simulations=200,search={search}",
+            f"az:model={args.out},simulations=200,{search}",
             MCTS_1000,
             args.games,
             args.seed,
             args.workers,
         )
-        for search in ("gumbel", "puct")
+        for search in ("search=gumbel,gumbel_scale=0", "search=puct")
     ]
     results.append(
         match(f"policy:model={args.out}", "win-or-block", args.games, args.seed, args.workers)
@@ -309,6 +316,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     one.add_argument("--game", default="connect_four", choices=("connect_four", "tic_tac_toe"))
     one.add_argument("--games", type=int, default=200, help="per simulation count (even)")
     one.add_argument("--simulations", default=",".join(map(str, SIMULATIONS)))
+    one.add_argument(
+        "--gumbel",
+        default="gumbel-det",
+        choices=("gumbel-det", "gumbel"),
+        help="Gumbel's side: no draw (gumbel_scale=0, default) or draws of scale 1",
+    )
     two = commands.add_parser("ttt")
     two.add_argument("--iterations", type=int, default=40, help="training iterations")
     two.add_argument("--minutes", type=float, default=None, help="train this long instead")
@@ -323,6 +336,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     three.add_argument("--minutes", type=float, default=45.0)
     three.add_argument("--simulations", type=int, default=16)
     three.add_argument("--games", type=int, default=400)
+    three.add_argument("--c-scale", type=float, default=1.0, help="gumbel_c_scale")
     for command in (one, two, three):
         command.add_argument("--workers", type=int, default=1, help="processes")
         command.add_argument("--threads", type=int, default=1, help="torch threads here")
