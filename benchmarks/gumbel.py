@@ -21,9 +21,10 @@ Run from the repository root (needs the ``az`` extra, torch)::
   loaded machine trains the same network; ``--minutes`` instead for a time budget), then
   ``--games`` (200) games against perfect play (``benchmarks.alphazero``'s negamax player,
   which draws uniformly among the moves that keep its value), seats alternating, the network
-  searching ``--simulations`` per move with Gumbel search without the draw (``gumbel_scale=0``,
-  deterministic, as PUCT plays), with the draw (as self-play searched), and with PUCT.
-  Target: no loss.
+  searching ``--simulations`` per move with Gumbel search (the run's ``--max-actions`` and
+  ``--c-scale``) without the draw (``gumbel_scale=0``, deterministic, as PUCT plays), with the
+  draw (as self-play searched), and with PUCT. Target: no loss. The defaults (``--c-scale
+  0.1``, no gate) are those of the run that met it (``docs/benchmarks.md``).
 - ``c4``: the Connect Four run of the issue: Gumbel self-play at ``--simulations`` per move
   for ``--minutes`` (45) on ``--workers`` processes (``C4_CHANGES``: the PUCT run's network,
   trainer and gate of ``benchmarks.alphazero_connect_four``, without root noise or playout
@@ -65,10 +66,13 @@ def _game(name: str) -> Any:
     return {"connect_four": ConnectFour(), "tic_tac_toe": MNK(3, 3, 3)}[name]
 
 
-def searcher(evaluator: Any, search: str, simulations: int, seed: int, batch: int = 8) -> MCTS:
+def searcher(
+    evaluator: Any, search: str, simulations: int, seed: int, batch: int = 8, **gumbel: Any
+) -> MCTS:
     """The Python search over ``evaluator``: ``search`` is ``"puct"``, ``"gumbel"`` (the
     training's Gumbel search: draws of scale 1) or ``"gumbel-det"`` (no draw, ``gumbel_scale=0``:
-    the considered actions are the best priors and the move is deterministic, as PUCT's)."""
+    the considered actions are the best priors and the move is deterministic, as PUCT's);
+    ``gumbel``: more ``SearchConfig`` options of Gumbel search."""
     config = SearchConfig(
         selection="gumbel" if search.startswith("gumbel") else "puct",
         gumbel_scale=0.0 if search == "gumbel-det" else 1.0,
@@ -76,6 +80,7 @@ def searcher(evaluator: Any, search: str, simulations: int, seed: int, batch: in
         evaluator=evaluator,
         batch_size=batch,
         backend="python",
+        **(gumbel if search.startswith("gumbel") else {}),
     )
     return MCTS(Budget(iterations=simulations), config, seed)
 
@@ -181,8 +186,8 @@ def compare(args: argparse.Namespace) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- tic-tac-toe
 class _Player:
-    def __init__(self, evaluator: Any, search: str, simulations: int, seed: int) -> None:
-        self.search = searcher(evaluator, search, simulations, seed)
+    def __init__(self, evaluator: Any, search: str, simulations: int, seed: int, **gumbel: Any):
+        self.search = searcher(evaluator, search, simulations, seed, **gumbel)
 
     def move(self, state: Any) -> int:
         from benchmarks.alphazero import GAME
@@ -231,7 +236,14 @@ def ttt(args: argparse.Namespace) -> dict[str, Any]:
     for search in ("gumbel-det", "gumbel", "puct"):
         begun = time.perf_counter()
         counts = against_perfect(
-            lambda seed, s=search: _Player(evaluator, s, args.simulations, seed),
+            lambda seed, s=search: _Player(
+                evaluator,
+                s,
+                args.simulations,
+                seed,
+                gumbel_max_actions=args.max_actions,
+                gumbel_c_scale=args.c_scale,
+            ),
             args.games,
             derive_seed(args.seed, 99),
             solver,
@@ -329,8 +341,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     two.add_argument("--games", type=int, default=200)
     two.add_argument("--out", default=None, help="the run's folder (default: a temporary one)")
     two.add_argument("--max-actions", type=int, default=16, help="gumbel_max_actions")
-    two.add_argument("--c-scale", type=float, default=1.0, help="gumbel_c_scale")
-    two.add_argument("--gate-every", type=int, default=4, help="iterations; 0: no gate")
+    two.add_argument("--c-scale", type=float, default=0.1, help="gumbel_c_scale")
+    two.add_argument("--gate-every", type=int, default=0, help="iterations; 0: no gate")
     three = commands.add_parser("c4")
     three.add_argument("--out", required=True)
     three.add_argument("--minutes", type=float, default=45.0)
