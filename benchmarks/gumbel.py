@@ -23,8 +23,10 @@ Run from the repository root (needs the ``az`` extra, torch)::
   which draws uniformly among the moves that keep its value), seats alternating, the network
   searching ``--simulations`` per move with Gumbel search (the run's ``--max-actions`` and
   ``--c-scale``) without the draw (``gumbel_scale=0``, deterministic, as PUCT plays), with the
-  draw (as self-play searched), and with PUCT. Target: no loss. The defaults (``--c-scale
-  0.1``, no gate) are those of the run that met it (``docs/benchmarks.md``).
+  draw (as self-play searched), and with PUCT. Target: no loss. The defaults (``--max-actions
+  4``: with 8 simulations, four actions once each and the best two twice more, rather than
+  eight one-ply looks; ``--c-scale 0.1``; no gate) are those of the runs that met it
+  (``docs/benchmarks.md``).
 - ``c4``: the Connect Four run of the issue: Gumbel self-play at ``--simulations`` per move
   for ``--minutes`` (45) on ``--workers`` processes (``C4_CHANGES``: the PUCT run's network,
   trainer and gate of ``benchmarks.alphazero_connect_four``, without root noise or playout
@@ -340,7 +342,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     two.add_argument("--simulations", type=int, default=8)
     two.add_argument("--games", type=int, default=200)
     two.add_argument("--out", default=None, help="the run's folder (default: a temporary one)")
-    two.add_argument("--max-actions", type=int, default=16, help="gumbel_max_actions")
+    two.add_argument("--max-actions", type=int, default=4, help="gumbel_max_actions")
     two.add_argument("--c-scale", type=float, default=0.1, help="gumbel_c_scale")
     two.add_argument("--gate-every", type=int, default=0, help="iterations; 0: no gate")
     three = commands.add_parser("c4")
