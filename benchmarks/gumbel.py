@@ -95,18 +95,18 @@ def _evaluator(model: str) -> Any:
     return _MODELS[model]
 
 
-def play_pair_game(task: tuple[str, str, tuple[str, int], tuple[str, int], int, int]) -> float:
+def play_pair_game(task: tuple[Any, ...]) -> float:
     """One game: side A (``(search, n)``) against side B, A in ``seat``, after 2 random plies
-    drawn from ``seed``; A's points."""
-    game_name, model, side_a, side_b, seed, seat = task
+    drawn from ``seed``; A's points. ``gumbel``: Gumbel search's options."""
+    game_name, model, side_a, side_b, seed, seat, gumbel = task
     game, evaluator = _game(game_name), _evaluator(model)
     rng = random.Random(seed)
     state = game.initial_state()
     for _ in range(2):
         state = game.next_state(state, rng.choice(list(game.legal_actions(state))))
     sides = [
-        searcher(evaluator, side_a[0], side_a[1], derive_seed(seed, 1)),
-        searcher(evaluator, side_b[0], side_b[1], derive_seed(seed, 2)),
+        searcher(evaluator, side_a[0], side_a[1], derive_seed(seed, 1), **gumbel),
+        searcher(evaluator, side_b[0], side_b[1], derive_seed(seed, 2), **gumbel),
     ]
     seats = sides if seat == 0 else sides[::-1]
     while not game.is_terminal(state):
@@ -118,12 +118,12 @@ def play_pair_game(task: tuple[str, str, tuple[str, int], tuple[str, int], int, 
 
 def pair_match(
     game: str, model: str, side_a: tuple[str, int], side_b: tuple[str, int], games: int,
-    seed: int, pool: Any,
+    seed: int, pool: Any, **gumbel: Any,
 ) -> dict[str, Any]:  # fmt: skip
     """``games`` games of A against B, pairs from one opening with seats swapped: A's score,
     its Wilson 95% interval, and the Elo difference with the interval's bounds."""
     tasks = [
-        (game, model, side_a, side_b, derive_seed(seed, index // 2), index % 2)
+        (game, model, side_a, side_b, derive_seed(seed, index // 2), index % 2, gumbel)
         for index in range(games)
     ]
     started = time.perf_counter()
@@ -173,7 +173,8 @@ def compare(args: argparse.Namespace) -> dict[str, Any]:
     try:
         for index, (a, b) in enumerate(pairs):
             seed = derive_seed(args.seed, index)
-            result = pair_match(args.game, args.model, a, b, args.games, seed, pool)
+            options = {"gumbel_max_actions": args.max_actions, "gumbel_c_scale": args.c_scale}
+            result = pair_match(args.game, args.model, a, b, args.games, seed, pool, **options)
             results.append(result)
             print_table(["player", "opponent", "W/D/L", "score [95%]", "Elo [95%]", "s"],
                         [_match_row(result)])  # fmt: skip
@@ -336,6 +337,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         choices=("gumbel-det", "gumbel"),
         help="Gumbel's side: no draw (gumbel_scale=0, default) or draws of scale 1",
     )
+    one.add_argument("--max-actions", type=int, default=16, help="gumbel_max_actions")
+    one.add_argument("--c-scale", type=float, default=1.0, help="gumbel_c_scale")
     two = commands.add_parser("ttt")
     two.add_argument("--iterations", type=int, default=40, help="training iterations")
     two.add_argument("--minutes", type=float, default=None, help="train this long instead")
