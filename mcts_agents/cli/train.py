@@ -53,6 +53,8 @@ RUN_OPTIONS = {
     "teacher_iterations": "teacher_iterations",
     "teacher_simulations": "teacher_simulations",
     "search": "search",
+    "gumbel_actions": "gumbel_max_actions",
+    "gumbel_c_scale": "gumbel_c_scale",
 }
 
 
@@ -113,6 +115,12 @@ def add_train_parser(commands: Any, int_type: Any) -> None:
         choices=("puct", "gumbel"),
         help="self-play's search: puct (AlphaZero, default) or gumbel (Gumbel AlphaZero: "
         "learns from few simulations, e.g. 8 to 32)",
+    )
+    run.add_argument(
+        "--gumbel-actions", type=int_type(1), help="Gumbel: root actions considered (default 16)"
+    )
+    run.add_argument(
+        "--gumbel-c-scale", type=_positive_float, help="Gumbel: sigma's c_scale (default 1)"
     )
     run.add_argument("--search-batch", type=int_type(1), help="leaves per network call")
     run.add_argument("--games", type=int_type(1), help="self-play games per iteration")

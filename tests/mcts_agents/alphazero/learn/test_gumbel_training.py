@@ -104,10 +104,12 @@ def test_the_command_line_and_the_spec(tmp_path: Path) -> None:
         "train", "tic_tac_toe", "--out", str(run), "--steps", "2", "--search", "gumbel",
         "--simulations", "4", "--search-batch", "2", "--games", "1", "--train-steps", "2",
         "--gate-every", "0", "--channels", "4", "--blocks", "0", "--batch-size", "8",
+        "--gumbel-actions", "4", "--gumbel-c-scale", "0.1",
     )  # fmt: skip
     assert code == 0, err
     config = json.loads((run / "run.json").read_text())["config"]
     assert config["search"] == "gumbel" and config["root_noise"] is None
+    assert config["gumbel_max_actions"] == 4 and config["gumbel_c_scale"] == 0.1
     code, _out, err = cli(
         "train", "tic_tac_toe", "--out", str(run), "--steps", "4", "--search", "puct"
     )
