@@ -152,8 +152,7 @@ class RunConfig:
         self.selfplay_options()  # checks the cap and the resignation
         check_number(self.value_mix, "RunConfig's value_mix", low=0, high=1)
         # the search options are checked where they are used: SearchConfig checks them here
-        noise = self.root_noise
-        self.search_config(root_noise=noise)  # type: ignore[arg-type]
+        self.search_config(root_noise=self.root_noise)
         check_number(self.gate_threshold, "RunConfig's gate_threshold", low=0, high=1)
 
     def search_config(self, **options: Any) -> SearchConfig:
