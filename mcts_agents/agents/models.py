@@ -28,7 +28,7 @@ import numpy as np
 
 from mcts_agents.adapters import game_from_env
 from mcts_agents.agents.agent import MCTSAgent
-from mcts_agents.checks import check_instance, check_int, check_number, check_seed
+from mcts_agents.checks import check_choice, check_instance, check_int, check_number, check_seed
 from mcts_agents.errors import CheckpointError, InvalidOptionError, TorchNotInstalledError
 from mcts_agents.search.evaluators import check_batch, check_batch_game, is_batch_evaluator
 from mcts_agents.search.searcher import Searcher, game_identity
@@ -172,7 +172,9 @@ def _checked_model(model: Any) -> ModelInfo | None:
 class PUCTAgent(MCTSAgent):
     """AlphaZero's player: the Python search with PUCT, a batch evaluator's priors guiding the
     selection and its values replacing playouts (``MCTSAgent`` with ``selection="puct"`` and
-    ``evaluator``), leaves evaluated ``batch_size`` at a time.
+    ``evaluator``), leaves evaluated ``batch_size`` at a time; or with ``search="gumbel"``
+    Gumbel search over the same evaluator (``mcts_agents.search.gumbel``; a budget of
+    ``simulations``).
 
     Args:
         evaluator: the model (a batch evaluator).
@@ -182,6 +184,8 @@ class PUCTAgent(MCTSAgent):
         seed: the search's seed.
         batch_size: leaves per ``evaluate_batch`` call (``SearchConfig.batch_size``).
         c: PUCT's exploration constant (``mcts_agents.alphazero.learn``'s training default).
+        search: ``"puct"`` (default) or ``"gumbel"`` (``SearchConfig.selection``; Gumbel's
+            constants as ``gumbel_max_actions=``, ``gumbel_scale=``, ... in ``options``).
         model: what game the model was made for; another game raises ``CheckpointError`` at
             its first search.
         **options: other ``MCTSAgent`` / ``SearchConfig`` options (``fpu``, ``virtual_loss``,
@@ -198,21 +202,23 @@ class PUCTAgent(MCTSAgent):
         batch_size: int = 8,
         c: float = 1.5,
         model: ModelInfo | None = None,
+        search: str = "puct",
         **options: Any,
     ) -> None:
         taken = sorted({"selection", "evaluator", "iterations"} & set(options))
         if taken:
             raise InvalidOptionError(
-                f"PUCTAgent sets {', '.join(taken)} itself (PUCT over the evaluator, "
-                "simulations= for the budget)"
+                f"PUCTAgent sets {', '.join(taken)} itself (search= for PUCT or Gumbel over "
+                "the evaluator, simulations= for the budget)"
             )
+        check_choice(search, "search", ("puct", "gumbel"))
         if simulations is None and time_limit is None:
             simulations = DEFAULT_SIMULATIONS
         super().__init__(
             iterations=simulations,
             time_limit=time_limit,
             seed=seed,
-            selection="puct",
+            selection=search,
             evaluator=_checked(evaluator),
             batch_size=batch_size,
             c=c,
@@ -235,7 +241,8 @@ class PUCTAgent(MCTSAgent):
             if value is not None
         )
         source = f", model={self.model.source!r}" if self.model is not None else ""
-        return f"PUCTAgent({budget}, seed={self.seed}{source})"
+        search = ", search='gumbel'" if self.config.selection == "gumbel" else ""
+        return f"PUCTAgent({budget}, seed={self.seed}{search}{source})"
 
 
 class PriorAgent:

@@ -83,11 +83,11 @@ def _build_human(options: Mapping[str, Any], seed: int | None) -> HumanAgent:
 
 
 def _open(kwargs: dict[str, Any]) -> tuple[Any, Any]:
-    """The model of ``model=`` (popped with ``device=``), opened."""
+    """The model of ``model=`` (popped with ``device=`` and ``threads=``), opened."""
     path = kwargs.pop("model", None)
     if path is None:
         raise InvalidOptionError("model= is needed: the path of a trained model")
-    return open_model(path, kwargs.pop("device", None))
+    return open_model(path, kwargs.pop("device", None), kwargs.pop("threads", 1))
 
 
 def _build_az(options: Mapping[str, Any], seed: int | None) -> PUCTAgent:
@@ -129,9 +129,10 @@ _LADDER_FORM = "GAME:LEVEL, a calibrated level (ladder:connect_four:L5; docs/lad
 #: options kept as the text given (paths), not read as numbers or bools.
 _TEXT_OPTIONS = ("model", "device")
 #: options of the model kinds, as ``agent_options`` lists them.
-_MODEL_OPTIONS = ("model=PATH", "device=None")
+_MODEL_OPTIONS = ("model=PATH", "device=None", "threads=1")
 _AZ_OPTIONS = (
     f"simulations={DEFAULT_SIMULATIONS}",
+    "search=puct",
     "time_limit=None",
     "batch_size=8",
     "c=1.5",
@@ -142,6 +143,10 @@ _AZ_OPTIONS = (
     "reuse=True",
     "max_nodes=None",
     "seed=None",
+    "gumbel_max_actions=16",
+    "gumbel_scale=1.0",
+    "gumbel_c_visit=50.0",
+    "gumbel_c_scale=1.0",
 )
 
 

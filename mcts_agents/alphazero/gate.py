@@ -154,8 +154,8 @@ def gate(
         simulations: simulations per move of each side.
         seed: seeds every pair of games (searches and opening draws).
         threshold: the score the candidate needs, in [0, 1] (AlphaGo Zero: 0.55).
-        config: both sides' search (``selection="puct"``); its evaluator, batch size and root
-            noise are replaced. ``None``: ``DEFAULT_GATE_CONFIG``.
+        config: both sides' search (``selection="puct"`` or ``"gumbel"``); its evaluator,
+            batch size and root noise are replaced. ``None``: ``DEFAULT_GATE_CONFIG``.
         batch_size: leaves evaluated per ``evaluate_batch`` call (``SearchConfig.batch_size``).
         opening: the move temperatures, ``(moves, t_early, t_late)`` or a
             ``TemperatureSchedule`` (default: the first two plies drawn in proportion to
@@ -172,9 +172,10 @@ def gate(
     """
     _check_options(game, candidate, best, games, simulations, seed, threshold)
     config = DEFAULT_GATE_CONFIG if config is None else config
-    if not isinstance(config, SearchConfig) or config.selection != "puct":
+    if not isinstance(config, SearchConfig) or config.selection not in ("puct", "gumbel"):
         raise InvalidOptionError(
-            f"config must be a SearchConfig with selection='puct' or None, got {config!r}"
+            "config must be a SearchConfig with selection='puct' or 'gumbel', or None, got "
+            f"{config!r}"
         )
     schedule = TemperatureSchedule.of(opening)
     budget = Budget(iterations=simulations)

@@ -5,6 +5,11 @@ values, Dirichlet noise at the root) and returns a ``GameRecord``: per position 
 observation, the legal mask, the root's visit distribution (the policy target), the mover, and
 at the end the value target, the final return from that position's mover's view.
 
+With ``config.selection="gumbel"`` it is Gumbel AlphaZero's self-play (Danihelka et al. 2022):
+Gumbel search (``mcts_agents.search.gumbel``), no Dirichlet noise (the root's Gumbel draw
+explores), each move the search's own (``SearchResult.best_action``, a draw: the temperature
+schedule is not used), and the improved policy as the policy target.
+
 Options, each seeded by the game's ``seed`` (same seed, same record):
 
 - a temperature schedule ``(moves, t_early, t_late)``: moves drawn from the visits at
@@ -27,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from mcts_agents.alphazero.targets import check_temperature, select_move, visit_distribution
+from mcts_agents.alphazero.targets import check_temperature, policy_target, select_move
 from mcts_agents.checks import (
     check_instance,
     check_int,
@@ -147,7 +152,8 @@ class GameRecord:
         observations: ``[T, *observation_shape]``, each from its mover's view.
         legal_masks: ``[T, A]`` bool.
         policies: ``[T, A]`` float32, the root's visit distribution (0 on illegal and unvisited
-            actions, summing to 1); a policy target where ``full_search``.
+            actions, summing to 1), or after a Gumbel search its improved policy (0 on illegal
+            actions); a policy target where ``full_search``.
         values: ``[T]`` float32, the final return of each position's mover (in [-1, 1]).
         movers: ``[T]`` int64, the player to move.
         actions: ``[T]`` int64, the move played, ``RESIGNED`` (-1) where the mover resigned.
@@ -198,10 +204,10 @@ def wants_to_resign(result: SearchResult, threshold: float) -> bool:
 def _selfplay_config(config: SearchConfig | None, evaluator: Any) -> SearchConfig:
     config = DEFAULT_SELFPLAY_CONFIG if config is None else config
     check_instance(config, "config", SearchConfig, optional=True)
-    if config.selection != "puct":
+    if config.selection not in ("puct", "gumbel"):
         raise InvalidOptionError(
-            f"self-play searches with PUCT over the evaluator's priors; config.selection must "
-            f"be 'puct', got {config.selection!r}"
+            f"self-play searches with PUCT or Gumbel search over the evaluator's priors; "
+            f"config.selection must be 'puct' or 'gumbel', got {config.selection!r}"
         )
     if config.evaluator is not None and config.evaluator is not evaluator:
         raise InvalidOptionError(
@@ -227,7 +233,8 @@ def play_selfplay_game(
         game: a rules core with ``observation(state, player)`` and ``num_actions``, one or two
             players, no chance nodes (what a batch evaluator can evaluate).
         evaluator: a batch evaluator (``evaluate_batch(observations, legal_masks)``).
-        config: the search (``selection="puct"``; its ``root_noise`` in full searches);
+        config: the search (``selection="puct"``, its ``root_noise`` in full searches; or
+            ``"gumbel"``, see the module);
             ``None``: ``DEFAULT_SELFPLAY_CONFIG``. Its evaluator is ``evaluator``; the search
             is the Python one (``MCTS``), with tree reuse as ``config.reuse`` says.
         simulations: simulations of each (full) search.
@@ -350,6 +357,8 @@ class _SelfPlay:
             if fires and fired is None:
                 fired = (ply, mover)
             action = RESIGNED if fires and self.resign_enabled else None
+            if action is None and result.improved_policy:  # Gumbel: the search's own draw
+                action = result.best_action
             if action is None:
                 action = select_move(result, self.schedule.at(ply), rng)
             self._record(state, mover, result, action, full)
@@ -376,7 +385,7 @@ class _SelfPlay:
             (
                 np.asarray(game.observation(state, mover)),
                 mask,
-                visit_distribution(result, game.num_actions),
+                policy_target(result, game.num_actions),
                 mover,
                 action,
                 full,

@@ -3,6 +3,8 @@
 ``visit_distribution`` is AlphaZero's policy target: the root's visit counts over the whole
 action space, normalised. ``select_move`` plays from the same counts: the most visited move at
 temperature 0, else a move drawn with probability proportional to ``visits ** (1 / t)``.
+``policy_target`` is the target of either search: the visits, or after a Gumbel search its
+improved policy (``SearchResult.improved_policy``), which ``select_move`` then plays from too.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from mcts_agents.errors import InvalidOptionError
 from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import pick_child
 
-__all__ = ["check_temperature", "select_move", "visit_distribution"]
+__all__ = ["check_temperature", "policy_target", "select_move", "visit_distribution"]
 
 
 def visit_distribution(result: SearchResult, num_actions: int) -> np.ndarray:
@@ -46,6 +48,22 @@ def visit_distribution(result: SearchResult, num_actions: int) -> np.ndarray:
     return target
 
 
+def policy_target(result: SearchResult, num_actions: int) -> np.ndarray:
+    """The policy target of ``result`` over ``range(num_actions)``: a Gumbel search's improved
+    policy (``SearchResult.improved_policy``; Gumbel AlphaZero's target), else the visits
+    (``visit_distribution``).
+
+    Raises:
+        InvalidOptionError: as ``visit_distribution``.
+    """
+    target = visit_distribution(result, num_actions)
+    if result.improved_policy:
+        target[:] = 0.0
+        for action, probability in result.improved_policy:
+            target[action] = probability
+    return target
+
+
 def check_temperature(temperature: Any, name: str = "temperature") -> float:
     """``temperature`` as a float, or ``InvalidOptionError`` unless it is a finite number >= 0."""
     return float(check_number(temperature, name, low=0))
@@ -59,7 +77,9 @@ def select_move(result: SearchResult, temperature: float, rng: Any) -> int:
     the lower action. ``temperature = t > 0``: a visited child drawn with probability
     proportional to ``visits ** (1 / t)`` (``t = 1``: in proportion to visits; large ``t``:
     towards uniform over the visited children; small ``t``: towards the most visited). With no
-    visits at all, a root action drawn uniformly.
+    visits at all, a root action drawn uniformly. After a Gumbel search
+    (``result.improved_policy``): at ``t = 0`` its move (``best_action``), else a move drawn
+    with probability proportional to ``improved_policy ** (1 / t)``.
 
     Args:
         result: a search result (``children`` lists every root action).
@@ -75,10 +95,20 @@ def select_move(result: SearchResult, temperature: float, rng: Any) -> int:
     children = result.children
     if not children:
         raise InvalidOptionError("the search result has no root actions to choose from")
+    if result.improved_policy and t == 0.0:
+        return result.best_action
     visits = [c.visits for c in children]
     if t == 0.0:
         labels = [c.proven for c in children]
         return children[pick_child(visits, [c.value for c in children], labels, "visits")].action
+    if result.improved_policy:
+        policy = dict(result.improved_policy)
+        return _draw(children, [policy.get(c.action, 0.0) for c in children], t, rng)
+    return _draw(children, [float(v) for v in visits], t, rng)
+
+
+def _draw(children: Any, visits: list[float], t: float, rng: Any) -> int:
+    """A child drawn with probability proportional to ``visits ** (1 / t)``."""
     most = max(visits)
     if most == 0:
         return children[min(int(rng.random() * len(children)), len(children) - 1)].action

@@ -52,6 +52,9 @@ RUN_OPTIONS = {
     "elo_games": "elo_games",
     "teacher_iterations": "teacher_iterations",
     "teacher_simulations": "teacher_simulations",
+    "search": "search",
+    "gumbel_actions": "gumbel_max_actions",
+    "gumbel_c_scale": "gumbel_c_scale",
 }
 
 
@@ -107,6 +110,18 @@ def add_train_parser(commands: Any, int_type: Any) -> None:
         help=f"self-play processes (default 1, at most {MAX_WORKERS})",
     )
     run.add_argument("--simulations", type=int_type(1), help="simulations per self-play move")
+    run.add_argument(
+        "--search",
+        choices=("puct", "gumbel"),
+        help="self-play's search: puct (AlphaZero, default) or gumbel (Gumbel AlphaZero: "
+        "learns from few simulations, e.g. 8 to 32)",
+    )
+    run.add_argument(
+        "--gumbel-actions", type=int_type(1), help="Gumbel: root actions considered (default 16)"
+    )
+    run.add_argument(
+        "--gumbel-c-scale", type=_positive_float, help="Gumbel: sigma's c_scale (default 1)"
+    )
     run.add_argument("--search-batch", type=int_type(1), help="leaves per network call")
     run.add_argument("--games", type=int_type(1), help="self-play games per iteration")
     run.add_argument("--train-steps", type=int_type(1), help="training steps per iteration")
@@ -201,6 +216,8 @@ def _config(az: Any, out: Path, game: Any, settings: dict[str, Any]) -> Any:
         nested = {k.split(".")[1]: v for k, v in settings.items() if k.startswith(part + ".")}
         if nested:
             top[part] = dataclasses.replace(getattr(base, part), **nested)
+    if "search" in top and top["search"] != base.search:
+        top.setdefault("root_noise", "default")  # the search's own default (Gumbel: none)
     config = dataclasses.replace(base, **top)
     if stored is not None and config != base:
         differ = []

@@ -140,6 +140,8 @@ def numba_available() -> bool:
 
 def unsupported(game: Any, config: SearchConfig) -> str | None:
     """Why no kernel can run this search (a sentence), or ``None`` if one can."""
+    if config.selection == "gumbel":
+        return "Gumbel search (selection='gumbel') runs in the Python search only"
     if not numba_available():
         return "numba is not installed (pip install 'mcts-agents[fast]')"
     entry = kernel_entry(game)

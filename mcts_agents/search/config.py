@@ -10,7 +10,8 @@ from mcts_agents.checks import check_bool, check_choice, check_int, check_number
 from mcts_agents.errors import InvalidOptionError, describe_unknown
 from mcts_agents.search.evaluators import BatchEvaluator, is_batch_evaluator
 
-SelectionName = Literal["ucb1", "ucb1_tuned", "puct"]
+SelectionName = Literal["ucb1", "ucb1_tuned", "puct", "gumbel"]
+SELECTIONS = ("ucb1", "ucb1_tuned", "puct", "gumbel")
 FinalMove = Literal["visits", "value", "robust_max"]
 Playout = Literal["random", "decisive"]
 Backend = Literal["auto", "python", "numba"]
@@ -60,8 +61,17 @@ class SearchConfig:
     Attributes:
         c: exploration constant (values are in [-1, 1], so 2 here equals sqrt(2)-ish x 1.4 on
             [0, 1] rewards).
-        selection: ``"ucb1"``, ``"ucb1_tuned"`` or ``"puct"`` (priors from the evaluator, else
-            uniform).
+        selection: ``"ucb1"``, ``"ucb1_tuned"``, ``"puct"`` (priors from the evaluator, else
+            uniform) or ``"gumbel"``: Gumbel search (``mcts_agents.search.gumbel``: Gumbel-top-k
+            at the root, Sequential Halving over ``Budget.iterations``, which it needs, and the
+            improved policy as ``SearchResult.policy``; the Python search only; no
+            ``root_noise``, and ``final_move="visits"``, as Gumbel picks its own move).
+        gumbel_max_actions: Gumbel search: the root actions considered (``k``, at least 1).
+        gumbel_scale: Gumbel search: the scale of the root's Gumbel draws (>= 0; 0: no draw,
+            the root considers the best priors and plays deterministically).
+        gumbel_c_visit: Gumbel search: ``c_visit`` of ``sigma(q) = (c_visit + max_b N(b)) *
+            c_scale * q`` (>= 0).
+        gumbel_c_scale: Gumbel search: ``c_scale`` of ``sigma`` (> 0).
         fpu: first-play urgency: the score of an unvisited child. ``None`` means every child is
             tried once before any is tried twice (classic UCT).
         expand_all: create all children of a node at its first expansion instead of one per
@@ -157,10 +167,14 @@ class SearchConfig:
     search_from: SearchFrom = "here"
     smooth: float | None = None
     return_range: tuple[float, float] | None = None
+    gumbel_max_actions: int = 16
+    gumbel_scale: float = 1.0
+    gumbel_c_visit: float = 50.0
+    gumbel_c_scale: float = 1.0
 
     def __post_init__(self) -> None:
         check_number(self.c, "c", low=0)
-        check_choice(self.selection, "selection", ("ucb1", "ucb1_tuned", "puct"))
+        check_choice(self.selection, "selection", SELECTIONS)
         check_number(self.fpu, "fpu", optional=True)
         check_int(self.rollout_depth, "rollout_depth", low=0, optional=True)
         check_number(self.cutoff_value, "cutoff_value", low=-1, high=1)
@@ -188,6 +202,18 @@ class SearchConfig:
         check_choice(self.search_from, "search_from", ("here", "start"))
         check_number(self.smooth, "smooth", low=0, high=1, optional=True)
         self._check_return_range()
+        self._check_gumbel()
+
+    def _check_gumbel(self) -> None:
+        check_int(self.gumbel_max_actions, "gumbel_max_actions", low=1)
+        check_number(self.gumbel_scale, "gumbel_scale", low=0)
+        check_number(self.gumbel_c_visit, "gumbel_c_visit", low=0)
+        check_number(self.gumbel_c_scale, "gumbel_c_scale", low=0, low_open=True)
+        if self.selection == "gumbel" and self.final_move != "visits":
+            raise InvalidOptionError(
+                "selection='gumbel' picks its own final move (the surviving action of highest "
+                f"g + logits + sigma(q)); final_move must be 'visits', got {self.final_move!r}"
+            )
 
     def _check_return_range(self) -> None:
         bounds = self.return_range
@@ -220,6 +246,11 @@ class SearchConfig:
                     f"root_noise's {name} must be a finite number, got {value!r} in {noise!r}"
                 )
         alpha, epsilon = noise
+        if self.selection == "gumbel":
+            raise InvalidOptionError(
+                "selection='gumbel' takes no root_noise: its Gumbel draw at the root explores; "
+                f"got root_noise={noise!r}"
+            )
         if alpha <= 0:
             raise InvalidOptionError(
                 f"root_noise's alpha (Dirichlet concentration) must be > 0, got {alpha!r}"

@@ -12,7 +12,8 @@ their probability-weighted mean). Returns -> [-1, 1]: ``mcts_agents.search.retur
 
 With a batch evaluator the simulations run ``batch_size`` at a time, their leaves evaluated together
 (``mcts_agents.search.leaf_batch``); ``root_noise`` is mixed into the root's priors per search
-(``mcts_agents.search.noise``)."""
+(``mcts_agents.search.noise``); ``selection="gumbel"`` runs Gumbel search
+(``mcts_agents.search.gumbel``: its root, schedule and improved policy)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.evaluators import PositionEvaluator, evaluate, is_batch_evaluator
 from mcts_agents.search.game import CHANCE, Game, State, has_chance, make_playout
+from mcts_agents.search.gumbel import GumbelRoot
 from mcts_agents.search.leaf_batch import LeafBatch
 from mcts_agents.search.noise import noise_root
 from mcts_agents.search.result import ChildStats, SearchResult
@@ -88,7 +90,8 @@ class MCTS:
         self._game_id: Hashable = None
         self._root_key: Hashable = None  # the last search's root (its table is pruned to it)
         self._scale: ReturnScale | None = None  # returns -> values; a learned one keeps its range
-        self._select = SELECTION_RULES[config.selection]
+        self._select = SELECTION_RULES.get(config.selection, SELECTION_RULES["ucb1"])
+        self._gumbel: GumbelRoot | None = None  # a Gumbel search's root (and its rule: _select)
         self._playout = None if playout is None else (game_identity(playout[0]), playout[1])
         self._compiled = False  # whether the last search's playouts were the compiled ones
         evaluator = config.evaluator
@@ -136,6 +139,10 @@ class MCTS:
         self._scale = ReturnScale.for_search(self._scale, game, self.config.return_range, reused)
         self._normalize = self._scale.normalizer(self.table)
         restore_priors = noise_root(root, self.config.root_noise, self.rng)  # for this search
+        self._gumbel = None
+        if self.config.selection == "gumbel" and root.returns is None:
+            self._gumbel = GumbelRoot(root, self.config, self.budget, self.rng)
+            self._select = self._gumbel.select
         self._rollout = self._make_rollout(game)
         self._acyclic = bool(getattr(game, "acyclic", False))
         self._report = reporter(
@@ -393,8 +400,11 @@ class MCTS:
             node.edge_value[i] += v
             if tuned:
                 node.edge_value_sq[i] += v * v
-        path[-1].visits += 1
-        if path[-1].proven is not None:  # only the solver proves nodes
+        leaf = path[-1]
+        if self._gumbel is not None and leaf.value is None and leaf.to_play >= 0:
+            leaf.value = values[leaf.to_play]  # its own estimate (Gumbel's v_mix)
+        leaf.visits += 1
+        if leaf.proven is not None:  # only the solver proves nodes
             for node in reversed(path[: len(edges)]):
                 if node.proven is not None or not (self.config.solver and try_prove(node)):
                     break
@@ -415,7 +425,8 @@ class MCTS:
                 root.actions = list(game.legal_actions(state))
             evaluator = self._evaluator
             if evaluator is not None and root.returns is None:
-                priors = evaluate(evaluator, game, state, root.actions or ())[1]
+                values, priors = evaluate(evaluator, game, state, root.actions or ())
+                root.value = values[root.to_play]
                 if priors is not None:
                     self._set_priors(game, root, priors)
             self.table.add(root)
@@ -434,8 +445,13 @@ class MCTS:
 
     # ------------------------------------------------------------------ the answer
     def choose(self, node: Node, rule: str | None = None) -> int:
-        """Index of the child to play at ``node``: proven wins first, proven losses last."""
-        return final_child(node, rule or self.config.final_move)
+        """Index of the child to play at ``node``: proven wins first, proven losses last (a
+        Gumbel root: a proven win, else Gumbel's move)."""
+        index = final_child(node, rule or self.config.final_move)
+        gumbel = self._gumbel
+        if gumbel is None or node is not gumbel.root:
+            return index
+        return gumbel.final_index(index)
 
     def _result(
         self, root: Node, iterations: int, elapsed: float, reused: int, pruned: int
@@ -480,4 +496,5 @@ class MCTS:
             proven=proven_label(root.proven, player) if root.proven is not None else None,
             to_play=player,
             playouts="numba" if self._compiled else "python",
+            improved_policy=() if self._gumbel is None else self._gumbel.policy(),
         )

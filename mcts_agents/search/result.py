@@ -87,6 +87,9 @@ class SearchResult:
         workers: root parallelism: each worker's search (this process's first).
         worlds: PIMC: each determinized world's search.
         votes: PIMC: per action, the worlds whose best action it was.
+        improved_policy: Gumbel search (``selection="gumbel"``): ``(action, probability)`` of
+            its improved policy ``softmax(logits + sigma(completed q))`` per root action, which
+            ``policy`` returns; ``()`` for the other searches.
     """
 
     best_action: int
@@ -112,6 +115,7 @@ class SearchResult:
     workers: tuple[SubSearch, ...] = ()
     worlds: tuple[SubSearch, ...] = ()
     votes: tuple[tuple[int, int], ...] = ()
+    improved_policy: tuple[tuple[int, float], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict (plain ints, floats, strings, lists)."""
@@ -121,6 +125,7 @@ class SearchResult:
         data["workers"] = [asdict(w) for w in self.workers]
         data["worlds"] = [asdict(w) for w in self.worlds]
         data["votes"] = {str(a): n for a, n in self.votes}
+        data["improved_policy"] = {str(a): p for a, p in self.improved_policy}
         data["return_range"] = None if self.return_range is None else list(self.return_range)
         data["policy"] = {str(a): p for a, p in self.policy.items()}  # JSON keys are strings
         return data
@@ -155,7 +160,10 @@ class SearchResult:
     @property
     def policy(self) -> dict[int, float]:
         """Normalised root visits per action (all zero-visit actions get 0; a uniform policy
-        when nothing was visited): the search's mixed strategy at the root."""
+        when nothing was visited): the search's mixed strategy at the root. After a Gumbel
+        search: its improved policy (``improved_policy``)."""
+        if self.improved_policy:
+            return dict(self.improved_policy)
         total = sum(c.visits for c in self.children)
         if not total:
             return {c.action: 1.0 / len(self.children) for c in self.children}

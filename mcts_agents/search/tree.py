@@ -36,6 +36,8 @@ class Node:
         returns: the per-player returns of a terminal state, else ``None``.
         proven: exact per-player returns once proven by the solver (terminal states are proven
             at creation when the solver is on), else ``None``.
+        value: Gumbel search only: the node's own value estimate for its mover (the
+            evaluator's, or its first playout's), else ``None``.
     """
 
     __slots__ = (
@@ -50,6 +52,7 @@ class Node:
         "returns",
         "state",
         "to_play",
+        "value",
         "visits",
     )
 
@@ -74,6 +77,7 @@ class Node:
         self.visits = 0
         self.returns = returns
         self.proven = proven
+        self.value: float | None = None
 
     @property
     def fully_expanded(self) -> bool:

@@ -5,10 +5,11 @@ taken ``steps`` steps in all or ``minutes`` have passed in this call (checked be
 iterations):
 
 1. ``games_per_iteration`` self-play games (``selfplay.play_selfplay_game``, PUCT with root
-   noise, ``simulations`` per move, ``search_batch`` leaves per network call) with the best
-   network, seeded ``derive_seed(seed, 0, iteration, game)``, in ``workers`` processes
-   (``learn.pools``, a ``processes.open_pool`` pool: bounded, ending with the process that
-   trains, whatever ends it), as Ray tasks (``backend="ray"``), or here; their full-search
+   noise or Gumbel search (``search="gumbel"``), ``simulations`` per move, ``search_batch``
+   leaves per network call) with the best network, seeded
+   ``derive_seed(seed, 0, iteration, game)``, in ``workers`` processes (``learn.pools``, a
+   ``processes.open_pool`` pool: bounded, ending with the process that trains, whatever ends
+   it), as Ray tasks (``backend="ray"``), or here; their full-search
    positions go to the replay buffer (sampled with the game's symmetries when ``augment``);
 2. ``steps_per_iteration`` training steps of the candidate network (``Trainer``);
 3. every ``gate_every`` iterations, the gate (``mcts_agents.alphazero.gate``): the candidate plays
@@ -71,7 +72,6 @@ from mcts_agents.checks import check_choice, check_instance, check_int, check_nu
 from mcts_agents.errors import CheckpointError, InvalidOptionError, ModelFileError
 from mcts_agents.processes import Pool
 from mcts_agents.ratings import elo_from_rate
-from mcts_agents.search.config import SearchConfig
 from mcts_agents.seeding import derive_seed
 
 __all__ = ["CHECKPOINT", "METRICS", "NETS", "RUN_FILE", "RunConfig", "RunSummary", "train"]
@@ -108,10 +108,8 @@ class RunSummary:
 
 
 def _selfplay_game(game: Any, evaluator: Any, config: RunConfig, seed: int) -> GameRecord:
-    search = SearchConfig(
-        selection="puct",
-        c=config.c,
-        root_noise=config.root_noise,
+    search = config.search_config(
+        root_noise=config.root_noise,  # resolved: never "default"
         evaluator=evaluator,
         batch_size=config.search_batch,
     )
@@ -310,7 +308,7 @@ class _Run:
             simulations=config.gate_simulations or config.simulations,
             seed=derive_seed(config.seed, 1, self.iteration),
             threshold=config.gate_threshold,
-            config=SearchConfig(selection="puct", c=config.c),
+            config=config.search_config(),
             batch_size=config.search_batch,
             pool=pool,
         )
@@ -333,7 +331,7 @@ class _Run:
                 iterations,
                 config.elo_games,
                 derive_seed(config.seed, 4, self.iteration, index),
-                config=SearchConfig(selection="puct", c=config.c),
+                config=config.search_config(),
                 batch_size=config.search_batch,
                 pool=pool,
             )

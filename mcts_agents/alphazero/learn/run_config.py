@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from mcts_agents.alphazero.learn.net import NetConfig
 from mcts_agents.alphazero.learn.trainer import TrainConfig
 from mcts_agents.alphazero.selfplay import PlayoutCap, Resign, TemperatureSchedule
-from mcts_agents.checks import check_int, check_number, is_int
+from mcts_agents.checks import check_choice, check_int, check_number, is_int
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.processes import check_workers
 from mcts_agents.search.config import SearchConfig
 
-__all__ = ["RunConfig"]
+__all__ = ["PUCT_ROOT_NOISE", "RunConfig"]
+
+#: Self-play's Dirichlet noise with PUCT when ``root_noise`` is not given.
+PUCT_ROOT_NOISE = (0.3, 0.25)
 
 
 def _int(name: str, value: Any, low: int) -> None:
@@ -31,8 +34,16 @@ class RunConfig:
         simulations: simulations per self-play move (and per gate move unless
             ``gate_simulations``).
         search_batch: leaves per network call in the searches (``SearchConfig.batch_size``).
+        search: ``"puct"`` (AlphaZero's PUCT, Dirichlet noise at the root, the visits as
+            policy targets) or ``"gumbel"`` (Gumbel AlphaZero: ``SearchConfig(selection=
+            "gumbel")`` in self-play, the gate and the Elo games; no root noise; each self-play
+            move the search's own; its improved policy as the policy target; works with few
+            simulations, e.g. 8 to 32).
+        gumbel_max_actions, gumbel_scale, gumbel_c_visit, gumbel_c_scale: Gumbel search's
+            options (``SearchConfig``'s), with ``search="gumbel"``.
         c: PUCT's exploration constant.
-        root_noise: self-play's Dirichlet noise ``(alpha, epsilon)`` at the root, or ``None``.
+        root_noise: self-play's Dirichlet noise ``(alpha, epsilon)`` at the root, or ``None``;
+            not given: ``PUCT_ROOT_NOISE`` with PUCT, ``None`` with Gumbel (which takes none).
         temperature: self-play's ``(moves, t_early, t_late)``.
         games_per_iteration: self-play games per iteration.
         steps_per_iteration: training steps per iteration.
@@ -68,7 +79,7 @@ class RunConfig:
     simulations: int = 50
     search_batch: int = 8
     c: float = 1.5
-    root_noise: tuple[float, float] | None = (0.3, 0.25)
+    root_noise: tuple[float, float] | Literal["default"] | None = "default"
     temperature: tuple[int, float, float] = (8, 1.0, 0.0)
     games_per_iteration: int = 16
     steps_per_iteration: int = 50
@@ -87,8 +98,17 @@ class RunConfig:
     elo_opponents: tuple[int, ...] = (100, 1000)
     teacher_iterations: int = 0
     teacher_simulations: int = 5000
+    search: Literal["puct", "gumbel"] = "puct"
+    gumbel_max_actions: int = 16
+    gumbel_scale: float = 1.0
+    gumbel_c_visit: float = 50.0
+    gumbel_c_scale: float = 1.0
 
     def __post_init__(self) -> None:
+        check_choice(self.search, "RunConfig's search", ("puct", "gumbel"))
+        if self.root_noise == "default":
+            default = PUCT_ROOT_NOISE if self.search == "puct" else None
+            object.__setattr__(self, "root_noise", default)
         if not isinstance(self.net, NetConfig) or not isinstance(self.training, TrainConfig):
             raise InvalidOptionError(
                 f"RunConfig's net must be a NetConfig and training a TrainConfig, got "
@@ -132,8 +152,20 @@ class RunConfig:
         self.selfplay_options()  # checks the cap and the resignation
         check_number(self.value_mix, "RunConfig's value_mix", low=0, high=1)
         # the search options are checked where they are used: SearchConfig checks them here
-        SearchConfig(selection="puct", c=self.c, root_noise=self.root_noise)
+        self.search_config(root_noise=self.root_noise)
         check_number(self.gate_threshold, "RunConfig's gate_threshold", low=0, high=1)
+
+    def search_config(self, **options: Any) -> SearchConfig:
+        """The run's search (``selection``, ``c`` and Gumbel's options) with ``options``."""
+        return SearchConfig(
+            selection=self.search,
+            c=self.c,
+            gumbel_max_actions=self.gumbel_max_actions,
+            gumbel_scale=self.gumbel_scale,
+            gumbel_c_visit=self.gumbel_c_visit,
+            gumbel_c_scale=self.gumbel_c_scale,
+            **options,
+        )
 
     def selfplay_options(self) -> tuple[PlayoutCap | None, Resign | None]:
         """The self-play game's ``playout_cap`` and ``resign`` options (checked)."""

@@ -285,8 +285,8 @@ def test_listing_reads_the_options_from_the_code() -> None:
     assert "gomoku" in text and "preset='gomoku'" in text
     assert "iterations=None" in text and "c=1.4" in text and "solver=True" in text
     assert "random" in text and "human" in text
-    assert "az       model=PATH, device=None, simulations=200" in text
-    assert "policy   model=PATH, device=None, temperature=0.0" in text
+    assert "az       model=PATH, device=None, threads=1, simulations=200" in text
+    assert "policy   model=PATH, device=None, threads=1, temperature=0.0" in text
 
 
 # ------------------------------------------------------------------------------- human

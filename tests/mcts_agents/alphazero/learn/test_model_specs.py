@@ -179,6 +179,15 @@ def test_model_agents_set_torch_to_one_thread(run: Path, many_threads: object) -
         open_model(run, threads=0)
 
 
+def test_the_specs_choose_torchs_threads(run: Path, many_threads: object) -> None:
+    make_agent(f"az:model={run},simulations=4,threads=2")
+    assert torch.get_num_threads() == 2
+    make_agent(f"policy:model={run},threads=none")  # left as it is
+    assert torch.get_num_threads() == 2
+    with pytest.raises(SpecError, match="threads must be an int >= 1 or None, got 0"):
+        make_agent(f"policy:model={run},threads=0")
+
+
 def test_the_arena_plays_model_agents_on_one_thread(run: Path, many_threads: object) -> None:
     code, _, err = cli("arena", "tic_tac_toe", "--agents", f"az:model={run},simulations=4",
                        "random", "--games", "2", "--no-progress")  # fmt: skip
