@@ -42,6 +42,9 @@ LEVEL_SPECS: dict[str, tuple[str, ...]] = {
         *(f"mcts:iterations={n}" for n in (2, 5, 16, 48, 100, 180, 330, 600, 1100, 2000, 3600)),
         "mcts:iterations=6500",
         "mcts:iterations=12000",
+        "mcts:iterations=24000",
+        "mcts:iterations=48000",
+        "mcts:iterations=96000",
     ),
     "mnk_5x5x4": (
         "random",

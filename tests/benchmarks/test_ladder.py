@@ -160,6 +160,12 @@ def test_a_ladder_extended_upwards_keeps_its_levels_and_adds_games(tmp_path: Pat
     assert len(new_files) == 2 and all("iterations=40" in name for name in new_files)
     assert row_l1 in docs.read_text()  # a kept level's row is the one of its calibration
 
+    # the extended ladder cannot be extended again from its first 3 levels (its games would
+    # count twice): --keep takes a ladder of exactly K levels
+    with pytest.raises(SystemExit):
+        script.main(["nim", *levels, "--level", "mcts:iterations=40", "--keep", "3", *common])
+    assert load_ladder(target) == found
+
 
 def test_keep_needs_the_stored_levels_first(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
