@@ -31,7 +31,8 @@ The uniform playout has a safety cap of ``50 * points`` plies (never reached in 
 The end is scored by Tromp-Taylor area (stones plus the empty regions that reach one colour
 only): black wins when its area minus white's minus komi is positive, as the core pays.
 
-Random numbers: xorshift64* (``common.random01``) seeded by one ``rng.getrandbits(63)`` of the
+Random numbers: xorshift64* (as ``common.random01``, drawn as integers by multiply and shift)
+seeded by one ``rng.getrandbits(63)`` of the
 search's generator per playout (scrambled by SplitMix64 first, so that near seeds give
 unrelated streams): the same search seed gives the same search, but not the same
 moves as the core's Python playout (the tests compare legality, scores and distributions).
@@ -45,7 +46,6 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from mcts_agents.compiled.common import random01
 from mcts_agents.envs.games.go import Go
 
 __all__ = ["go_playout", "playout_moves", "warm_up"]
@@ -72,6 +72,19 @@ def _del_lib(h: int, q: int, plib: Any, lsum: Any, lsum2: Any) -> None:
 def _atari(h: int, plib: Any, lsum: Any, lsum2: Any) -> bool:
     """Whether string ``h`` has exactly one liberty (or none)."""
     return plib[h] * lsum2[h] == lsum[h] * lsum[h]
+
+
+@njit(cache=True, inline="always")
+def _below(rng: Any, n: int) -> int:
+    """A uniform integer in ``[0, n)`` (``n < 2**31``): xorshift64*, the high 32 bits of its
+    output scaled by ``n`` (multiply and shift, no division)."""
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    high = (x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(32)
+    return int((high * np.uint64(n)) >> np.uint64(32))
 
 
 @njit(cache=True)
@@ -104,32 +117,30 @@ def _place(
     empties[i] = last
     epos[last] = i
     n_empty -= 1
-    for k in range(4):
+    for k in range(4):  # liberties; strings joined as they come (sums add up either way)
         q = p + offs[k]
         col = colour[q]
         if col == 0:
-            _add_lib(p, q, plib, lsum, lsum2)
+            _add_lib(head[p], q, plib, lsum, lsum2)
         elif col != _OFF:
             _del_lib(head[q], p, plib, lsum, lsum2)
-    for k in range(4):
-        q = p + offs[k]
-        if colour[q] == c:
-            a = head[p]
-            b = head[q]
-            if a != b:
-                if stones[a] < stones[b]:
-                    a, b = b, a
-                s = b  # relabel the smaller string b as a
-                while True:
-                    head[s] = a
-                    s = nxt[s]
-                    if s == b:
-                        break
-                nxt[a], nxt[b] = nxt[b], nxt[a]  # splice the two circles
-                stones[a] += stones[b]
-                plib[a] += plib[b]
-                lsum[a] += lsum[b]
-                lsum2[a] += lsum2[b]
+            if col == c:
+                a = head[p]
+                b = head[q]
+                if a != b:
+                    if stones[a] < stones[b]:
+                        a, b = b, a
+                    s = b  # relabel the smaller string b as a
+                    while True:
+                        head[s] = a
+                        s = nxt[s]
+                        if s == b:
+                            break
+                    nxt[a], nxt[b] = nxt[b], nxt[a]  # splice the two circles
+                    stones[a] += stones[b]
+                    plib[a] += plib[b]
+                    lsum[a] += lsum[b]
+                    lsum2[a] += lsum2[b]
     return n_empty
 
 
@@ -193,14 +204,14 @@ def _run(
     points = size * size
     offs = np.array([1, -1, width, -width], np.int64)
     colour = np.full(cells, _OFF, np.int8)
-    head = np.zeros(cells, np.int64)
-    nxt = np.zeros(cells, np.int64)
-    stones = np.zeros(cells, np.int64)
-    plib = np.zeros(cells, np.int64)
-    lsum = np.zeros(cells, np.int64)
-    lsum2 = np.zeros(cells, np.int64)
-    empties = np.zeros(points, np.int64)
-    epos = np.zeros(cells, np.int64)
+    head = np.empty(cells, np.int64)
+    nxt = np.empty(cells, np.int64)
+    stones = np.empty(cells, np.int64)
+    plib = np.empty(cells, np.int64)
+    lsum = np.empty(cells, np.int64)
+    lsum2 = np.empty(cells, np.int64)
+    empties = np.empty(points, np.int64)
+    epos = np.empty(cells, np.int64)
     edge = np.zeros(cells, np.bool_)
     n_empty = 0
     for r in range(size):
@@ -244,7 +255,7 @@ def _run(
         chosen = -1
         i = 0
         while i < drawn:
-            j = i + int(random01(rng) * (drawn - i))
+            j = i + _below(rng, drawn - i)
             if j == n:  # the pass (uniform playouts only)
                 break
             p = empties[j]
