@@ -193,25 +193,27 @@ def _run(
     seed: int,
     decisive: bool,
     record: Any,
+    work: Any,
 ) -> int:
     """A playout from the core's position (``black``/``white``: the bytes of its bitboards,
     bit ``row * (size + 1) + col``): +1 if black wins the end, -1 if white does. With a
     non-empty ``record``, the actions played go into it, black's area minus white's into its
     last word, and the number of plies is returned instead, times the sign of the result (a
-    playout has at least one ply)."""
+    playout has at least one ply). ``work``: scratch, int64, ``(9, (size + 2)**2)``."""
     width = size + 2
     cells = width * width
     points = size * size
     offs = np.array([1, -1, width, -width], np.int64)
     colour = np.full(cells, _OFF, np.int8)
-    head = np.empty(cells, np.int64)
-    nxt = np.empty(cells, np.int64)
-    stones = np.empty(cells, np.int64)
-    plib = np.empty(cells, np.int64)
-    lsum = np.empty(cells, np.int64)
-    lsum2 = np.empty(cells, np.int64)
-    empties = np.empty(points, np.int64)
-    epos = np.empty(cells, np.int64)
+    head = work[0]  # scratch rows, each written before it is read
+    nxt = work[1]
+    stones = work[2]
+    plib = work[3]
+    lsum = work[4]
+    lsum2 = work[5]
+    empties = work[6]
+    epos = work[7]
+    stack = work[8]
     edge = np.zeros(cells, np.bool_)
     n_empty = 0
     for r in range(size):
@@ -268,15 +270,18 @@ def _run(
             if p == ko:
                 continue
             free = False
-            own_only = True
+            has_own = False
+            has_opp = False
             for k in range(4):
                 col = colour[p + offs[k]]
                 if col == 0:
                     free = True
-                    own_only = False
                 elif col == opp:
-                    own_only = False
-            if decisive and own_only:  # the mover's own eye, unless the diagonals say not
+                    has_opp = True
+                elif col == c:
+                    has_own = True
+            koish = not free and not has_own  # every neighbour an opponent stone
+            if decisive and not free and not has_opp:  # an own eye, unless the diagonals say not
                 faults = 1 if edge[p] else 0
                 for d in (width + 1, width - 1, -width + 1, -width - 1):
                     if colour[p + d] == opp:
@@ -310,11 +315,6 @@ def _run(
         else:
             passes = 0
             p = chosen
-            koish = True
-            for k in range(4):
-                col = colour[p + offs[k]]
-                if col != opp and col != _OFF:
-                    koish = False
             n_empty = _place(
                 p, c, offs, colour, head, nxt, stones, plib, lsum, lsum2, empties, epos, n_empty
             )
@@ -335,7 +335,6 @@ def _run(
     # Tromp-Taylor area: stones, and empty regions reaching one colour only
     area = 0  # black's minus white's
     seen = np.zeros(cells, np.bool_)
-    stack = np.empty(points, np.int64)
     for p in range(cells):
         col = colour[p]
         if col == 1:
@@ -380,6 +379,10 @@ def _bytes_of(game: Go) -> int:
 _NO_RECORD = np.zeros(0, np.int64)
 
 
+def _work(game: Go) -> np.ndarray:
+    return np.empty((9, (game.size + 2) ** 2), np.int64)
+
+
 def go_playout(game: Go, kind: str = "random") -> Callable[[Any, Any], tuple[float, ...]]:
     """``playout(state, rng)`` for ``game``'s Python search: the returns of a playout from
     ``state``, uniform (``kind="random"``) or decisive (``kind="decisive"``), seeded by one
@@ -387,7 +390,8 @@ def go_playout(game: Go, kind: str = "random") -> Callable[[Any, Any], tuple[flo
     size, komi, nbytes = game.size, game.komi, _bytes_of(game)
     decisive = kind == "decisive"
     empty = np.zeros(nbytes, np.uint8)
-    _run(size, komi, empty, empty, 0, -1, 0, 1, decisive, _NO_RECORD)  # compile or load now
+    work = _work(game)
+    _run(size, komi, empty, empty, 0, -1, 0, 1, decisive, _NO_RECORD, work)  # compile or load now
     frombuffer, uint8 = np.frombuffer, np.uint8
 
     def run_playout(state: Any, rng: Any) -> tuple[float, ...]:
@@ -397,7 +401,7 @@ def go_playout(game: Go, kind: str = "random") -> Callable[[Any, Any], tuple[flo
         white = frombuffer(state[1].to_bytes(nbytes, "little"), uint8)
         seed = rng.getrandbits(63)
         won = _run(
-            size, komi, black, white, state[2], state[3], state[4], seed, decisive, _NO_RECORD
+            size, komi, black, white, state[2], state[3], state[4], seed, decisive, _NO_RECORD, work
         )
         return _BLACK_WINS if won > 0 else _WHITE_WINS
 
@@ -416,7 +420,7 @@ def playout_moves(
     record = np.zeros(50 * game.points + 2, np.int64)
     n = _run(
         game.size, game.komi, black, white, state[2], state[3], state[4], seed,
-        kind == "decisive", record,
+        kind == "decisive", record, _work(game),
     )  # fmt: skip
     moves = [int(a) for a in record[: abs(n)]]
     return moves, float(record[-1]) - game.komi, (_BLACK_WINS if n > 0 else _WHITE_WINS)
