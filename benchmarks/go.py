@@ -21,7 +21,8 @@ fresh searcher each, so nothing is reused), all rows in one run on one machine:
 - with numba (the ``fast`` extra), the compiled playouts (``compiled/go_playout.py``): the
   same searches through ``make_searcher`` (``backend="auto"``: the Python tree, compiled
   playouts, 10x the iterations), ``MCTSAgent`` with its defaults, and the compiled playouts
-  alone (uniform and decisive, called one by one from Python as the search calls them);
+  alone (uniform and decisive, called one by one from Python as the search calls them, then
+  all in one compiled call: ``go_playout.black_wins``);
 - OpenSpiel's C++ ``pyspiel.MCTSBot`` on ``go`` (one random rollout per leaf, ``uct_c=2``):
   the bar (issue 28: >= 10x its playouts/s); the last column is each row over it.
 
@@ -179,6 +180,15 @@ def speed(size: int, repeats: int, quick: bool) -> list[list[str]]:
         for playout in ("random", "decisive"):
             rates = _compiled_playout_rate(game, playout, 50 * playouts, repeats)
             rows.append((f"compiled {playout} playouts alone", 50 * playouts, rates))
+        from mcts_agents.compiled.go_playout import black_wins
+
+        for playout in ("random", "decisive"):
+            rates = []
+            for seed in range(repeats):
+                start = perf_counter()
+                black_wins(game, game.initial_state(), 50 * playouts, seed, playout)
+                rates.append(50 * playouts / (perf_counter() - start))
+            rows.append((f"compiled {playout} playouts, one call", 50 * playouts, rates))
     spiel = pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
     sims = 1000 * scale
     rates = []

@@ -19,7 +19,7 @@ from mcts_agents.envs.games.go import Go
 pytest.importorskip("numba")
 
 from mcts_agents.compiled import compiled_playout
-from mcts_agents.compiled.go_playout import go_playout, playout_moves
+from mcts_agents.compiled.go_playout import black_wins, go_playout, playout_moves
 from tests.mcts_agents.compiled.playouts import assert_same_outcomes
 
 KINDS = ["random", "decisive"]
@@ -44,7 +44,9 @@ def replay(game: Go, state: tuple, moves: list[int]) -> tuple:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize(("size", "plies", "runs"), [(5, 6, 60), (9, 30, 40), (13, 60, 8)])
+@pytest.mark.parametrize(
+    ("size", "plies", "runs"), [(5, 6, 60), (9, 30, 40), (13, 60, 8), (19, 40, 2)]
+)
 def test_every_move_is_legal_and_the_score_is_the_cores(
     size: int, plies: int, runs: int, kind: str
 ) -> None:
@@ -91,6 +93,9 @@ def test_the_seed_decides() -> None:
 
     assert stream(5) == stream(5)
     assert len(set(stream(5))) == 2  # forty playouts do not all end the same way
+    for kind in KINDS:  # many playouts in one call: the same playouts, one by one
+        wins = sum(playout_moves(game, start, 50 + i, kind)[2][0] > 0 for i in range(30))
+        assert black_wins(game, start, 30, 50, kind) == wins
 
 
 def _setup(game: Go, black: list[int], white: list[int], to_play: int) -> tuple:
