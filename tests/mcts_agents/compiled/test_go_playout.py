@@ -188,3 +188,22 @@ def test_the_python_search_uses_them_on_go_v0_and_the_fast_path() -> None:
     over = (0, 0, 0, -1, 2, 0, frozenset(), ())
     game = Go(5, komi=0.5, superko=False)
     assert go_playout(game)(over, random.Random(0)) == game.returns(over)
+
+
+def test_go_v5_through_the_fast_path_and_go_v0_use_them() -> None:
+    """``MCTSAgent`` with its defaults: compiled playouts on PettingZoo's env and on ours."""
+    from pettingzoo.classic import go_v5
+
+    from mcts_agents import MCTSAgent
+    from mcts_agents.envs.go_v0 import env as go_v0
+
+    theirs = go_v5.env(board_size=9, komi=7.5)
+    theirs.reset(seed=0)
+    theirs.step(40)
+    ours = go_v0(size=9)
+    ours.reset(seed=0)
+    for env in (theirs, ours):
+        result = MCTSAgent(iterations=200, seed=0).search(env)
+        assert result.playouts == "numba" and result.iterations == 200
+        mask = env.observe(env.agent_selection)["action_mask"]
+        assert mask[result.best_action]
