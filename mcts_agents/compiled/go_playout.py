@@ -269,23 +269,24 @@ def _run(
             i += 1
             if p == ko:
                 continue
-            free = False
-            has_own = False
-            has_opp = False
-            for k in range(4):
-                col = colour[p + offs[k]]
-                if col == 0:
-                    free = True
-                elif col == opp:
-                    has_opp = True
-                elif col == c:
-                    has_own = True
+            seen_colours = (  # bit k: a neighbour of colour k (0 empty, 3 off the board)
+                (1 << colour[p + 1])
+                | (1 << colour[p - 1])
+                | (1 << colour[p + width])
+                | (1 << colour[p - width])
+            )
+            free = seen_colours & 1 != 0
+            has_own = (seen_colours >> c) & 1 != 0
+            has_opp = (seen_colours >> opp) & 1 != 0
             koish = not free and not has_own  # every neighbour an opponent stone
             if decisive and not free and not has_opp:  # an own eye, unless the diagonals say not
-                faults = 1 if edge[p] else 0
-                for d in (width + 1, width - 1, -width + 1, -width - 1):
-                    if colour[p + d] == opp:
-                        faults += 1
+                faults = (
+                    (1 if edge[p] else 0)
+                    + (colour[p + width + 1] == opp)
+                    + (colour[p + width - 1] == opp)
+                    + (colour[p - width + 1] == opp)
+                    + (colour[p - width - 1] == opp)
+                )
                 if faults <= 1:
                     continue
             if not free:  # legal only if it captures or joins a string with another liberty
