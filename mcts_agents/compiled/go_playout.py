@@ -321,16 +321,17 @@ def _run(
             )
             captured = 0
             last = -1
-            for k in range(4):
-                q = p + offs[k]
-                if colour[q] == opp and plib[head[q]] == 0:
-                    before = n_empty
-                    n_empty = _lift(
-                        head[q], offs, colour, head, nxt, plib, lsum, lsum2, empties, epos,
-                        n_empty,
-                    )  # fmt: skip
-                    captured += n_empty - before
-                    last = q
+            if has_opp:  # (of the chosen point: the scan stopped there)
+                for k in range(4):
+                    q = p + offs[k]
+                    if colour[q] == opp and plib[head[q]] == 0:
+                        before = n_empty
+                        n_empty = _lift(
+                            head[q], offs, colour, head, nxt, plib, lsum, lsum2, empties, epos,
+                            n_empty,
+                        )  # fmt: skip
+                        captured += n_empty - before
+                        last = q
             ko = last if koish and captured == 1 else -1
         c = opp
     # Tromp-Taylor area: stones, and empty regions reaching one colour only
