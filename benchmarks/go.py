@@ -18,8 +18,13 @@ fresh searcher each, so nothing is reused), all rows in one run on one machine:
   (``decisive``: no own-eye filling, no voluntary pass: longer playouts);
 - ``go_v0, MCTSAgent``: our env and agent (positional superko; Python search);
 - ``playouts``: ``Go.rollout`` alone from the empty board (uniformly random legal moves);
+- with numba (the ``fast`` extra), the compiled playouts (``compiled/go_playout.py``): the
+  same searches through ``make_searcher`` (``backend="auto"``: the Python tree, compiled
+  playouts, 10x the iterations), ``MCTSAgent`` with its defaults, and the compiled playouts
+  alone (uniform and decisive, called one by one from Python as the search calls them, then
+  all in one compiled call: ``go_playout.black_wins``);
 - OpenSpiel's C++ ``pyspiel.MCTSBot`` on ``go`` (one random rollout per leaf, ``uct_c=2``):
-  the bar of the compiled kernel still to come (issue 28: >= 10x its playouts/s).
+  the bar (issue 28: >= 10x its playouts/s); the last column is each row over it.
 
 ``--gnugo GAMES``: the GTP engine (``mcts-agents gtp``, default agent: its clock, here a fixed
 ``--move-time`` a move through ``mcts:time=S``) against GNU Go (``gnugo --mode gtp --level L
@@ -52,8 +57,16 @@ C = 2.0
 
 
 def _search_rate(
-    make: Callable[[], tuple[Any, Any]], iterations: int, repeats: int, playout: str = "random"
+    make: Callable[[], tuple[Any, Any]],
+    iterations: int,
+    repeats: int,
+    playout: str = "random",
+    compiled: bool = False,
 ) -> list[float]:
+    """Simulations per second of the Python search; ``compiled``: with the game's compiled
+    playouts (``make_searcher``, ``backend="auto"``: built, and its playout loaded, before the
+    clock starts)."""
+    from mcts_agents.planner.factory import make_searcher
     from mcts_agents.search.config import Budget, SearchConfig
     from mcts_agents.search.mcts import MCTS
 
@@ -61,10 +74,34 @@ def _search_rate(
     for seed in range(repeats):
         game, state = make()
         config = SearchConfig(c=C, playout=playout)  # type: ignore[arg-type]
-        searcher = MCTS(Budget(iterations=iterations), config, seed=seed)
+        budget = Budget(iterations=iterations)
+        if compiled:
+            searcher = make_searcher(game, budget, config, seed=seed)
+        else:
+            searcher = MCTS(budget, config, seed=seed)
         start = perf_counter()
         result = searcher.search(game, state)
         rates.append(result.iterations / (perf_counter() - start))
+        if compiled and result.playouts != "numba":
+            raise RuntimeError("the compiled playouts did not run (is numba installed?)")
+    return rates
+
+
+def _compiled_playout_rate(game: Any, kind: str, playouts: int, repeats: int) -> list[float]:
+    """Compiled playouts from the empty board per second, called one by one as the search
+    calls them (from Python, each seeded by the generator)."""
+    import random
+
+    from mcts_agents.compiled.go_playout import go_playout
+
+    play = go_playout(game, kind)
+    rng = random.Random(0)
+    rates = []
+    for _ in range(repeats):
+        start = perf_counter()
+        for _ in range(playouts):
+            play(game.initial_state(), rng)
+        rates.append(playouts / (perf_counter() - start))
     return rates
 
 
@@ -76,6 +113,7 @@ def speed(size: int, repeats: int, quick: bool) -> list[list[str]]:
     from mcts_agents import MCTSAgent
     from mcts_agents.adapters import game_from_env
     from mcts_agents.adapters.pettingzoo_go import position_game
+    from mcts_agents.compiled import numba_available
     from mcts_agents.envs.go_v0 import env as go_v0
 
     scale = 1 if quick else 4
@@ -99,6 +137,17 @@ def speed(size: int, repeats: int, quick: bool) -> list[list[str]]:
             _search_rate(lambda: game_from_env(env), fast, repeats, "decisive"),
         )
     )
+    numba = numba_available()
+    compiled = 10 * fast
+    if numba:
+        for playout in ("random", "decisive"):
+            rows.append(
+                (
+                    f"go_v5, fast path, compiled {playout} playouts",
+                    compiled,
+                    _search_rate(lambda: game_from_env(env), compiled, repeats, playout, True),
+                )
+            )
     ours = go_v0(size=size)
     ours.reset(seed=0)
     rates = []
@@ -107,6 +156,14 @@ def speed(size: int, repeats: int, quick: bool) -> list[list[str]]:
         result = agent.search(ours)
         rates.append(result.iterations / result.elapsed)
     rows.append(("go_v0, MCTSAgent (superko)", fast, rates))
+    if numba:  # the agent's defaults: backend="auto" (compiled playouts), decisive playouts
+        rates = []
+        for seed in range(repeats):
+            agent = MCTSAgent(iterations=compiled, seed=seed, c=C)
+            agent.search(ours)  # the first search loads the playout: not timed
+            result = agent.search(ours)
+            rates.append(result.iterations / result.elapsed)
+        rows.append(("go_v0, MCTSAgent, compiled decisive playouts", compiled, rates))
     game = ours.unwrapped.game
     import random
 
@@ -119,6 +176,19 @@ def speed(size: int, repeats: int, quick: bool) -> list[list[str]]:
             game.rollout(game.initial_state(), rng)
         rates.append(playouts / (perf_counter() - start))
     rows.append(("go_v0 core, playouts alone", playouts, rates))
+    if numba:
+        for playout in ("random", "decisive"):
+            rates = _compiled_playout_rate(game, playout, 50 * playouts, repeats)
+            rows.append((f"compiled {playout} playouts alone", 50 * playouts, rates))
+        from mcts_agents.compiled.go_playout import black_wins
+
+        for playout in ("random", "decisive"):
+            rates = []
+            for seed in range(repeats):
+                start = perf_counter()
+                black_wins(game, game.initial_state(), 50 * playouts, seed, playout)
+                rates.append(50 * playouts / (perf_counter() - start))
+            rows.append((f"compiled {playout} playouts, one call", 50 * playouts, rates))
     spiel = pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
     sims = 1000 * scale
     rates = []
@@ -131,8 +201,16 @@ def speed(size: int, repeats: int, quick: bool) -> list[list[str]]:
         rates.append(root.explore_count / (perf_counter() - start))
     rows.append(("OpenSpiel C++ MCTSBot", sims, rates))
     base = median(rows[0][2])
+    spiel_rate = median(rows[-1][2])
     return [
-        [name, fmt(n), fmt(median(r)), f"{spread(r):.0%}", f"{median(r) / base:.1f}x"]
+        [
+            name,
+            fmt(n),
+            fmt(median(r)),
+            f"{spread(r):.0%}",
+            f"{median(r) / base:.1f}x",
+            f"{median(r) / spiel_rate:.2f}x",
+        ]
         for name, n, r in rows
     ]
 
@@ -296,7 +374,7 @@ def main() -> None:
         rows = speed(args.size, args.repeats, args.quick)
         board = f"{args.size}x{args.size}"
         print(f"\n{board}, from the empty board, one process, median of {args.repeats}")
-        print_table(["path", "sims", "sims/s", "spread", "x copies"], rows)
+        print_table(["path", "sims", "sims/s", "spread", "x copies", "x OpenSpiel"], rows)
     if args.ab:
         playout_ab(args)
     if args.gnugo:

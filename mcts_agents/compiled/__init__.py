@@ -19,7 +19,8 @@ compiles its rules only, after one logged warning where numba's cache does not h
 
 Compiled playouts for the Python search (``register_playout``; ``planner.choice.local_searcher``
 hands them to ``MCTS`` where ``backend="auto"``): Pig (``rules.pig.pig_playout``), Othello up to
-8x8 (``rules.othello.othello_playout``).
+8x8 (``rules.othello.othello_playout``), Go 5x5 to 19x19 (``go_playout.go_playout``: incremental
+strings, simple ko in the playouts; go_v0 and go_v5's fast path).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from mcts_agents.compiled.registry import (
 )
 from mcts_agents.compiled.rules import RULE_SETS
 from mcts_agents.compiled.rules import supports as _supports
+from mcts_agents.envs.games.go import Go
 from mcts_agents.envs.games.othello import Othello
 from mcts_agents.envs.games.pig import Pig
 
@@ -59,6 +61,7 @@ for _rules in RULE_SETS:
 
 register_playout(PlayoutEntry(Pig, "mcts_agents.compiled.rules.pig:pig_playout"))
 register_playout(PlayoutEntry(Othello, "mcts_agents.compiled.rules.othello:othello_playout"))
+register_playout(PlayoutEntry(Go, "mcts_agents.compiled.go_playout:go_playout"))
 
 __all__ = [
     "KernelEntry",
