@@ -46,6 +46,7 @@ from collections.abc import Sequence
 
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.search.config import Budget, SearchConfig
+from mcts_agents.search.selection import CLOSED, EXPAND
 from mcts_agents.search.tree import Node
 
 __all__ = [
@@ -57,8 +58,6 @@ __all__ = [
     "nonroot_select",
 ]
 
-EXPAND = -1  # as selection.EXPAND / CLOSED (selection imports this module's rules)
-CLOSED = -2
 _TINY = 1e-300  # log's floor for a zero prior
 
 

@@ -90,7 +90,7 @@ class MCTS:
         self._game_id: Hashable = None
         self._root_key: Hashable = None  # the last search's root (its table is pruned to it)
         self._scale: ReturnScale | None = None  # returns -> values; a learned one keeps its range
-        self._select = SELECTION_RULES.get(config.selection, SELECTION_RULES["ucb1"])
+        self._select = self._rule = SELECTION_RULES.get(config.selection, SELECTION_RULES["ucb1"])
         self._gumbel: GumbelRoot | None = None  # a Gumbel search's root (and its rule: _select)
         self._playout = None if playout is None else (game_identity(playout[0]), playout[1])
         self._compiled = False  # whether the last search's playouts were the compiled ones
@@ -139,10 +139,9 @@ class MCTS:
         self._scale = ReturnScale.for_search(self._scale, game, self.config.return_range, reused)
         self._normalize = self._scale.normalizer(self.table)
         restore_priors = noise_root(root, self.config.root_noise, self.rng)  # for this search
-        self._gumbel = None
-        if self.config.selection == "gumbel" and root.returns is None:
-            self._gumbel = GumbelRoot(root, self.config, self.budget, self.rng)
-            self._select = self._gumbel.select
+        gumbel = self.config.selection == "gumbel" and root.returns is None
+        self._gumbel = GumbelRoot(root, self.config, self.budget, self.rng) if gumbel else None
+        self._select = self._rule if self._gumbel is None else self._gumbel.select
         self._rollout = self._make_rollout(game)
         self._acyclic = bool(getattr(game, "acyclic", False))
         self._report = reporter(
@@ -426,7 +425,7 @@ class MCTS:
             evaluator = self._evaluator
             if evaluator is not None and root.returns is None:
                 values, priors = evaluate(evaluator, game, state, root.actions or ())
-                root.value = values[root.to_play]
+                root.value = values[root.to_play] if root.to_play >= 0 else None
                 if priors is not None:
                     self._set_priors(game, root, priors)
             self.table.add(root)
