@@ -8,6 +8,7 @@ import copy
 import io
 import json
 from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,27 +18,15 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from mcts_agents.agents.specs import make_agent  # noqa: E402
-from mcts_agents.alphazero.learn import NetConfig, RunConfig, TrainConfig, loop, train  # noqa: E402
+from mcts_agents.alphazero.learn import RunConfig, loop, train  # noqa: E402
 from mcts_agents.cli.main import main  # noqa: E402
 from mcts_agents.envs import tic_tac_toe_v0  # noqa: E402
-from mcts_agents.envs.games.mnk import MNK  # noqa: E402
 from mcts_agents.errors import InvalidOptionError  # noqa: E402
+from tests.mcts_agents.alphazero.learn.test_loop import TINY as LOOP_TINY  # noqa: E402
+from tests.mcts_agents.alphazero.learn.test_loop import TTT  # noqa: E402
 from tests.mcts_agents.alphazero.test_gumbel_selfplay import replayed_results  # noqa: E402
 
-TTT = MNK(3, 3, 3)
-TINY = RunConfig(
-    net=NetConfig(channels=8, blocks=1, value_hidden=8),
-    training=TrainConfig(batch_size=16, learning_rate=1e-2),
-    simulations=8,
-    search_batch=4,
-    games_per_iteration=2,
-    steps_per_iteration=4,
-    buffer_capacity=500,
-    gate_every=2,
-    gate_games=2,
-    seed=3,
-    search="gumbel",
-)
+TINY = replace(LOOP_TINY, search="gumbel", root_noise=None)  # test_loop's run, Gumbel self-play
 
 
 def test_root_noise_follows_the_search() -> None:
