@@ -121,12 +121,20 @@ class ISMCTS:
         budget: the budget of each search.
         config: ``config.information`` picks the observer (``"mo_ismcts"``, the default for
             ``"auto"``, or ``"so_ismcts"``); ``c``, ``smooth``, ``final_move``, ``reuse`` and
-            ``playout`` apply (``selection`` is UCB1 with availability counts).
+            ``playout`` apply; ``selection`` must be ``"ucb1"`` (UCB1 with availability counts:
+            any other raises ``InvalidOptionError``).
         seed: seed of the search's generator: determinizations, chance, expansion order and
             playouts all come from it, never from the env.
     """
 
     def __init__(self, budget: Budget, config: SearchConfig, seed: int | None = None) -> None:
+        if config.selection != "ucb1":
+            raise InvalidOptionError(
+                "ISMCTS selects with UCB1 over availability counts (Smooth UCT with smooth=); "
+                f"selection={config.selection!r} applies to perfect-information searches only: "
+                "use selection='ucb1' (the default), or information='pimc' whose searches of "
+                "each determinization take any selection"
+            )
         self.budget = budget
         self.config = config
         self.should_stop: StopCheck | None = None  # see Searcher: ends a search early

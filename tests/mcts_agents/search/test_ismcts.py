@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from mcts_agents import Budget, MCTSAgent, SearchConfig, envs, make_searcher
-from mcts_agents.errors import InvalidStateError
+from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.search import ISMCTS, PIMC
 from tests.envs.conftest import VARIANTS
 from tests.mcts_agents.search.toy_games import GuessCard, ToyEnv
@@ -235,3 +235,22 @@ def test_a_decision_self_play_never_reached_is_searched_from_here_within_the_tim
     fallback = budgets[1].time_limit  # the rest of the 0.2 s (it was another 0.2 s before)
     assert fallback is not None and 0.2 / 10 <= fallback < 0.2
     assert result.elapsed >= 0.2  # both searches are counted
+
+
+@pytest.mark.parametrize("selection", ["ucb1_tuned", "puct", "gumbel"])
+@pytest.mark.parametrize("information", ["mo_ismcts", "so_ismcts"])
+def test_a_selection_information_set_mcts_does_not_apply_is_refused(
+    selection: str, information: str
+) -> None:
+    config = SearchConfig(information=information, selection=selection)
+    with pytest.raises(InvalidOptionError, match=f"selection='{selection}'"):
+        ISMCTS(Budget(iterations=10), config, seed=0)
+    agent = MCTSAgent(iterations=10, seed=0, information=information, selection=selection)
+    with pytest.raises(InvalidOptionError, match=f"selection='{selection}'"):
+        agent.act(env_at_guess(0))  # the agent's search of a hidden-information env
+
+
+def test_pimc_takes_another_selection_for_its_worlds() -> None:
+    config = SearchConfig(information="pimc", selection="ucb1_tuned", determinizations=2)
+    searcher = make_searcher(GAME, Budget(iterations=20), config, seed=0)
+    assert isinstance(searcher, PIMC)
