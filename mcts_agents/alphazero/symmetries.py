@@ -15,6 +15,9 @@ with none registered. Registered, by the game's exact type (a subclass may obser
 - ``Othello``: the eight symmetries of the square over the cells; the pass action stays last.
   The rules are symmetric under all eight; the starting position under four of them (identity,
   half turn, both diagonal reflections); the other four swap its colours.
+- ``Go``: the eight symmetries of the square over the points; the pass action stays last. The
+  rules (captures, ko, superko, area scoring with komi) and the empty board are symmetric under
+  all eight, and the observation's history planes map point for point.
 
 Observations are channels-last, ``[..., rows, columns, channels]`` (the cores'
 ``observation_shape``), and cell actions are ``row * columns + column``.
@@ -28,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.go import Go
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.envs.games.othello import Othello
 from mcts_agents.errors import InvalidOptionError
@@ -164,11 +168,16 @@ def _othello(game: Any) -> list[Symmetry]:
     return [grid_symmetry(name, game.size, game.size, extra=1) for name in SQUARE]
 
 
+def _go(game: Any) -> list[Symmetry]:
+    return [grid_symmetry(name, game.size, game.size, extra=1) for name in SQUARE]
+
+
 #: Game type (exact) -> the function that lists its symmetries, identity first.
 SYMMETRY_BUILDERS: dict[type, Callable[[Any], list[Symmetry]]] = {
     ConnectFour: _connect_four,
     MNK: _mnk,
     Othello: _othello,
+    Go: _go,
 }
 
 

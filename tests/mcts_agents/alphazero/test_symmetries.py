@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 
 from mcts_agents.alphazero import Symmetry
-from mcts_agents.alphazero.symmetries import grid_symmetry, symmetries
+from mcts_agents.alphazero.symmetries import SQUARE, grid_symmetry, symmetries
 from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.go import Go
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.envs.games.nim import Nim
 from mcts_agents.envs.games.othello import Othello
@@ -193,6 +194,29 @@ def test_all_eight_othello_maps_commute_with_the_rules(seed: int) -> None:
 
 
 # ---------------------------------------------------------------------------- the protocol
+# ------------------------------------------------------------------------------------ Go
+
+
+@pytest.mark.parametrize("superko", [True, False])
+@pytest.mark.parametrize("seed", range(3))
+def test_all_eight_go_maps_commute_with_the_rules(superko: bool, seed: int) -> None:
+    """A random 5x5 game (captures, ko, passes; to its end) and its image under each map are
+    the same game: observations (the history planes too), legal masks, ends and scores."""
+    game = Go(5, komi=0.5, superko=superko)
+    line = random_line(game, seed, plies=120)
+    maps = symmetries(game)
+    assert [m.name for m in maps] == list(SQUARE)
+    for symmetry in maps:
+        assert symmetry.actions[game.pass_action] == game.pass_action
+        check_mapped_line(game, symmetry, line)
+
+
+def test_a_go_corner_stone_visits_the_four_corners() -> None:
+    game = Go(9)
+    images = {int(m.actions[0]) for m in symmetries(game)}  # the point a1's images
+    assert images == {0, 8, 72, 80}
+
+
 def test_a_game_without_symmetries_gets_the_identity() -> None:
     game = Nim()
     (only,) = symmetries(game)
