@@ -129,7 +129,7 @@ entries.check_sources("batch")
 _SPECIALISED: dict[tuple[Any, ...], Any] = {}
 
 
-def _for_game(dispatcher: Any, g: int, *args: Any) -> None:
+def _for_game(dispatcher: Any, g: int, *args: Any) -> Any:
     """``dispatcher(g, *args)`` for a kernel that is compiled per game (``literally(g)``).
 
     numba resolves a call that needs a literal argument on a slow path, ~5 ms a call whatever
@@ -138,12 +138,12 @@ def _for_game(dispatcher: Any, g: int, *args: Any) -> None:
     key = (dispatcher, g, *(typeof(a) for a in args))
     compiled = _SPECIALISED.get(key)
     if compiled is not None:
-        compiled(g, *args)
-        return
-    dispatcher(g, *args)
+        return compiled(g, *args)
+    result = dispatcher(g, *args)
     found = dispatcher.overloads.get((types.literal(g), *key[2:]))
     if found is not None:
         _SPECIALISED[key] = found.entry_point
+    return result
 
 
 class _Pool:

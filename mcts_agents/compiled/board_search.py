@@ -24,15 +24,17 @@ from typing import Any
 import numpy as np
 from numba import get_num_threads
 
-from mcts_agents.compiled import batch
+from mcts_agents.compiled import batch, kernel
+from mcts_agents.compiled import connect_four_kernel as c4_kernel
 from mcts_agents.compiled.boards import (
     BoardRules,
-    begin_connect_four,
-    call,
+    call_fixed,
     open_connect_four,
     open_shared,
     pick_connect_four,
     pick_shared,
+    prepare_connect_four,
+    prepare_connect_four_serial,
 )
 from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
 from mcts_agents.compiled.searcher import CompiledSearch
@@ -41,6 +43,11 @@ from mcts_agents.compiled.tree_search import NO_LIMIT
 __all__ = ["BoardSearch", "run_kernel", "searchable"]
 
 _FINAL_MOVES = ("visits", "value")
+_GROW_NODES = kernel.GROW_NODES  # this status and those above ask for bigger arrays (both kernels)
+#: Fewer trees than this are prepared (seeds, roots) on one thread: waking the others costs
+#: more than re-rooting a few small trees.
+PREPARE_PARALLEL_MIN = 8
+assert c4_kernel.GROW_NODES == _GROW_NODES and c4_kernel.GROW_EDGES == kernel.GROW_EDGES
 
 
 def searchable(searcher: Any, rules: BoardRules) -> bool:
@@ -70,7 +77,7 @@ def run_kernel(kept: dict[Any, Any], c4: bool, parallel: bool, *args: Any) -> No
         run(*args)
         return
     shared = _RUN_SHARED if parallel else _SERIAL_SHARED
-    call(kept, shared, kept["game"], *args)
+    call_fixed(kept, shared, kept["game"], *args)
 
 
 # Bound here, not looked up in ``batch`` at each call: a benchmark that times ``batch``'s
@@ -98,6 +105,13 @@ class BoardSearch:
         self.by_value = np.zeros(n, np.bool_)
         self.kind: type | None = None
         self._kept: dict[Any, Any] = {"game": rules.g}  # the shared kernel's entry points
+        self._size = max(rules.codec.max_actions, 1)
+        self._no_limit = np.full(n, NO_LIMIT, np.int64)
+        # roots, want, c, solver, decisive of a batch (views of their first rows)
+        self._work = (
+            np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.float64),
+            np.zeros(n, np.bool_), np.zeros(n, np.bool_),
+        )  # fmt: skip
 
     def attach(self, i: int, searcher: Any) -> None:
         """Search board ``i`` with ``searcher`` from its current root key on."""
@@ -140,74 +154,86 @@ class BoardSearch:
         """The move of board ``boards[j]``'s searcher at ``words[boards[j]]`` for every ``j``
         (none over), each searched as its own ``search`` would."""
         count = len(boards)
-        searchers = [self.searchers[i] for i in boards.tolist()]
-        for s in searchers:
-            s.rng_state[0] = s.rng.getrandbits(64) | 1
+        held = self.searchers
+        seeds = np.fromiter(
+            [held[i].rng.getrandbits(64) | 1 for i in boards.tolist()], np.uint64, count
+        )  # each searcher's seed from its own generator, as ``KernelSearcher.begin`` draws it
         trees = self.trees[boards]
         c4 = self.kind is CompiledConnectFour
-        pool = self._pool(searchers[0])
+        pool = self._pool(held[int(boards[0])])
         nds, eds, slots, metas, rngs = pool.lists
-        roots = np.zeros(count, np.int64)
-        reuse = self.reuse[boards]
+        roots, want, c, solver, decisive = (a[:count] for a in self._work)
+        both = (
+            trees, words, boards, self.keys, self.keyed, seeds, self.reuse, self.limits, self.c,
+            self.solver, self.decisive, roots, want, c, solver, decisive,
+        )  # fmt: skip
+        parallel = count >= PREPARE_PARALLEL_MIN and get_num_threads() > 1
         if c4:
-            begin_connect_four(
-                nds, eds, slots, metas, trees, words, boards, self.keys, self.keyed, reuse, roots
-            )
+            prepare = prepare_connect_four if parallel else prepare_connect_four_serial
+            prepare(nds, eds, slots, metas, rngs, *both)
         else:
-            self.rules.begin(
-                nds, eds, slots, metas, trees, words, boards, self.keys, self.keyed, reuse, roots
-            )
-        limits = self.limits[boards]
-        c, solver = self.c[boards], self.solver[boards]
-        decisive = self.decisive[boards]
-        max_nodes = np.full(count, NO_LIMIT, np.int64)
-        ran = np.zeros(count, np.int64)
-        unsolved = np.zeros(count, np.bool_)
-        open_roots = open_connect_four if c4 else open_shared
-        while True:
-            open_roots(nds, trees, roots, unsolved)
-            active = np.flatnonzero(unsolved & (ran < limits))
-            if not len(active):
-                break
-            done = np.zeros(len(active), np.int64)
-            status = np.zeros(len(active), np.int64)
-            want = limits[active] - ran[active]
-            parallel = (
-                len(active) > 1 and int(want.sum()) >= batch.PARALLEL_MIN and get_num_threads() > 1
-            )
-            if c4:
-                run_kernel(
-                    self._kept, c4, parallel, nds, eds, slots, metas, rngs,
-                    searchers[0].geometry, trees[active], roots[active], want, c[active],
-                    solver[active], decisive[active], max_nodes[active], done, status,
-                )  # fmt: skip
-            else:
-                codec = self.rules.codec
-                run_kernel(
-                    self._kept, c4, parallel, codec.params, nds, eds, slots, metas, rngs,
-                    trees[active], roots[active], want, c[active], solver[active],
-                    decisive[active], max_nodes[active], codec.max_actions, codec.max_depth,
-                    False, done, status,
-                )  # fmt: skip
-            ran[active] += done
-            for j in np.flatnonzero(status).tolist():
-                k = int(active[j])
-                searcher = searchers[k]
-                searcher._grow(int(status[j]))
-                tree = pool.slot(searcher)
-                trees[k] = self.trees[boards[k]] = tree
-            if np.any(status):
-                nds, eds, slots, metas, rngs = pool.lists
+            self.rules.prepare(parallel, nds, eds, slots, metas, rngs, *both)
+        self._run(c4, pool, boards, trees, roots, want, c, solver, decisive)
         moves = np.zeros(count, np.int64)
-        by_value = self.by_value[boards]
         pick = pick_connect_four if c4 else pick_shared
-        size = max(self.rules.codec.max_actions, 1)
-        for value in (False, True):
-            chosen = np.flatnonzero(by_value == value)
-            if len(chosen):
-                picked = np.zeros(len(chosen), np.int64)
-                pick(nds, eds, trees[chosen], roots[chosen], value, size, picked)
-                moves[chosen] = picked
+        nds, eds = pool.lists[:2]
+        pick(nds, eds, trees, roots, boards, self.by_value, self._size, moves)
         for j in np.flatnonzero(moves < 0).tolist():  # no edge yet: the first legal move
             moves[j] = self.rules.legal_first(words[boards[j]])
         return moves
+
+    def _run(
+        self, c4: bool, pool: Any, boards: np.ndarray, trees: np.ndarray, roots: np.ndarray,
+        want: np.ndarray, c: np.ndarray, solver: np.ndarray, decisive: np.ndarray,
+    ) -> None:  # fmt: skip
+        """The simulations of the trees with ``want[j] > 0``: one kernel call, then again for
+        the trees whose arrays had to grow (their slots in ``trees`` updated)."""
+        count = len(boards)
+        active = np.flatnonzero(want)
+        if len(active) == count:  # every tree (the usual case): no gathering
+            active = slice(None)
+        elif not len(active):
+            return
+        ran = np.zeros(count, np.int64)
+        codec = self.rules.codec
+        while True:
+            run_trees, run_roots, run_want = trees[active], roots[active], want[active]
+            n = len(run_trees)
+            done = np.zeros(n, np.int64)
+            status = np.zeros(n, np.int64)
+            max_nodes = self._no_limit[:n]
+            parallel = n > 1 and int(run_want.sum()) >= batch.PARALLEL_MIN
+            parallel = parallel and get_num_threads() > 1
+            nds, eds, slots, metas, rngs = pool.lists
+            if c4:
+                run_kernel(
+                    self._kept, c4, parallel, nds, eds, slots, metas, rngs,
+                    self.searchers[int(boards[0])].geometry, run_trees, run_roots, run_want,
+                    c[active], solver[active], decisive[active], max_nodes, done, status,
+                )  # fmt: skip
+            else:
+                run_kernel(
+                    self._kept, c4, parallel, codec.params, nds, eds, slots, metas, rngs,
+                    run_trees, run_roots, run_want, c[active], solver[active], decisive[active],
+                    max_nodes, codec.max_actions, codec.max_depth, False, done, status,
+                )  # fmt: skip
+            grown = np.flatnonzero(status >= _GROW_NODES)  # (no TABLE_FULL: no node limit)
+            if not len(grown):
+                return
+            picked = np.arange(count)[active]
+            ran[picked] += done
+            for j in grown.tolist():
+                k = int(picked[j])
+                searcher = self.searchers[int(boards[k])]
+                searcher._grow(int(status[j]))
+                trees[k] = self.trees[boards[k]] = pool.slot(searcher)
+            active = picked[grown]
+            unsolved = np.zeros(len(active), np.bool_)
+            nds = pool.lists[0]
+            (open_connect_four if c4 else open_shared)(nds, trees[active], roots[active], unsolved)
+            want[active] = np.where(unsolved, want[active] - ran[active], 0)
+            ran[active] = 0
+            want_more = active[want[active] > 0]
+            if not len(want_more):
+                return
+            active = want_more

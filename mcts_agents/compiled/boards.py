@@ -12,8 +12,9 @@ of a step in one call, through the rule sets' own functions (``dispatch.play``, 
 - ``BoardRules.observe``: every board's observation planes and legal-move mask from one seat's
   view (the env's ``observation``: the seat's stones then the other's, through the core's
   ``BitPlanes`` layout) and its player to move;
-- ``begin_*``: each tree's root, found, re-rooted or added exactly as ``KernelSearcher.begin``
-  does (its root key kept in the caller's arrays);
+- ``prepare_*``: each tree's seed and root, found, re-rooted or added exactly as
+  ``KernelSearcher.begin`` does (its root key kept in the caller's arrays), in parallel over the
+  trees (a serial twin for small batches);
 - ``pick_*``: each tree's move by the final-move rule (``searcher.pick_child``, two players).
 
 The search itself is ``compiled.batch``'s kernels over the same trees (``BoardSearch``).
@@ -24,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import literally, njit, typeof, types
+from numba import literally, njit, prange, typeof, types
 
 from mcts_agents.compiled import connect_four_kernel as c4_kernel
 from mcts_agents.compiled import dispatch, entries, kernel
@@ -34,9 +35,12 @@ from mcts_agents.compiled.common import META_DEPTH, UNKNOWN, popcount
 __all__ = [
     "BOARD_GAMES",
     "BoardRules",
-    "begin_connect_four",
     "pick_connect_four",
     "pick_shared",
+    "prepare_connect_four",
+    "prepare_connect_four_serial",
+    "prepare_shared",
+    "prepare_shared_serial",
     "stones_kind",
 ]
 
@@ -100,67 +104,111 @@ def _observe_boards(
 
 
 @njit(cache=True)
-def _to_play_boards(g, p, words, boards, movers):
+def _waiting_boards(g, p, words, values, seats, boards, out):
+    """How many of ``boards`` have a game on and the opponent to move: those, in order, into
+    ``out``."""
     literally(g)
+    n = 0
     for j in range(len(boards)):
-        movers[j] = dispatch.to_play(g, p, words[boards[j]])
+        i = boards[j]
+        if values[i] == UNKNOWN and dispatch.to_play(g, p, words[i]) != seats[i]:
+            out[n] = i
+            n += 1
+    return n
 
 
-@njit(cache=True)
-def _begin_shared(g, p, nds, eds, slots, metas, trees, words, boards, keys, keyed, reuse, roots):
-    literally(g)
-    for j in range(len(trees)):
-        t, i = trees[j], boards[j]
-        nd, ed, sl, meta = nds[t], eds[t], slots[t], metas[t]
-        s = words[i]
-        meta[META_DEPTH] = 0
-        if not reuse[j]:
-            meta[:] = 0
-            sl[:] = -1
-            keyed[i] = False
-        states = nd[kernel.NODE_STATES]
-        root = kernel.find(sl, states, s)
-        if root < 0:
-            meta[:] = 0
-            sl[:] = -1
-            keys[i, :] = s
-            keyed[i] = True
-            root = kernel.add_node(nd, sl, meta, s, UNKNOWN, dispatch.to_play(g, p, s), True)
-        elif not (keyed[i] and np.all(keys[i] == s)):
-            keys[i, :] = s
-            keyed[i] = True
-            kernel.reroot(g, p, nd, ed, sl, meta, s)
+def _prepare_over_trees(name: str, parallel: bool) -> Any:
+    """``KernelSearcher.begin`` of tree ``trees[j]`` at board ``boards[j]`` for every ``j``
+    (the shared kernel, game ``g``): its seed ``seeds[j]`` (drawn from its searcher's own
+    generator), its root found, re-rooted or added (the root key kept in ``keys``/``keyed``)
+    into ``roots[j]``, and the board's settings gathered for the kernel (``want[j]``: its
+    iterations, 0 when its root is proven). In parallel over the trees, or on one thread (small
+    batches); one body, two compiled functions cached under their own ``name`` s."""
+
+    def prepare(
+        g, p, nds, eds, slots, metas, rngs, trees, words, boards, keys, keyed, seeds, reuse,
+        limits, c_all, solver_all, decisive_all, roots, want, c, solver, decisive,
+    ):  # fmt: skip
+        literally(g)
+        for j in prange(len(trees)):
+            t, i = trees[j], boards[j]
+            nd, ed, sl, meta = nds[t], eds[t], slots[t], metas[t]
+            rngs[t][0] = seeds[j]
+            s = words[i]
+            meta[META_DEPTH] = 0
+            if not reuse[i]:
+                meta[:] = 0
+                sl[:] = -1
+                keyed[i] = False
+            states = nd[kernel.NODE_STATES]
             root = kernel.find(sl, states, s)
-        roots[j] = root
+            if root < 0:
+                meta[:] = 0
+                sl[:] = -1
+                keys[i, :] = s
+                keyed[i] = True
+                root = kernel.add_node(
+                    nd, sl, meta, s, UNKNOWN, dispatch.to_play(g, p, s), True
+                )
+            elif not (keyed[i] and np.all(keys[i] == s)):
+                keys[i, :] = s
+                keyed[i] = True
+                kernel.reroot(g, p, nd, ed, sl, meta, s)
+                root = kernel.find(sl, states, s)
+            roots[j] = root
+            want[j] = limits[i] if nd[kernel.NODE_PROVEN][root] == UNKNOWN else 0
+            c[j], solver[j], decisive[j] = c_all[i], solver_all[i], decisive_all[i]
+
+    prepare.__name__ = prepare.__qualname__ = name
+    return njit(cache=True, parallel=parallel)(prepare)
 
 
-@njit(cache=True)
-def begin_connect_four(nds, eds, slots, metas, trees, words, boards, keys, keyed, reuse, roots):
-    """``CompiledConnectFour.begin`` (after its seed) of tree ``trees[j]`` at board
-    ``boards[j]``, for every ``j``: its root into ``roots[j]``."""
-    for j in range(len(trees)):
-        t, i = trees[j], boards[j]
-        nd, ed, sl, meta = nds[t], eds[t], slots[t], metas[t]
-        cur, mask = words[i, 0], words[i, 1]
-        meta[META_DEPTH] = 0
-        if not reuse[j]:
-            meta[:] = 0
-            sl[:] = -1
-            keyed[i] = False
-        cur_col, mask_col = nd[c4_kernel.NODE_CUR], nd[c4_kernel.NODE_MASK]
-        root = c4_kernel.find(sl, cur_col, mask_col, cur, mask)
-        if root < 0:
-            meta[:] = 0
-            sl[:] = -1
-            keys[i, 0], keys[i, 1] = cur, mask
-            keyed[i] = True
-            root = c4_kernel.add_node(nd, sl, meta, cur, mask, UNKNOWN, True)
-        elif not (keyed[i] and keys[i, 0] == cur and keys[i, 1] == mask):
-            keys[i, 0], keys[i, 1] = cur, mask
-            keyed[i] = True
-            c4_kernel.reroot(nd, ed, sl, meta, cur, mask)
+def _prepare_connect_four_over_trees(name: str, parallel: bool) -> Any:
+    """``_prepare_over_trees`` for the Connect Four kernel's trees (``CompiledConnectFour``)."""
+
+    def prepare(
+        nds, eds, slots, metas, rngs, trees, words, boards, keys, keyed, seeds, reuse, limits,
+        c_all, solver_all, decisive_all, roots, want, c, solver, decisive,
+    ):  # fmt: skip
+        for j in prange(len(trees)):
+            t, i = trees[j], boards[j]
+            nd, ed, sl, meta = nds[t], eds[t], slots[t], metas[t]
+            rngs[t][0] = seeds[j]
+            cur, mask = words[i, 0], words[i, 1]
+            meta[META_DEPTH] = 0
+            if not reuse[i]:
+                meta[:] = 0
+                sl[:] = -1
+                keyed[i] = False
+            cur_col, mask_col = nd[c4_kernel.NODE_CUR], nd[c4_kernel.NODE_MASK]
             root = c4_kernel.find(sl, cur_col, mask_col, cur, mask)
-        roots[j] = root
+            if root < 0:
+                meta[:] = 0
+                sl[:] = -1
+                keys[i, 0] = cur
+                keys[i, 1] = mask
+                keyed[i] = True
+                root = c4_kernel.add_node(nd, sl, meta, cur, mask, UNKNOWN, True)
+            elif not (keyed[i] and keys[i, 0] == cur and keys[i, 1] == mask):
+                keys[i, 0] = cur
+                keys[i, 1] = mask
+                keyed[i] = True
+                c4_kernel.reroot(nd, ed, sl, meta, cur, mask)
+                root = c4_kernel.find(sl, cur_col, mask_col, cur, mask)
+            roots[j] = root
+            want[j] = limits[i] if nd[c4_kernel.NODE_PROVEN][root] == UNKNOWN else 0
+            c[j], solver[j], decisive[j] = c_all[i], solver_all[i], decisive_all[i]
+
+    prepare.__name__ = prepare.__qualname__ = name
+    return njit(cache=True, parallel=parallel)(prepare)
+
+
+prepare_shared = _prepare_over_trees("prepare_shared", parallel=True)
+prepare_shared_serial = _prepare_over_trees("prepare_shared_serial", parallel=False)
+prepare_connect_four = _prepare_connect_four_over_trees("prepare_connect_four", parallel=True)
+prepare_connect_four_serial = _prepare_connect_four_over_trees(
+    "prepare_connect_four_serial", parallel=False
+)
 
 
 @njit(cache=True)
@@ -235,10 +283,11 @@ def _buffers(size):
 
 
 @njit(cache=True)
-def pick_shared(nds, eds, trees, roots, by_value, size, moves):
+def pick_shared(nds, eds, trees, roots, boards, by_value, size, moves):
     """``KernelSearcher.best_action`` (two players) at ``roots[j]`` of the shared kernel's
-    tree ``trees[j]``, for every ``j``, into ``moves[j]`` (-1: no edge yet); ``size``: the most
-    legal moves of a position."""
+    tree ``trees[j]`` (board ``boards[j]``, final move by value where ``by_value`` says so),
+    for every ``j``, into ``moves[j]`` (-1: no edge yet); ``size``: the most legal moves of a
+    position."""
     buf = _buffers(size)
     edges = np.zeros(size, np.int64)
     same = np.zeros(size, np.bool_)
@@ -259,12 +308,13 @@ def pick_shared(nds, eds, trees, roots, by_value, size, moves):
             same[k] = player[ed[kernel.EDGE_CHILD][edges[k]]] == player[root]
         moves[j] = _choose(
             ed[kernel.EDGE_VISITS], ed[kernel.EDGE_VALUE], ed[kernel.EDGE_ACTION],
-            ed[kernel.EDGE_CHILD], nd[kernel.NODE_PROVEN], same, edges, n, by_value, buf,
+            ed[kernel.EDGE_CHILD], nd[kernel.NODE_PROVEN], same, edges, n, by_value[boards[j]],
+            buf,
         )  # fmt: skip
 
 
 @njit(cache=True)
-def pick_connect_four(nds, eds, trees, roots, by_value, size, moves):
+def pick_connect_four(nds, eds, trees, roots, boards, by_value, size, moves):
     """``pick_shared`` for the Connect Four kernel's trees (a node's edges are one block)."""
     buf = _buffers(size)
     edges = np.zeros(size, np.int64)
@@ -280,7 +330,8 @@ def pick_connect_four(nds, eds, trees, roots, by_value, size, moves):
             edges[k] = first + k
         moves[j] = _choose(
             ed[c4_kernel.EDGE_VISITS], ed[c4_kernel.EDGE_VALUE], ed[c4_kernel.EDGE_ACTION],
-            ed[c4_kernel.EDGE_CHILD], nd[c4_kernel.NODE_PROVEN], same, edges, n, by_value, buf,
+            ed[c4_kernel.EDGE_CHILD], nd[c4_kernel.NODE_PROVEN], same, edges, n,
+            by_value[boards[j]], buf,
         )  # fmt: skip
 
 
@@ -307,25 +358,36 @@ def _signature(args: tuple[Any, ...]) -> tuple[Any, ...]:
     )
 
 
-def call(kept: dict[Any, Any], dispatcher: Any, g: int, *args: Any) -> None:
+def call(kept: dict[Any, Any], dispatcher: Any, g: int, *args: Any) -> Any:
     """``dispatcher(g, *args)`` for a function compiled per game (``literally(g)``), through
     the compiled entry point kept in ``kept`` for these argument types (``batch._for_game``
     finds it the first time)."""
     signature = _signature(args)
     entry = kept.get((dispatcher, signature))
     if entry is not None:
-        entry(g, *args)
-        return
-    _for_game(dispatcher, g, *args)
+        return entry(g, *args)
+    result = _for_game(dispatcher, g, *args)
     found = dispatcher.overloads.get((types.literal(g), *(typeof(a) for a in args)))
     if found is not None:
-        kept[(dispatcher, signature)] = found.entry_point
+        kept[(dispatcher, signature)] = kept[dispatcher] = found.entry_point
+    return result
+
+
+def call_fixed(kept: dict[Any, Any], dispatcher: Any, g: int, *args: Any) -> Any:
+    """``call`` for a caller whose arguments to ``dispatcher`` always have the same types (its
+    own arrays): the entry point found by the first ``call`` without checking them again (the
+    check is ~0.3 us an argument, several us for a kernel's twenty)."""
+    entry = kept.get(dispatcher)
+    if entry is not None:
+        return entry(g, *args)
+    return call(kept, dispatcher, g, *args)
 
 
 # Compiled into this module's own cache: emptied with the kernels' when the sources change.
 entries.GROUPS["boards"] = (
-    _play_boards, _observe_boards, _to_play_boards, _begin_shared, begin_connect_four, pick_shared,
-    pick_connect_four, open_shared, open_connect_four,
+    _play_boards, _observe_boards, _waiting_boards, prepare_shared, prepare_shared_serial,
+    prepare_connect_four, prepare_connect_four_serial, pick_shared, pick_connect_four,
+    open_shared, open_connect_four,
 )  # fmt: skip
 entries.check_sources("boards")
 
@@ -383,9 +445,16 @@ class BoardRules:
             movers, self.out,
         )  # fmt: skip
 
-    def movers(self, words: Any, boards: Any, movers: Any) -> None:
-        self._call(_to_play_boards, self.p, words, boards, movers)
+    def waiting(self, words: Any, values: Any, seats: Any, boards: Any, out: Any) -> int:
+        """How many of ``boards`` wait for their opponent's move (game on, the opponent of seat
+        ``seats[i]`` to move): those into ``out[:count]``."""
+        return int(
+            call_fixed(
+                self._calls, _waiting_boards, self.g, self.p, words, values, seats, boards, out
+            )
+        )
 
-    def begin(self, *args: Any) -> None:
-        """``_begin_shared`` (the shared kernel's ``begin``) for this game."""
-        self._call(_begin_shared, self.p, *args)
+    def prepare(self, parallel: bool, *args: Any) -> None:
+        """``prepare_shared`` (in parallel) or ``prepare_shared_serial`` for this game."""
+        prepare = prepare_shared if parallel else prepare_shared_serial
+        call_fixed(self._calls, prepare, self.g, self.p, *args)

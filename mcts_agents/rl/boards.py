@@ -85,6 +85,7 @@ class FastBoards:
         self.masks = np.zeros((n, game.num_actions), np.bool_)
         self.shape = tuple(game.observation_shape)  # of one observation
         self.movers = np.zeros(n, np.int64)
+        self._waiting = np.zeros(n, np.int64)
         self._initial = np.array(codec.encode(game.initial_state()), np.int64)
         self._games: list[Any] = [None] * n  # each sub-env's game, once found equal to ``game``
         self._searchable: list[Any] = [None] * n  # each board's last searcher found searchable
@@ -155,16 +156,13 @@ class FastBoards:
         """Play the opponents of ``boards`` (all searched in one batch each round) until each
         learner is to move or its game is over."""
         pending = boards
-        movers = np.zeros(len(boards), np.int64)
         while len(pending):
-            pending = pending[self.values[pending] == UNKNOWN]
-            if not len(pending):
+            count = self.rules.waiting(
+                self.words, self.values, self.seats, pending, self._waiting
+            )
+            if not count:
                 return
-            movers = np.zeros(len(pending), np.int64)
-            self.rules.movers(self.words, pending, movers)
-            pending = pending[movers != self.seats[pending]]
-            if not len(pending):
-                return
+            pending = self._waiting[:count].copy()
             replies = self.search.moves(self.words, pending)
             self.rules.play(
                 self.words, pending, replies, self.values, self.enders, self.history, self.lengths
