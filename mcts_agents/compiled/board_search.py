@@ -113,11 +113,14 @@ class BoardSearch:
             np.zeros(n, np.bool_), np.zeros(n, np.bool_),
         )  # fmt: skip
 
-    def attach(self, i: int, searcher: Any) -> None:
-        """Search board ``i`` with ``searcher`` from its current root key on."""
+    def attach(self, i: int, searcher: Any, fresh: bool = False) -> None:
+        """Search board ``i`` with ``searcher`` from its current root key on. ``fresh``: the
+        board was searched here until its ``detach`` and its searcher has searched nowhere else
+        since (its arrays are those its pool slot holds)."""
         if self.kind is None:
             self.kind = type(searcher)
-        self.trees[i] = self._pool(searcher).slot(searcher)
+        if not (fresh and searcher is self._last[i]):
+            self.trees[i] = self._pool(searcher).slot(searcher)
         key = searcher._root_key
         self.keyed[i] = key is not None
         if key is not None:

@@ -8,7 +8,7 @@ int64 words and does a step's work for all those boards in compiled calls: the l
 moves, the ends of games and their results, the opponents' roots, searches and moves, the
 observations and masks. No AEC env, core state or ``game_from_env`` is built per board.
 
-A sub-env is put on this path at each of its resets (``start``), after ``SubEnv.reset`` drew
+Sub-envs are put on this path at each of their resets (``start``), after ``SubEnv.reset`` drew
 its seeds and reset its opponent exactly as the single-env wrapper does; it plays the same
 moves as the AEC path would (same seeds, same trees, same final-move rule). Each board keeps
 its move history: ``sync(i)`` replays the moves not yet played into sub-env ``i``'s AEC env
@@ -98,11 +98,29 @@ class FastBoards:
         return cls(rules, aec_env.unwrapped.game, num_envs)
 
     # ------------------------------------------------------------------ episodes
-    def start(self, i: int, sub: Any) -> bool:
-        """Put sub-env ``i`` (just reset, deferred: its AEC env at the start, its opponent
-        reset) on the words if its opponent qualifies; whether it did."""
+    def start(self, indices: list[int], subs: list[Any]) -> list[int]:
+        """Put the sub-envs ``indices`` (just reset, deferred: their AEC envs at the start,
+        their opponents reset) on the words where their opponents qualify; those that did not
+        (to play on their AEC envs)."""
+        started, off = [], []
+        for i in indices:
+            (started if self._attach(i, subs[i]) else off).append(i)
+        if off:
+            self.on[off] = False
+        if started:
+            self.on[started] = True
+            self.words[started] = self._initial
+            self.values[started] = UNKNOWN
+            self.lost[started] = False
+            self.lengths[started] = 0
+            self.synced[started] = 0
+            self.seats[started] = [subs[i].seats.index(subs[i].seat) for i in started]
+        return off
+
+    def _attach(self, i: int, sub: Any) -> bool:
+        """Search sub-env ``i``'s opponent on the words if it qualifies; whether it does."""
+        fresh = bool(self.on[i])  # its last episode ended here: no search on the AEC path since
         self.search.detach(i, keep=False)  # its opponent was just reset
-        self.on[i] = False
         game = sub.aec_env.unwrapped.game
         if game is not self._games[i]:
             if game != self.game:
@@ -121,13 +139,7 @@ class FastBoards:
             if not searchable(searcher, self.rules):
                 return False
             self._searchable[i] = searcher
-        self.search.attach(i, searcher)
-        self.on[i] = True
-        self.words[i] = self._initial
-        self.values[i] = UNKNOWN
-        self.lost[i] = False
-        self.seats[i] = sub.seats.index(sub.seat)
-        self.lengths[i] = self.synced[i] = 0
+        self.search.attach(i, searcher, fresh)
         return True
 
     def leave(self, i: int, sub: Any) -> None:

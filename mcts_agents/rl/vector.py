@@ -166,8 +166,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
                 f"reset got the options {sorted(options)}; the only option is 'opponent'"
             )
         indices = list(range(self.num_envs))
-        for i in indices:
-            self._reset_sub(i, seeds[i])
+        self._reset_subs(indices, seeds)
         self._advance_all(indices)
         for i in indices:
             self._check_started(i)
@@ -217,8 +216,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             before[i] = sub._returns[seat]
             sub._step_env(action)
             moved.append(i)
-        for i in resetting:
-            self._reset_sub(i, None)
+        self._reset_subs(resetting)
         self._advance_all(moved + resetting, fast_moved)
         for i in resetting:
             self._check_started(i)
@@ -320,11 +318,15 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             f"seed must be an int, None or a list of {n} seeds (one per sub-env), got {seed!r}"
         )
 
-    def _reset_sub(self, i: int, seed: int | None) -> None:
-        sub = self._subs[i]
-        sub.start(seed, put_off=self._fast is not None)
-        if self._fast is not None and not self._fast.start(i, sub):
-            sub.ready()
+    def _reset_subs(self, indices: list[int], seeds: Sequence[int | None] | None = None) -> None:
+        """Reset the sub-envs ``indices`` (with ``seeds[i]``, else none), on the words where
+        they qualify (``FastBoards.start``)."""
+        fast = self._fast
+        for i in indices:
+            self._subs[i].start(None if seeds is None else seeds[i], put_off=fast is not None)
+        if fast is not None:
+            for i in fast.start(indices, self._subs):
+                self._subs[i].ready()
 
     def _advance_all(self, indices: list[int], fast_moved: Any = ()) -> None:
         """``_advance`` the sub-envs of ``indices`` on the AEC path, the others (and
@@ -402,8 +404,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
                 final_obs[i] = self._subs[i]._observation()
             final_mask[i] = True
             final_info = self._add_info(final_info, self._sub_info(i), i)
-        for i in finished:
-            self._reset_sub(i, None)
+        self._reset_subs(finished)
         self._advance_all(finished)
         for i in finished:
             self._check_started(i)
