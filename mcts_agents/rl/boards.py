@@ -89,6 +89,10 @@ class FastBoards:
         self._initial = np.array(codec.encode(game.initial_state()), np.int64)
         self._games: list[Any] = [None] * n  # each sub-env's game, once found equal to ``game``
         self._searchable: list[Any] = [None] * n  # each board's last searcher found searchable
+        # each board's last opponents (the sub-env's dict), learner seat and opponent on the words
+        self._opponents: list[Any] = [None] * n
+        self._seat: list[Any] = [None] * n
+        self._agent: list[Any] = [None] * n
 
     @classmethod
     def build(cls, aec_env: Any, num_envs: int) -> FastBoards | None:
@@ -121,15 +125,24 @@ class FastBoards:
         """Search sub-env ``i``'s opponent on the words if it qualifies; whether it does."""
         fresh = bool(self.on[i])  # its last episode ended here: no search on the AEC path since
         self.search.detach(i, keep=False)  # its opponent was just reset
+        opponents = sub.opponents
+        if fresh and opponents is self._opponents[i] and sub.seat == self._seat[i]:
+            # the same opponents, seat and (fresh: never read through ``envs``) env as last
+            # episode: the same searcher, if the agent still has it
+            searcher = self._agent[i].searcher
+            if searcher is self._searchable[i]:
+                self.search.attach(i, searcher, fresh)
+                return True
+        self._opponents[i] = None
         game = sub.aec_env.unwrapped.game
         if game is not self._games[i]:
             if game != self.game:
                 return False
             self._games[i] = game
-        opponents = {id(a): a for seat, a in sub.opponents.items() if seat != sub.seat}
-        if len(opponents) != 1:
+        distinct = {id(a): a for seat, a in opponents.items() if seat != sub.seat}
+        if len(distinct) != 1:
             return False
-        agent = next(iter(opponents.values()))
+        agent = next(iter(distinct.values()))
         searcher = getattr(agent, "searcher", None)
         if searcher is None or searcher is not self._searchable[i]:  # else: built, checked
             searcher = _searcher(agent, game)
@@ -140,6 +153,7 @@ class FastBoards:
                 return False
             self._searchable[i] = searcher
         self.search.attach(i, searcher, fresh)
+        self._opponents[i], self._seat[i], self._agent[i] = opponents, sub.seat, agent
         return True
 
     def leave(self, i: int, sub: Any) -> None:
