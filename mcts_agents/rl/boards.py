@@ -224,15 +224,19 @@ class FastBoards:
         """
         self.observe()
         on = self.on
-        out[on] = self.planes[on].reshape((-1, *self.shape))
         masks = self.masks.copy()
-        masks[~on] = False
-        for i in np.flatnonzero(~on).tolist():
-            seen = subs[i]._observe()
-            out[i] = seen["observation"]
-            if not subs[i]._done:
-                masks[i] = np.asarray(seen["action_mask"]).astype(bool)
-        done = np.where(on, self.over_all(), np.array([sub._done for sub in subs]))
+        if on.all():
+            out[...] = self.planes.reshape(out.shape)
+            done = self.over_all()
+        else:
+            out[on] = self.planes[on].reshape((-1, *self.shape))
+            masks[~on] = False
+            for i in np.flatnonzero(~on).tolist():
+                seen = subs[i]._observe()
+                out[i] = seen["observation"]
+                if not subs[i]._done:
+                    masks[i] = np.asarray(seen["action_mask"]).astype(bool)
+            done = np.where(on, self.over_all(), np.array([sub._done for sub in subs]))
         for i in np.flatnonzero(~masks.any(axis=1) & ~done).tolist():
             raise NoLegalActionError(
                 f"{subs[i].seat} is to move in sub-env {i} ({subs[i].aec_env}) but its action "

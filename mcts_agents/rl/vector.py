@@ -135,6 +135,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         self._autoreset = np.zeros(num_envs, dtype=bool)
         self._masks = np.zeros((num_envs, self._num_actions), dtype=bool)
         self._has_reset = False
+        self._seat_names: np.ndarray | None = None  # each learner's seat (``info["learner"]``)
         self._fast = _fast_boards(first.aec_env, num_envs) if fast_path else None
 
     @property
@@ -144,6 +145,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         if self._fast is not None:
             for i, sub in enumerate(self._subs):
                 self._fast.leave(i, sub)
+        self._seat_names = None  # (read again: the caller may change the sub-envs)
         return self._subs
 
     # ------------------------------------------------------------------ gymnasium API
@@ -186,19 +188,23 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         truncated = np.zeros(n, dtype=bool)
         illegal = np.full(n, -1, dtype=np.int64)
         resetting = np.flatnonzero(self._autoreset).tolist()
-        playing = [i for i in range(n) if not self._autoreset[i]]
-        self._check_legality(actions, playing)  # under "raise": before anything changes
+        waiting = ~self._autoreset
+        rows = np.flatnonzero(waiting)
+        allowed = np.zeros(n, dtype=bool)
+        allowed[rows] = self._masks[rows, actions[rows] - self._start]
+        # under "raise": before anything changes
+        self._check_legality(actions, np.flatnonzero(waiting & ~allowed).tolist())
         moved: list[int] = []
         before = np.zeros(n, dtype=np.float64)
         fast = self._fast
         fast_moved = np.zeros(0, np.int64)
         if fast is not None and fast.on.any():
-            allowed = np.zeros(n, dtype=bool)
-            allowed[playing] = self._masks[playing, actions[playing] - self._start]
-            on = fast.on & ~self._autoreset
+            on = fast.on & waiting
             fast_moved = np.flatnonzero(on & allowed)
             fast.play(fast_moved, actions[fast_moved] - self._start)
-            playing = np.flatnonzero(~self._autoreset & ~(on & allowed)).tolist()
+            playing = np.flatnonzero(waiting & ~(on & allowed)).tolist()
+        else:
+            playing = rows.tolist()
         for i in playing:
             sub = self._subs[i]
             action = int(actions[i])
@@ -322,8 +328,12 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         """Reset the sub-envs ``indices`` (with ``seeds[i]``, else none), on the words where
         they qualify (``FastBoards.start``)."""
         fast = self._fast
+        names = self._seat_names
         for i in indices:
-            self._subs[i].start(None if seeds is None else seeds[i], put_off=fast is not None)
+            sub = self._subs[i]
+            sub.start(None if seeds is None else seeds[i], put_off=fast is not None)
+            if names is not None:
+                names[i] = sub.seat
         if fast is not None:
             for i in fast.start(indices, self._subs):
                 self._subs[i].ready()
@@ -360,20 +370,21 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
                 f"actions must have shape ({self.num_envs},) (one per sub-env), got shape "
                 f"{array.shape}: {actions!r}"
             )
-        if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        if array.dtype.kind not in "iu":  # (bool: "b")
             for i, action in enumerate(array.tolist()):
                 action_index(action, f"the learner of sub-env {i}")  # names the first bad one
             raise ActionTypeError(f"actions must be integers, got dtype {array.dtype}")
         outside = (array < self._start) | (array >= self._start + self._num_actions)
-        for i in np.flatnonzero(outside & ~self._autoreset).tolist():
+        for i in np.flatnonzero(outside & ~self._autoreset).tolist() if outside.any() else ():
             raise IllegalActionError(
                 f"action {int(array[i])} of sub-env {i} is outside the action space "
                 f"{self.single_action_space}"
             )
         return array.astype(np.int64)
 
-    def _check_legality(self, actions: np.ndarray, playing: list[int]) -> None:
-        for i in playing:
+    def _check_legality(self, actions: np.ndarray, illegal: list[int]) -> None:
+        """Raise for the first of the sub-envs ``illegal`` (illegal actions) set to "raise"."""
+        for i in illegal:
             sub = self._subs[i]
             if sub.illegal_action != "raise":
                 continue
@@ -423,7 +434,10 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
 
     def _infos(self) -> dict[str, Any]:
         everyone = np.ones(self.num_envs, dtype=bool)
-        seats = np.array([sub.seat for sub in self._subs], dtype=object)
+        seats = self._seat_names
+        if seats is None:  # (after a reset, or a read of the sub-envs)
+            seats = self._seat_names = np.array([sub.seat for sub in self._subs], dtype=object)
+        seats = seats.copy()
         return {
             "action_mask": self._masks.copy(),
             "_action_mask": everyone,
