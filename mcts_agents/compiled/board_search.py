@@ -107,6 +107,9 @@ class BoardSearch:
         self._kept: dict[Any, Any] = {"game": rules.g}  # the shared kernel's entry points
         self._size = max(rules.codec.max_actions, 1)
         self._no_limit = np.full(n, NO_LIMIT, np.int64)
+        self._done = np.zeros(n, np.int64)  # each kernel call's simulations and status per tree
+        self._status = np.zeros(n, np.int64)
+        self._draw: list[Any] = [None] * n  # each searcher's ``rng.getrandbits``
         # roots, want, c, solver, decisive of a batch (views of their first rows)
         self._work = (
             np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.float64),
@@ -121,6 +124,7 @@ class BoardSearch:
             self.kind = type(searcher)
         if not (fresh and searcher is self._last[i]):
             self.trees[i] = self._pool(searcher).slot(searcher)
+        self._draw[i] = searcher.rng.getrandbits
         key = searcher._root_key
         self.keyed[i] = key is not None
         if key is not None:
@@ -157,13 +161,12 @@ class BoardSearch:
         """The move of board ``boards[j]``'s searcher at ``words[boards[j]]`` for every ``j``
         (none over), each searched as its own ``search`` would."""
         count = len(boards)
-        held = self.searchers
-        seeds = np.fromiter(
-            [held[i].rng.getrandbits(64) | 1 for i in boards.tolist()], np.uint64, count
-        )  # each searcher's seed from its own generator, as ``KernelSearcher.begin`` draws it
+        draw = self._draw
+        seeds = np.fromiter([draw[i](64) | 1 for i in boards.tolist()], np.uint64, count)
+        # (each searcher's seed from its own generator, as ``KernelSearcher.begin`` draws it)
         trees = self.trees[boards]
         c4 = self.kind is CompiledConnectFour
-        pool = self._pool(held[int(boards[0])])
+        pool = self._pool(self.searchers[int(boards[0])])
         nds, eds, slots, metas, rngs = pool.lists
         roots, want, c, solver, decisive = (a[:count] for a in self._work)
         both = (
@@ -173,10 +176,11 @@ class BoardSearch:
         parallel = count >= PREPARE_PARALLEL_MIN and get_num_threads() > 1
         if c4:
             prepare = prepare_connect_four if parallel else prepare_connect_four_serial
-            prepare(nds, eds, slots, metas, rngs, *both)
+            active, total = prepare(nds, eds, slots, metas, rngs, *both)
         else:
-            self.rules.prepare(parallel, nds, eds, slots, metas, rngs, *both)
-        self._run(c4, pool, boards, trees, roots, want, c, solver, decisive)
+            active, total = self.rules.prepare(parallel, nds, eds, slots, metas, rngs, *both)
+        if active:
+            self._run(c4, pool, boards, trees, roots, want, c, solver, decisive, active, total)
         moves = np.zeros(count, np.int64)
         pick = pick_connect_four if c4 else pick_shared
         nds, eds = pool.lists[:2]
@@ -187,56 +191,54 @@ class BoardSearch:
 
     def _run(
         self, c4: bool, pool: Any, boards: np.ndarray, trees: np.ndarray, roots: np.ndarray,
-        want: np.ndarray, c: np.ndarray, solver: np.ndarray, decisive: np.ndarray,
+        want: np.ndarray, c: np.ndarray, solver: np.ndarray, decisive: np.ndarray, active: int,
+        total: int,
     ) -> None:  # fmt: skip
-        """The simulations of the trees with ``want[j] > 0``: one kernel call, then again for
-        the trees whose arrays had to grow (their slots in ``trees`` updated)."""
+        """The simulations of the trees with ``want[j] > 0`` (``active`` of them, ``total``
+        simulations): one kernel call, then again for the trees whose arrays had to grow
+        (their slots in ``trees`` updated)."""
         count = len(boards)
-        active = np.flatnonzero(want)
-        if len(active) == count:  # every tree (the usual case): no gathering
-            active = slice(None)
-        elif not len(active):
-            return
-        ran = np.zeros(count, np.int64)
+        chosen: Any = slice(None) if active == count else np.flatnonzero(want)
+        ran = None
         codec = self.rules.codec
         while True:
-            run_trees, run_roots, run_want = trees[active], roots[active], want[active]
+            run_trees, run_roots, run_want = trees[chosen], roots[chosen], want[chosen]
             n = len(run_trees)
-            done = np.zeros(n, np.int64)
-            status = np.zeros(n, np.int64)
+            done, status = self._done[:n], self._status[:n]
             max_nodes = self._no_limit[:n]
-            parallel = n > 1 and int(run_want.sum()) >= batch.PARALLEL_MIN
-            parallel = parallel and get_num_threads() > 1
+            parallel = n > 1 and total >= batch.PARALLEL_MIN and get_num_threads() > 1
             nds, eds, slots, metas, rngs = pool.lists
             if c4:
                 run_kernel(
                     self._kept, c4, parallel, nds, eds, slots, metas, rngs,
                     self.searchers[int(boards[0])].geometry, run_trees, run_roots, run_want,
-                    c[active], solver[active], decisive[active], max_nodes, done, status,
+                    c[chosen], solver[chosen], decisive[chosen], max_nodes, done, status,
                 )  # fmt: skip
             else:
                 run_kernel(
                     self._kept, c4, parallel, codec.params, nds, eds, slots, metas, rngs,
-                    run_trees, run_roots, run_want, c[active], solver[active], decisive[active],
+                    run_trees, run_roots, run_want, c[chosen], solver[chosen], decisive[chosen],
                     max_nodes, codec.max_actions, codec.max_depth, False, done, status,
                 )  # fmt: skip
-            grown = np.flatnonzero(status >= _GROW_NODES)  # (no TABLE_FULL: no node limit)
-            if not len(grown):
+            if status.max() < _GROW_NODES:  # (no TABLE_FULL: no node limit)
                 return
-            picked = np.arange(count)[active]
+            if ran is None:
+                ran = np.zeros(count, np.int64)
+            grown = np.flatnonzero(status >= _GROW_NODES)
+            picked = np.arange(count)[chosen]
             ran[picked] += done
             for j in grown.tolist():
                 k = int(picked[j])
                 searcher = self.searchers[int(boards[k])]
                 searcher._grow(int(status[j]))
                 trees[k] = self.trees[boards[k]] = pool.slot(searcher)
-            active = picked[grown]
-            unsolved = np.zeros(len(active), np.bool_)
+            again = picked[grown]
+            unsolved = np.zeros(len(again), np.bool_)
             nds = pool.lists[0]
-            (open_connect_four if c4 else open_shared)(nds, trees[active], roots[active], unsolved)
-            want[active] = np.where(unsolved, want[active] - ran[active], 0)
-            ran[active] = 0
-            want_more = active[want[active] > 0]
-            if not len(want_more):
+            (open_connect_four if c4 else open_shared)(nds, trees[again], roots[again], unsolved)
+            want[again] = np.where(unsolved, want[again] - ran[again], 0)
+            ran[again] = 0
+            chosen = again[want[again] > 0]
+            if not len(chosen):
                 return
-            active = want_more
+            total = int(want[chosen].sum())

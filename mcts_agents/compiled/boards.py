@@ -123,13 +123,16 @@ def _prepare_over_trees(name: str, parallel: bool) -> Any:
     generator), its root found, re-rooted or added (the root key kept in ``keys``/``keyed``)
     into ``roots[j]``, and the board's settings gathered for the kernel (``want[j]``: its
     iterations, 0 when its root is proven). In parallel over the trees, or on one thread (small
-    batches); one body, two compiled functions cached under their own ``name`` s."""
+    batches); one body, two compiled functions cached under their own ``name`` s. Returns
+    how many trees want simulations and how many they want in all."""
 
     def prepare(
         g, p, nds, eds, slots, metas, rngs, trees, words, boards, keys, keyed, seeds, reuse,
         limits, c_all, solver_all, decisive_all, roots, want, c, solver, decisive,
     ):  # fmt: skip
         literally(g)
+        active = 0
+        total = 0
         for j in prange(len(trees)):
             t, i = trees[j], boards[j]
             nd, ed, sl, meta = nds[t], eds[t], slots[t], metas[t]
@@ -158,6 +161,10 @@ def _prepare_over_trees(name: str, parallel: bool) -> Any:
             roots[j] = root
             want[j] = limits[i] if nd[kernel.NODE_PROVEN][root] == UNKNOWN else 0
             c[j], solver[j], decisive[j] = c_all[i], solver_all[i], decisive_all[i]
+            if want[j] > 0:
+                active += 1
+                total += want[j]
+        return active, total
 
     prepare.__name__ = prepare.__qualname__ = name
     return njit(cache=True, parallel=parallel)(prepare)
@@ -170,6 +177,8 @@ def _prepare_connect_four_over_trees(name: str, parallel: bool) -> Any:
         nds, eds, slots, metas, rngs, trees, words, boards, keys, keyed, seeds, reuse, limits,
         c_all, solver_all, decisive_all, roots, want, c, solver, decisive,
     ):  # fmt: skip
+        active = 0
+        total = 0
         for j in prange(len(trees)):
             t, i = trees[j], boards[j]
             nd, ed, sl, meta = nds[t], eds[t], slots[t], metas[t]
@@ -198,6 +207,10 @@ def _prepare_connect_four_over_trees(name: str, parallel: bool) -> Any:
             roots[j] = root
             want[j] = limits[i] if nd[c4_kernel.NODE_PROVEN][root] == UNKNOWN else 0
             c[j], solver[j], decisive[j] = c_all[i], solver_all[i], decisive_all[i]
+            if want[j] > 0:
+                active += 1
+                total += want[j]
+        return active, total
 
     prepare.__name__ = prepare.__qualname__ = name
     return njit(cache=True, parallel=parallel)(prepare)
@@ -454,7 +467,7 @@ class BoardRules:
             )
         )
 
-    def prepare(self, parallel: bool, *args: Any) -> None:
+    def prepare(self, parallel: bool, *args: Any) -> tuple[int, int]:
         """``prepare_shared`` (in parallel) or ``prepare_shared_serial`` for this game."""
         prepare = prepare_shared if parallel else prepare_shared_serial
-        call_fixed(self._calls, prepare, self.g, self.p, *args)
+        return call_fixed(self._calls, prepare, self.g, self.p, *args)
