@@ -150,9 +150,7 @@ def _prepare_over_trees(name: str, parallel: bool) -> Any:
                 sl[:] = -1
                 keys[i, :] = s
                 keyed[i] = True
-                root = kernel.add_node(
-                    nd, sl, meta, s, UNKNOWN, dispatch.to_play(g, p, s), True
-                )
+                root = kernel.add_node(nd, sl, meta, s, UNKNOWN, dispatch.to_play(g, p, s), True)
             elif not (keyed[i] and np.all(keys[i] == s)):
                 keys[i, :] = s
                 keyed[i] = True

@@ -106,7 +106,8 @@ class FastBoards:
         """Put the sub-envs ``indices`` (just reset, deferred: their AEC envs at the start,
         their opponents reset) on the words where their opponents qualify; those that did not
         (to play on their AEC envs)."""
-        started, off = [], []
+        started: list[int] = []
+        off: list[int] = []
         for i in indices:
             (started if self._attach(i, subs[i]) else off).append(i)
         if off:
@@ -183,9 +184,7 @@ class FastBoards:
         learner is to move or its game is over."""
         pending = boards
         while len(pending):
-            count = self.rules.waiting(
-                self.words, self.values, self.seats, pending, self._waiting
-            )
+            count = self.rules.waiting(self.words, self.values, self.seats, pending, self._waiting)
             if not count:
                 return
             pending = self._waiting[:count].copy()
