@@ -423,11 +423,13 @@ class BoardRules:
         self.out = np.zeros(max(codec.max_actions, 1) + 1, np.int64)
         self._calls: dict[Any, Any] = {}
 
-    def _call(self, dispatcher: Any, *args: Any) -> None:
+    def _call(self, dispatcher: Any, *args: Any) -> Any:
         """``dispatcher(g, *args)``: its compiled code for this game, kept after the first call
         (numba would type every argument again at each call: ~30 us a call, a good part of a
-        small batch's step)."""
-        call(self._calls, dispatcher, self.g, *args)
+        small batch's step). The arguments must keep the types of the first call (``call_fixed``):
+        C-ordered arrays, int64 but for ``planes`` (int8) and ``masks`` (bool), as
+        ``rl.boards.FastBoards`` holds them."""
+        return call_fixed(self._calls, dispatcher, self.g, *args)
 
     def legal_first(self, s: np.ndarray) -> int:
         """The first legal action at ``s`` (not over)."""
@@ -459,13 +461,8 @@ class BoardRules:
     def waiting(self, words: Any, values: Any, seats: Any, boards: Any, out: Any) -> int:
         """How many of ``boards`` wait for their opponent's move (game on, the opponent of seat
         ``seats[i]`` to move): those into ``out[:count]``."""
-        return int(
-            call_fixed(
-                self._calls, _waiting_boards, self.g, self.p, words, values, seats, boards, out
-            )
-        )
+        return int(self._call(_waiting_boards, self.p, words, values, seats, boards, out))
 
     def prepare(self, parallel: bool, *args: Any) -> tuple[int, int]:
         """``prepare_shared`` (in parallel) or ``prepare_shared_serial`` for this game."""
-        prepare = prepare_shared if parallel else prepare_shared_serial
-        return call_fixed(self._calls, prepare, self.g, self.p, *args)
+        return self._call(prepare_shared if parallel else prepare_shared_serial, self.p, *args)

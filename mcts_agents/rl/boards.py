@@ -226,7 +226,6 @@ class FastBoards:
         masks = self.masks.copy()
         if on.all():
             out[...] = self.planes.reshape(out.shape)
-            done = self.over_all()
         else:
             out[on] = self.planes[on].reshape((-1, *self.shape))
             masks[~on] = False
@@ -236,12 +235,16 @@ class FastBoards:
                 if not subs[i]._done:
                     masks[i] = np.asarray(seen["action_mask"]).astype(bool)
             done = np.where(on, self.over_all(), np.array([sub._done for sub in subs]))
+            self._check_moves(subs, masks, done)  # (the words' rules always leave a move)
+        return masks
+
+    @staticmethod
+    def _check_moves(subs: list[Any], masks: np.ndarray, done: np.ndarray) -> None:
         for i in np.flatnonzero(~masks.any(axis=1) & ~done).tolist():
             raise NoLegalActionError(
                 f"{subs[i].seat} is to move in sub-env {i} ({subs[i].aec_env}) but its action "
                 "mask has no legal action"
             )
-        return masks
 
     def over(self, i: int) -> bool:
         return bool(self.values[i] != UNKNOWN or self.lost[i])
