@@ -167,7 +167,6 @@ class BoardSearch:
         trees = self.trees[boards]
         c4 = self.kind is CompiledConnectFour
         pool = self._pool(self.searchers[int(boards[0])])
-        nds, eds, slots, metas, rngs = pool.lists
         roots, want, c, solver, decisive = (a[:count] for a in self._work)
         both = (
             trees, words, boards, self.keys, self.keyed, seeds, self.reuse, self.limits, self.c,
@@ -176,15 +175,14 @@ class BoardSearch:
         parallel = count >= PREPARE_PARALLEL_MIN and get_num_threads() > 1
         if c4:
             prepare = prepare_connect_four if parallel else prepare_connect_four_serial
-            active, total = prepare(nds, eds, slots, metas, rngs, *both)
+            active, total = prepare(pool.items, *both)
         else:
-            active, total = self.rules.prepare(parallel, nds, eds, slots, metas, rngs, *both)
+            active, total = self.rules.prepare(parallel, pool.items, *both)
         if active:
             self._run(c4, pool, boards, trees, roots, want, c, solver, decisive, active, total)
         moves = np.zeros(count, np.int64)
         pick = pick_connect_four if c4 else pick_shared
-        nds, eds = pool.lists[:2]
-        pick(nds, eds, trees, roots, boards, self.by_value, self._size, moves)
+        pick(pool.items, trees, roots, boards, self.by_value, self._size, moves)
         for j in np.flatnonzero(moves < 0).tolist():  # no edge yet: the first legal move
             moves[j] = self.rules.legal_first(words[boards[j]])
         return moves
@@ -207,18 +205,18 @@ class BoardSearch:
             done, status = self._done[:n], self._status[:n]
             max_nodes = self._no_limit[:n]
             parallel = n > 1 and total >= batch.PARALLEL_MIN and get_num_threads() > 1
-            nds, eds, slots, metas, rngs = pool.lists
+            items = pool.items
             if c4:
                 run_kernel(
-                    self._kept, c4, parallel, nds, eds, slots, metas, rngs,
-                    self.searchers[int(boards[0])].geometry, run_trees, run_roots, run_want,
-                    c[chosen], solver[chosen], decisive[chosen], max_nodes, done, status,
+                    self._kept, c4, parallel, items, self.searchers[int(boards[0])].geometry,
+                    run_trees, run_roots, run_want, c[chosen], solver[chosen], decisive[chosen],
+                    max_nodes, done, status,
                 )  # fmt: skip
             else:
                 run_kernel(
-                    self._kept, c4, parallel, codec.params, nds, eds, slots, metas, rngs,
-                    run_trees, run_roots, run_want, c[chosen], solver[chosen], decisive[chosen],
-                    max_nodes, codec.max_actions, codec.max_depth, False, done, status,
+                    self._kept, c4, parallel, codec.params, items, run_trees, run_roots, run_want,
+                    c[chosen], solver[chosen], decisive[chosen], max_nodes, codec.max_actions,
+                    codec.max_depth, False, done, status,
                 )  # fmt: skip
             if status.max() < _GROW_NODES:  # (no TABLE_FULL: no node limit)
                 return
@@ -234,8 +232,8 @@ class BoardSearch:
                 trees[k] = self.trees[boards[k]] = pool.slot(searcher)
             again = picked[grown]
             unsolved = np.zeros(len(again), np.bool_)
-            nds = pool.lists[0]
-            (open_connect_four if c4 else open_shared)(nds, trees[again], roots[again], unsolved)
+            open_roots = open_connect_four if c4 else open_shared
+            open_roots(pool.items, trees[again], roots[again], unsolved)
             want[again] = np.where(unsolved, want[again] - ran[again], 0)
             ran[again] = 0
             chosen = again[want[again] > 0]

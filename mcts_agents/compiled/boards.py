@@ -127,16 +127,16 @@ def _prepare_over_trees(name: str, parallel: bool) -> Any:
     how many trees want simulations and how many they want in all."""
 
     def prepare(
-        g, p, nds, eds, slots, metas, rngs, trees, words, boards, keys, keyed, seeds, reuse,
-        limits, c_all, solver_all, decisive_all, roots, want, c, solver, decisive,
+        g, p, items, trees, words, boards, keys, keyed, seeds, reuse, limits, c_all, solver_all,
+        decisive_all, roots, want, c, solver, decisive,
     ):  # fmt: skip
         literally(g)
         active = 0
         total = 0
         for j in prange(len(trees)):
-            t, i = trees[j], boards[j]
-            nd, ed, sl, meta = nds[t], eds[t], slots[t], metas[t]
-            rngs[t][0] = seeds[j]
+            i = boards[j]
+            nd, ed, sl, meta, rng = items[trees[j]]
+            rng[0] = seeds[j]
             s = words[i]
             meta[META_DEPTH] = 0
             if not reuse[i]:
@@ -172,15 +172,15 @@ def _prepare_connect_four_over_trees(name: str, parallel: bool) -> Any:
     """``_prepare_over_trees`` for the Connect Four kernel's trees (``CompiledConnectFour``)."""
 
     def prepare(
-        nds, eds, slots, metas, rngs, trees, words, boards, keys, keyed, seeds, reuse, limits,
-        c_all, solver_all, decisive_all, roots, want, c, solver, decisive,
+        items, trees, words, boards, keys, keyed, seeds, reuse, limits, c_all, solver_all,
+        decisive_all, roots, want, c, solver, decisive,
     ):  # fmt: skip
         active = 0
         total = 0
         for j in prange(len(trees)):
-            t, i = trees[j], boards[j]
-            nd, ed, sl, meta = nds[t], eds[t], slots[t], metas[t]
-            rngs[t][0] = seeds[j]
+            i = boards[j]
+            nd, ed, sl, meta, rng = items[trees[j]]
+            rng[0] = seeds[j]
             cur, mask = words[i, 0], words[i, 1]
             meta[META_DEPTH] = 0
             if not reuse[i]:
@@ -294,7 +294,7 @@ def _buffers(size):
 
 
 @njit(cache=True)
-def pick_shared(nds, eds, trees, roots, boards, by_value, size, moves):
+def pick_shared(items, trees, roots, boards, by_value, size, moves):
     """``KernelSearcher.best_action`` (two players) at ``roots[j]`` of the shared kernel's
     tree ``trees[j]`` (board ``boards[j]``, final move by value where ``by_value`` says so),
     for every ``j``, into ``moves[j]`` (-1: no edge yet); ``size``: the most legal moves of a
@@ -303,7 +303,8 @@ def pick_shared(nds, eds, trees, roots, boards, by_value, size, moves):
     edges = np.zeros(size, np.int64)
     same = np.zeros(size, np.bool_)
     for j in range(len(trees)):
-        nd, ed, root = nds[trees[j]], eds[trees[j]], roots[j]
+        nd, ed = items[trees[j]][:2]
+        root = roots[j]
         player = nd[kernel.NODE_PLAYER]
         n = 0
         e = nd[kernel.NODE_FIRST][root]
@@ -325,13 +326,14 @@ def pick_shared(nds, eds, trees, roots, boards, by_value, size, moves):
 
 
 @njit(cache=True)
-def pick_connect_four(nds, eds, trees, roots, boards, by_value, size, moves):
+def pick_connect_four(items, trees, roots, boards, by_value, size, moves):
     """``pick_shared`` for the Connect Four kernel's trees (a node's edges are one block)."""
     buf = _buffers(size)
     edges = np.zeros(size, np.int64)
     same = np.zeros(size, np.bool_)  # the players alternate
     for j in range(len(trees)):
-        nd, ed, root = nds[trees[j]], eds[trees[j]], roots[j]
+        nd, ed = items[trees[j]][:2]
+        root = roots[j]
         first = nd[c4_kernel.NODE_FIRST][root]
         n = nd[c4_kernel.NODE_NEXP][root] if first >= 0 else 0
         if n == 0:
@@ -347,17 +349,17 @@ def pick_connect_four(nds, eds, trees, roots, boards, by_value, size, moves):
 
 
 @njit(cache=True)
-def open_shared(nds, trees, roots, out):
+def open_shared(items, trees, roots, out):
     """``out[j]``: whether the root of the shared kernel's tree ``trees[j]`` is unproven."""
     for j in range(len(trees)):
-        out[j] = nds[trees[j]][kernel.NODE_PROVEN][roots[j]] == UNKNOWN
+        out[j] = items[trees[j]][0][kernel.NODE_PROVEN][roots[j]] == UNKNOWN
 
 
 @njit(cache=True)
-def open_connect_four(nds, trees, roots, out):
+def open_connect_four(items, trees, roots, out):
     """``open_shared`` for the Connect Four kernel's trees."""
     for j in range(len(trees)):
-        out[j] = nds[trees[j]][c4_kernel.NODE_PROVEN][roots[j]] == UNKNOWN
+        out[j] = items[trees[j]][0][c4_kernel.NODE_PROVEN][roots[j]] == UNKNOWN
 
 
 def _signature(args: tuple[Any, ...]) -> tuple[Any, ...]:
