@@ -183,7 +183,7 @@ class BoardSearch:
         moves = np.zeros(count, np.int64)
         pick = pick_connect_four if c4 else pick_shared
         pick(pool.items, trees, roots, boards, self.by_value, self._size, moves)
-        for j in np.flatnonzero(moves < 0).tolist():  # no edge yet: the first legal move
+        for j in (moves < 0).nonzero()[0].tolist():  # no edge yet: the first legal move
             moves[j] = self.rules.legal_first(words[boards[j]])
         return moves
 
@@ -196,7 +196,7 @@ class BoardSearch:
         simulations): one kernel call, then again for the trees whose arrays had to grow
         (their slots in ``trees`` updated)."""
         count = len(boards)
-        chosen: Any = slice(None) if active == count else np.flatnonzero(want)
+        chosen: Any = slice(None) if active == count else want.nonzero()[0]
         ran = None
         codec = self.rules.codec
         while True:

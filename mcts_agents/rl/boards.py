@@ -198,7 +198,7 @@ class FastBoards:
         self.rules.observe(
             self.words, self.values, self.seats, self.planes, self.masks, self.movers
         )
-        if self.lost.any():
+        if np.count_nonzero(self.lost):
             self.masks[self.lost] = False
 
     def results(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -224,7 +224,7 @@ class FastBoards:
         self.observe()
         on = self.on
         masks = self.masks.copy()
-        if on.all():
+        if np.count_nonzero(on) == len(on):
             out[...] = self.planes.reshape(out.shape)
         else:
             out[on] = self.planes[on].reshape((-1, *self.shape))

@@ -187,22 +187,22 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         terminated = np.zeros(n, dtype=bool)
         truncated = np.zeros(n, dtype=bool)
         illegal = np.full(n, -1, dtype=np.int64)
-        resetting = np.flatnonzero(self._autoreset).tolist()
+        resetting = self._autoreset.nonzero()[0].tolist()
         waiting = ~self._autoreset
-        rows = np.flatnonzero(waiting)
+        rows = waiting.nonzero()[0]
         allowed = np.zeros(n, dtype=bool)
         allowed[rows] = self._masks[rows, actions[rows] - self._start]
         # under "raise": before anything changes
-        self._check_legality(actions, np.flatnonzero(waiting & ~allowed).tolist())
+        self._check_legality(actions, (waiting & ~allowed).nonzero()[0].tolist())
         moved: list[int] = []
         before = np.zeros(n, dtype=np.float64)
         fast = self._fast
         fast_moved = np.zeros(0, np.int64)
-        if fast is not None and fast.on.any():
+        if fast is not None and np.count_nonzero(fast.on):
             on = fast.on & waiting
-            fast_moved = np.flatnonzero(on & allowed)
+            fast_moved = (on & allowed).nonzero()[0]
             fast.play(fast_moved, actions[fast_moved] - self._start)
-            playing = np.flatnonzero(waiting & ~(on & allowed)).tolist()
+            playing = (waiting & ~(on & allowed)).nonzero()[0].tolist()
         else:
             playing = rows.tolist()
         for i in playing:
@@ -244,7 +244,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             self._autoreset = ended
         observations = self._collect()
         infos = {**self._infos(), **final}
-        if illegal.max() >= 0:
+        if len(playing) and np.count_nonzero(illegal >= 0):  # (only there: illegal actions)
             infos["illegal_action"], infos["_illegal_action"] = illegal, illegal >= 0
         return observations, rewards, terminated, truncated, infos
 
@@ -453,7 +453,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             NoLegalActionError: a learner to move with an empty mask, naming the sub-env.
         """
         fast = self._fast
-        if fast is not None and fast.on.any():
+        if fast is not None and np.count_nonzero(fast.on):
             self._masks = fast.collect(self._subs, self._observations)
             return np.copy(self._observations)
         masks = np.zeros((self.num_envs, self._num_actions), dtype=bool)
