@@ -167,7 +167,9 @@ class BoardSearch:
         trees = self.trees[boards]
         c4 = self.kind is CompiledConnectFour
         pool = self._pool(self.searchers[int(boards[0])])
-        roots, want, c, solver, decisive = (a[:count] for a in self._work)
+        work = self._work
+        roots, want, c = work[0][:count], work[1][:count], work[2][:count]
+        solver, decisive = work[3][:count], work[4][:count]
         both = (
             trees, words, boards, self.keys, self.keyed, seeds, self.reuse, self.limits, self.c,
             self.solver, self.decisive, roots, want, c, solver, decisive,
@@ -218,7 +220,7 @@ class BoardSearch:
                     c[chosen], solver[chosen], decisive[chosen], max_nodes, codec.max_actions,
                     codec.max_depth, False, done, status,
                 )  # fmt: skip
-            if status.max() < _GROW_NODES:  # (no TABLE_FULL: no node limit)
+            if not np.count_nonzero(status >= _GROW_NODES):  # (no TABLE_FULL: no node limit)
                 return
             if ran is None:
                 ran = np.zeros(count, np.int64)
