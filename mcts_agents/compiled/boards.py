@@ -41,6 +41,7 @@ __all__ = [
     "prepare_connect_four_serial",
     "prepare_shared",
     "prepare_shared_serial",
+    "start_boards",
     "stones_kind",
 ]
 
@@ -101,6 +102,21 @@ def _observe_boards(
             n = dispatch.legal(g, p, s, out)
             for k in range(n):
                 masks[i, out[k]] = True
+
+
+@njit(cache=True)
+def start_boards(boards, seats_of, initial, words, values, lost, lengths, synced, seats, on):
+    """Boards ``boards[j]`` at the start of a game (``initial``'s words), the learner in seat
+    ``seats_of[j]``."""
+    for j in range(len(boards)):
+        i = boards[j]
+        words[i, :] = initial
+        values[i] = UNKNOWN
+        lost[i] = False
+        lengths[i] = 0
+        synced[i] = 0
+        seats[i] = seats_of[j]
+        on[i] = True
 
 
 @njit(cache=True)
@@ -398,9 +414,9 @@ def call_fixed(kept: dict[Any, Any], dispatcher: Any, g: int, *args: Any) -> Any
 
 # Compiled into this module's own cache: emptied with the kernels' when the sources change.
 entries.GROUPS["boards"] = (
-    _play_boards, _observe_boards, _waiting_boards, prepare_shared, prepare_shared_serial,
-    prepare_connect_four, prepare_connect_four_serial, pick_shared, pick_connect_four,
-    open_shared, open_connect_four,
+    _play_boards, _observe_boards, start_boards, _waiting_boards, prepare_shared,
+    prepare_shared_serial, prepare_connect_four, prepare_connect_four_serial, pick_shared,
+    pick_connect_four, open_shared, open_connect_four,
 )  # fmt: skip
 entries.check_sources("boards")
 

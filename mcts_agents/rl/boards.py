@@ -25,7 +25,7 @@ import numpy as np
 
 from mcts_agents.agents.agent import MCTSAgent
 from mcts_agents.compiled.board_search import BoardSearch, searchable
-from mcts_agents.compiled.boards import BoardRules, stones_kind
+from mcts_agents.compiled.boards import BoardRules, start_boards, stones_kind
 from mcts_agents.compiled.common import UNKNOWN
 from mcts_agents.compiled.rules import RULE_SETS
 from mcts_agents.envs.core.aec import BoardGameEnv
@@ -113,13 +113,12 @@ class FastBoards:
         if off:
             self.on[off] = False
         if started:
-            self.on[started] = True
-            self.words[started] = self._initial
-            self.values[started] = UNKNOWN
-            self.lost[started] = False
-            self.lengths[started] = 0
-            self.synced[started] = 0
-            self.seats[started] = [subs[i].seats.index(subs[i].seat) for i in started]
+            start_boards(
+                np.array(started, np.int64),
+                np.array([subs[i].seats.index(subs[i].seat) for i in started], np.int64),
+                self._initial, self.words, self.values, self.lost, self.lengths, self.synced,
+                self.seats, self.on,
+            )  # fmt: skip
         return off
 
     def _attach(self, i: int, sub: Any) -> bool:
