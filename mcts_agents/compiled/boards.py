@@ -30,7 +30,7 @@ from numba import literally, njit, prange, typeof, types
 from mcts_agents.compiled import connect_four_kernel as c4_kernel
 from mcts_agents.compiled import dispatch, entries, kernel
 from mcts_agents.compiled.batch import _for_game
-from mcts_agents.compiled.common import META_DEPTH, UNKNOWN, popcount
+from mcts_agents.compiled.common import META_DEPTH, META_NODES, UNKNOWN, popcount
 
 __all__ = [
     "BOARD_GAMES",
@@ -133,6 +133,16 @@ def _waiting_boards(g, p, words, values, seats, boards, out):
     return n
 
 
+@njit(cache=True)
+def _clear(meta, sl):
+    """Empty a tree (``KernelSearcher.reset``'s table part). Its hash slots are already empty
+    when it holds no node (every path that empties a table empties both: the searcher's
+    ``reset``, its ``begin``, this), as after the reset at each episode's start."""
+    if meta[META_NODES] != 0:
+        sl[:] = -1
+    meta[:] = 0
+
+
 def _prepare_over_trees(name: str, parallel: bool) -> Any:
     """``KernelSearcher.begin`` of tree ``trees[j]`` at board ``boards[j]`` for every ``j``
     (the shared kernel, game ``g``): its seed ``seeds[j]`` (drawn from its searcher's own
@@ -156,14 +166,12 @@ def _prepare_over_trees(name: str, parallel: bool) -> Any:
             s = words[i]
             meta[META_DEPTH] = 0
             if not reuse[i]:
-                meta[:] = 0
-                sl[:] = -1
+                _clear(meta, sl)
                 keyed[i] = False
             states = nd[kernel.NODE_STATES]
             root = kernel.find(sl, states, s)
             if root < 0:
-                meta[:] = 0
-                sl[:] = -1
+                _clear(meta, sl)
                 keys[i, :] = s
                 keyed[i] = True
                 root = kernel.add_node(nd, sl, meta, s, UNKNOWN, dispatch.to_play(g, p, s), True)
@@ -200,14 +208,12 @@ def _prepare_connect_four_over_trees(name: str, parallel: bool) -> Any:
             cur, mask = words[i, 0], words[i, 1]
             meta[META_DEPTH] = 0
             if not reuse[i]:
-                meta[:] = 0
-                sl[:] = -1
+                _clear(meta, sl)
                 keyed[i] = False
             cur_col, mask_col = nd[c4_kernel.NODE_CUR], nd[c4_kernel.NODE_MASK]
             root = c4_kernel.find(sl, cur_col, mask_col, cur, mask)
             if root < 0:
-                meta[:] = 0
-                sl[:] = -1
+                _clear(meta, sl)
                 keys[i, 0] = cur
                 keys[i, 1] = mask
                 keyed[i] = True
