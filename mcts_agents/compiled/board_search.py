@@ -46,7 +46,7 @@ _FINAL_MOVES = ("visits", "value")
 _GROW_NODES = kernel.GROW_NODES  # this status and those above ask for bigger arrays (both kernels)
 #: Fewer trees than this are prepared (seeds, roots) on one thread: waking the others costs
 #: more than re-rooting a few small trees.
-PREPARE_PARALLEL_MIN = 8
+PREPARE_PARALLEL_MIN = 32
 assert c4_kernel.GROW_NODES == _GROW_NODES and c4_kernel.GROW_EDGES == kernel.GROW_EDGES
 
 
