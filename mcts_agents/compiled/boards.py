@@ -35,6 +35,7 @@ from mcts_agents.compiled.common import META_DEPTH, META_NODES, UNKNOWN, popcoun
 __all__ = [
     "BOARD_GAMES",
     "BoardRules",
+    "board_results",
     "pick_connect_four",
     "pick_shared",
     "prepare_connect_four",
@@ -117,6 +118,26 @@ def start_boards(boards, seats_of, initial, words, values, lost, lengths, synced
         synced[i] = 0
         seats[i] = seats_of[j]
         on[i] = True
+
+
+@njit(cache=True)
+def board_results(boards, values, enders, seats, rewards, over):
+    """``rewards[i]``, ``over[i]`` of each board ``i`` of ``boards`` (the learner in seat
+    ``seats[i]``): its result for the learner if its game is over, else 0; the boards over."""
+    ended = np.zeros(len(boards), np.int64)
+    n = 0
+    for j in range(len(boards)):
+        i = boards[j]
+        value = values[i]
+        if value == UNKNOWN:
+            rewards[i] = 0.0
+            over[i] = False
+            continue
+        rewards[i] = float(value if enders[i] == seats[i] else -value)
+        over[i] = True
+        ended[n] = i
+        n += 1
+    return ended[:n]
 
 
 @njit(cache=True)
@@ -420,7 +441,7 @@ def call_fixed(kept: dict[Any, Any], dispatcher: Any, g: int, *args: Any) -> Any
 
 # Compiled into this module's own cache: emptied with the kernels' when the sources change.
 entries.GROUPS["boards"] = (
-    _play_boards, _observe_boards, start_boards, _waiting_boards, prepare_shared,
+    _play_boards, _observe_boards, start_boards, board_results, _waiting_boards, prepare_shared,
     prepare_shared_serial, prepare_connect_four, prepare_connect_four_serial, pick_shared,
     pick_connect_four, open_shared, open_connect_four,
 )  # fmt: skip

@@ -25,7 +25,7 @@ import numpy as np
 
 from mcts_agents.agents.agent import MCTSAgent
 from mcts_agents.compiled.board_search import BoardSearch, searchable
-from mcts_agents.compiled.boards import BoardRules, start_boards, stones_kind
+from mcts_agents.compiled.boards import BoardRules, board_results, start_boards, stones_kind
 from mcts_agents.compiled.common import UNKNOWN
 from mcts_agents.compiled.rules import RULE_SETS
 from mcts_agents.envs.core.aec import BoardGameEnv
@@ -200,13 +200,11 @@ class FastBoards:
         if np.count_nonzero(self.lost):
             self.masks[self.lost] = False
 
-    def results(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Whether each of ``boards`` is over, and the learner's reward of its last step
-        (its return if it ended then, else 0)."""
-        values = self.values[boards]
-        over = values != UNKNOWN
-        mine = self.enders[boards] == self.seats[boards]
-        return over, np.where(over, np.where(mine, values, -values), 0).astype(np.float64)
+    def results(self, boards: np.ndarray, rewards: np.ndarray, over: np.ndarray) -> np.ndarray:
+        """For each of ``boards``: whether its game is over (into ``over``) and the learner's
+        reward of its last step (its return if the game ended then, else 0; into ``rewards``);
+        returns the boards whose games are over."""
+        return board_results(boards, self.values, self.enders, self.seats, rewards, over)
 
     def over_all(self) -> np.ndarray:
         """Whether each board's game is over (its last result, or an illegal action)."""

@@ -231,9 +231,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             rewards[i] = sub._returns[sub._learner_seat()] - before[i]
             terminated[i], truncated[i] = sub._learner_flags()
         if fast is not None and len(fast_moved):
-            over, rewards[fast_moved] = fast.results(fast_moved)
-            terminated[fast_moved] = over
-            for i in fast_moved[over].tolist():
+            for i in fast.results(fast_moved, rewards, terminated).tolist():
                 self._subs[i]._done = True
         ended = np.logical_or(terminated, truncated)
         final: dict[str, Any] = {}
@@ -345,13 +343,15 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         if fast is None:
             self._advance(indices)
             return
-        on = [i for i in indices if fast.on[i]]
-        self._advance([i for i in indices if not fast.on[i]])
-        boards = np.concatenate([np.asarray(fast_moved, np.int64), np.array(on, np.int64)])
-        fast.advance(boards)
-        for i in on:
-            if fast.over(i):
-                self._subs[i]._done = True
+        chosen = np.array(indices, np.int64)
+        on = chosen[fast.on[chosen]]
+        if len(on) < len(chosen):
+            self._advance([i for i in indices if not fast.on[i]])
+        fast.advance(
+            np.concatenate([np.asarray(fast_moved, np.int64), on]) if len(on) else fast_moved
+        )
+        for i in on[fast.over_all()[on]].tolist():  # (games over before the learner's turn)
+            self._subs[i]._done = True
 
     def _check_started(self, i: int) -> None:
         sub = self._subs[i]
