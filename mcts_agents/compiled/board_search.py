@@ -7,11 +7,12 @@ episode; ``moves(words, boards)`` then searches the given boards exactly as
 ``searcher.search(game, state)`` followed by ``best_action`` would, without a core state:
 
 1. each searcher's seed drawn from its own generator (``KernelSearcher.begin``'s first line);
-2. every root found, re-rooted or added in one compiled call (``boards.begin_*``, the root key
+2. every seed set and every root found, re-rooted or added in one compiled call
+   (``board_trees.prepare_*``, in parallel from ``PREPARE_PARALLEL_MIN`` trees; the root key
    kept here per board, as ``KernelSearcher._root_key`` is kept there);
 3. the simulations of all the trees in ``compiled.batch``'s kernels (one parallel call, again
    for the trees whose arrays grew);
-4. every move by the final-move rule in one compiled call (``boards.pick_*``).
+4. every move by the final-move rule in one compiled call (``board_trees.pick_*``).
 
 Same seeds, same moves, same trees: the per-seed equality tests of ``rl.vector`` check it
 against the single-env wrapper, whose searches go through ``searcher.search``.
@@ -26,9 +27,7 @@ from numba import get_num_threads
 
 from mcts_agents.compiled import batch, kernel
 from mcts_agents.compiled import connect_four_kernel as c4_kernel
-from mcts_agents.compiled.boards import (
-    BoardRules,
-    call_fixed,
+from mcts_agents.compiled.board_trees import (
     open_connect_four,
     open_shared,
     pick_connect_four,
@@ -36,6 +35,7 @@ from mcts_agents.compiled.boards import (
     prepare_connect_four,
     prepare_connect_four_serial,
 )
+from mcts_agents.compiled.boards import BoardRules, call_fixed
 from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
 from mcts_agents.compiled.searcher import CompiledSearch
 from mcts_agents.compiled.tree_search import NO_LIMIT
