@@ -44,9 +44,12 @@ __all__ = ["BoardSearch", "run_kernel", "searchable"]
 
 _FINAL_MOVES = ("visits", "value")
 _GROW_NODES = kernel.GROW_NODES  # this status and those above ask for bigger arrays (both kernels)
-#: Fewer trees than this are prepared (seeds, roots) on one thread: waking the others costs
-#: more than re-rooting a few small trees.
-PREPARE_PARALLEL_MIN = 32
+#: Fewer trees than this are prepared (seeds, roots) on one thread. Waking the other threads
+#: for a second parallel region in a step costs more than it saves on a busy machine: measured
+#: (Connect Four, N = 64, 2 cores, load average 5.5) 2,000-2,300 learner steps/s with the
+#: parallel twin from 32 trees against 3,600-3,800 on one thread (the kernel's own parallel
+#: call waits for its threads as well).
+PREPARE_PARALLEL_MIN = 1024
 assert c4_kernel.GROW_NODES == _GROW_NODES and c4_kernel.GROW_EDGES == kernel.GROW_EDGES
 
 
