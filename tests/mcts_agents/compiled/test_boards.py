@@ -150,7 +150,8 @@ def moves_match_own_searches(game: Any, options: Any, count: int) -> None:
         for j, i in enumerate(live):
             want = twins[i].search(game, states[i]).best_action
             assert moves[j] == want
-            assert len(mine[i]) == len(twins[i])  # the same tree
+            assert len(mine[i]) == len(twins[i])  # the same tree, in as many bytes
+            assert (mine[i].used_bytes, mine[i].nbytes) == (twins[i].used_bytes, twins[i].nbytes)
             states[i] = game.next_state(states[i], want)
             if not game.is_terminal(states[i]):  # the other side's move, at random
                 states[i] = game.next_state(states[i], rng.choice(game.legal_actions(states[i])))
