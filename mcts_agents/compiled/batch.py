@@ -59,14 +59,13 @@ def _over_trees(name: str, parallel: bool) -> Any:
     cache file by a function's name, not by its options)."""
 
     def run_trees(
-        nds, eds, slots, metas, rngs, geometry, trees, roots, iterations, c, solver, decisive,
-        max_nodes, done, status,
+        items, geometry, trees, roots, iterations, c, solver, decisive, max_nodes, done, status,
     ):  # fmt: skip
         for j in prange(len(trees)):
-            t = trees[j]
+            nd, ed, sl, meta, rng = items[trees[j]]
             done[j], status[j] = c4_kernel.run(
-                nds[t], eds[t], slots[t], metas[t], rngs[t], geometry, roots[j], iterations[j],
-                c[j], solver[j], decisive[j], max_nodes[j], False,
+                nd, ed, sl, meta, rng, geometry, roots[j], iterations[j], c[j], solver[j],
+                decisive[j], max_nodes[j], False,
             )  # fmt: skip
 
     run_trees.__name__ = run_trees.__qualname__ = name
@@ -78,16 +77,15 @@ def _shared_over_trees(name: str, parallel: bool) -> Any:
     ``_over_trees``."""
 
     def run_trees(
-        g, p, nds, eds, slots, metas, rngs, trees, roots, iterations, c, solver, decisive,
-        max_nodes, max_actions, max_depth, outcomes, done, status,
+        g, p, items, trees, roots, iterations, c, solver, decisive, max_nodes, max_actions,
+        max_depth, outcomes, done, status,
     ):  # fmt: skip
         literally(g)  # compiled per game: the rules of game g only (see compiled.entries)
         for j in prange(len(trees)):
-            t = trees[j]
+            nd, ed, sl, meta, rng = items[trees[j]]
             done[j], status[j] = kernel.run(
-                g, p, nds[t], eds[t], slots[t], metas[t], rngs[t], roots[j], iterations[j],
-                c[j], solver[j], decisive[j], max_nodes[j], False, max_actions, max_depth,
-                outcomes,
+                g, p, nd, ed, sl, meta, rng, roots[j], iterations[j], c[j], solver[j],
+                decisive[j], max_nodes[j], False, max_actions, max_depth, outcomes,
             )  # fmt: skip
 
     run_trees.__name__ = run_trees.__qualname__ = name
@@ -129,7 +127,7 @@ entries.check_sources("batch")
 _SPECIALISED: dict[tuple[Any, ...], Any] = {}
 
 
-def _for_game(dispatcher: Any, g: int, *args: Any) -> None:
+def _for_game(dispatcher: Any, g: int, *args: Any) -> Any:
     """``dispatcher(g, *args)`` for a kernel that is compiled per game (``literally(g)``).
 
     numba resolves a call that needs a literal argument on a slow path, ~5 ms a call whatever
@@ -138,20 +136,22 @@ def _for_game(dispatcher: Any, g: int, *args: Any) -> None:
     key = (dispatcher, g, *(typeof(a) for a in args))
     compiled = _SPECIALISED.get(key)
     if compiled is not None:
-        compiled(g, *args)
-        return
-    dispatcher(g, *args)
+        return compiled(g, *args)
+    result = dispatcher(g, *args)
     found = dispatcher.overloads.get((types.literal(g), *key[2:]))
     if found is not None:
         _SPECIALISED[key] = found.entry_point
+    return result
 
 
 class _Pool:
-    """The arrays of every live searcher of one class, as typed lists the kernel indexes."""
+    """The arrays of every live searcher of one class, as a typed list the kernel indexes
+    (one item a searcher: its ``(nd, ed, slots, meta, rng_state)``; one list, not one per
+    column: each typed list costs ~1.5 us to pass to a compiled call)."""
 
     def __init__(self, searcher: Any) -> None:
         self.spare = tuple(_tiny(a) for a in _arrays(searcher))  # what a free slot holds
-        self.lists = tuple(_list_of(a) for a in self.spare)  # nd, ed, slots, meta, rng
+        self.items = _list_of(self.spare)
         self.held: list[tuple[Any, ...]] = [self.spare]  # what each slot holds now
         self.index: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
         self.free: list[int] = [0]
@@ -166,8 +166,7 @@ class _Pool:
                 self._store(k, arrays)
             else:
                 k = len(self.held)
-                for column, a in zip(self.lists, arrays, strict=True):
-                    _append(column, a)
+                _append(self.items, arrays)
                 self.held.append(arrays)
             self.index[searcher] = k
             weakref.finalize(searcher, self._release, k)
@@ -177,10 +176,7 @@ class _Pool:
         return k
 
     def _store(self, k: int, arrays: tuple[Any, ...]) -> None:
-        held = self.held[k]
-        for i, (column, a) in enumerate(zip(self.lists, arrays, strict=True)):
-            if held[i] is not a:
-                _put(column, k, a)
+        _put(self.items, k, arrays)
         self.held[k] = arrays
 
     def _release(self, k: int) -> None:
@@ -290,23 +286,22 @@ def _search_group(
         picked = np.array(active, np.int64)
         done = np.zeros(len(active), np.int64)
         status = np.zeros(len(active), np.int64)
-        nds, eds, slots, metas, rngs = pool.lists
+        items = pool.items
         want = limits[picked] - ran[picked]
         parallel = len(active) > 1 and int(want.sum()) >= PARALLEL_MIN and get_num_threads() > 1
         if kind is CompiledConnectFour:
             run = _run_connect_four if parallel else _serial_connect_four
             run(
-                nds, eds, slots, metas, rngs, searchers[0].geometry, trees, roots[picked], want,
-                c[picked], solver[picked], decisive[picked], max_nodes[picked], done, status,
+                items, searchers[0].geometry, trees, roots[picked], want, c[picked],
+                solver[picked], decisive[picked], max_nodes[picked], done, status,
             )  # fmt: skip
         else:
             rules = searchers[0].codec
             shared = _run_shared if parallel else _serial_shared
             _for_game(
-                shared, rules.game_id, rules.params, nds, eds, slots, metas, rngs, trees,
-                roots[picked], want, c[picked], solver[picked], decisive[picked],
-                max_nodes[picked], rules.max_actions, rules.max_depth, rules.players > 2, done,
-                status,
+                shared, rules.game_id, rules.params, items, trees, roots[picked], want,
+                c[picked], solver[picked], decisive[picked], max_nodes[picked], rules.max_actions,
+                rules.max_depth, rules.players > 2, done, status,
             )  # fmt: skip
         ran[picked] += done
         for j, code in zip(active, status.tolist(), strict=True):

@@ -12,11 +12,11 @@ of a step in one call, through the rule sets' own functions (``dispatch.play``, 
 - ``BoardRules.observe``: every board's observation planes and legal-move mask from one seat's
   view (the env's ``observation``: the seat's stones then the other's, through the core's
   ``BitPlanes`` layout) and its player to move;
-- ``begin_*``: each tree's root, found, re-rooted or added exactly as ``KernelSearcher.begin``
-  does (its root key kept in the caller's arrays);
-- ``pick_*``: each tree's move by the final-move rule (``searcher.pick_child``, two players).
+- ``start_boards``, ``board_results``, ``BoardRules.waiting``: the starts of games, the
+  learners' results, the boards whose opponent is to move.
 
-The search itself is ``compiled.batch``'s kernels over the same trees (``BoardSearch``).
+The trees' side (roots, picks) is ``compiled.board_trees``; the search itself is
+``compiled.batch``'s kernels over the same trees (``compiled.board_search.BoardSearch``).
 """
 
 from __future__ import annotations
@@ -26,17 +26,16 @@ from typing import Any
 import numpy as np
 from numba import literally, njit, typeof, types
 
-from mcts_agents.compiled import connect_four_kernel as c4_kernel
-from mcts_agents.compiled import dispatch, entries, kernel
+from mcts_agents.compiled import dispatch, entries
 from mcts_agents.compiled.batch import _for_game
-from mcts_agents.compiled.common import META_DEPTH, UNKNOWN, popcount
+from mcts_agents.compiled.board_trees import prepare_shared, prepare_shared_serial
+from mcts_agents.compiled.common import UNKNOWN, popcount
 
 __all__ = [
     "BOARD_GAMES",
     "BoardRules",
-    "begin_connect_four",
-    "pick_connect_four",
-    "pick_shared",
+    "board_results",
+    "start_boards",
     "stones_kind",
 ]
 
@@ -100,202 +99,52 @@ def _observe_boards(
 
 
 @njit(cache=True)
-def _to_play_boards(g, p, words, boards, movers):
-    literally(g)
+def start_boards(boards, seats_of, initial, words, values, lost, lengths, synced, seats, on):
+    """Boards ``boards[j]`` at the start of a game (``initial``'s words), the learner in seat
+    ``seats_of[j]``."""
     for j in range(len(boards)):
-        movers[j] = dispatch.to_play(g, p, words[boards[j]])
+        i = boards[j]
+        words[i, :] = initial
+        values[i] = UNKNOWN
+        lost[i] = False
+        lengths[i] = 0
+        synced[i] = 0
+        seats[i] = seats_of[j]
+        on[i] = True
 
 
 @njit(cache=True)
-def _begin_shared(g, p, nds, eds, slots, metas, trees, words, boards, keys, keyed, reuse, roots):
+def board_results(boards, values, enders, seats, rewards, over):
+    """``rewards[i]``, ``over[i]`` of each board ``i`` of ``boards`` (the learner in seat
+    ``seats[i]``): its result for the learner if its game is over, else 0; the boards over."""
+    ended = np.zeros(len(boards), np.int64)
+    n = 0
+    for j in range(len(boards)):
+        i = boards[j]
+        value = values[i]
+        if value == UNKNOWN:
+            rewards[i] = 0.0
+            over[i] = False
+            continue
+        rewards[i] = float(value if enders[i] == seats[i] else -value)
+        over[i] = True
+        ended[n] = i
+        n += 1
+    return ended[:n]
+
+
+@njit(cache=True)
+def _waiting_boards(g, p, words, values, seats, boards, out):
+    """How many of ``boards`` have a game on and the opponent to move: those, in order, into
+    ``out``."""
     literally(g)
-    for j in range(len(trees)):
-        t, i = trees[j], boards[j]
-        nd, ed, sl, meta = nds[t], eds[t], slots[t], metas[t]
-        s = words[i]
-        meta[META_DEPTH] = 0
-        if not reuse[j]:
-            meta[:] = 0
-            sl[:] = -1
-            keyed[i] = False
-        states = nd[kernel.NODE_STATES]
-        root = kernel.find(sl, states, s)
-        if root < 0:
-            meta[:] = 0
-            sl[:] = -1
-            keys[i, :] = s
-            keyed[i] = True
-            root = kernel.add_node(nd, sl, meta, s, UNKNOWN, dispatch.to_play(g, p, s), True)
-        elif not (keyed[i] and np.all(keys[i] == s)):
-            keys[i, :] = s
-            keyed[i] = True
-            kernel.reroot(g, p, nd, ed, sl, meta, s)
-            root = kernel.find(sl, states, s)
-        roots[j] = root
-
-
-@njit(cache=True)
-def begin_connect_four(nds, eds, slots, metas, trees, words, boards, keys, keyed, reuse, roots):
-    """``CompiledConnectFour.begin`` (after its seed) of tree ``trees[j]`` at board
-    ``boards[j]``, for every ``j``: its root into ``roots[j]``."""
-    for j in range(len(trees)):
-        t, i = trees[j], boards[j]
-        nd, ed, sl, meta = nds[t], eds[t], slots[t], metas[t]
-        cur, mask = words[i, 0], words[i, 1]
-        meta[META_DEPTH] = 0
-        if not reuse[j]:
-            meta[:] = 0
-            sl[:] = -1
-            keyed[i] = False
-        cur_col, mask_col = nd[c4_kernel.NODE_CUR], nd[c4_kernel.NODE_MASK]
-        root = c4_kernel.find(sl, cur_col, mask_col, cur, mask)
-        if root < 0:
-            meta[:] = 0
-            sl[:] = -1
-            keys[i, 0], keys[i, 1] = cur, mask
-            keyed[i] = True
-            root = c4_kernel.add_node(nd, sl, meta, cur, mask, UNKNOWN, True)
-        elif not (keyed[i] and keys[i, 0] == cur and keys[i, 1] == mask):
-            keys[i, 0], keys[i, 1] = cur, mask
-            keyed[i] = True
-            c4_kernel.reroot(nd, ed, sl, meta, cur, mask)
-            root = c4_kernel.find(sl, cur_col, mask_col, cur, mask)
-        roots[j] = root
-
-
-@njit(cache=True)
-def _pick(visits, values, labels, n, by_value):
-    """``searcher.pick_child`` over ``n`` children (labels: 0 none, 1 win, 2 loss, 3 other)."""
-    best = -1
-    for i in range(n):  # a proven win at once: the most visited of them
-        if labels[i] == 1 and (best < 0 or visits[i] > visits[best]):
-            best = i
-    if best >= 0:
-        return best
-    some = False
-    for i in range(n):
-        if labels[i] != 2:
-            some = True
-    pick = -1
-    for i in range(n):
-        if some and labels[i] == 2:
-            continue
-        if pick < 0:
-            pick = i
-            continue
-        a, b = (values[i], visits[i]) if by_value else (visits[i], values[i])
-        x, y = (values[pick], visits[pick]) if by_value else (visits[pick], values[pick])
-        if a > x or (a == x and b > y):
-            pick = i
-    safest = -1
-    for i in range(n):
-        if (some and labels[i] == 2) or labels[i] == 0:
-            continue
-        if safest < 0 or values[i] > values[safest]:
-            safest = i
-    if safest >= 0 and values[safest] >= values[pick]:
-        pick = safest
-    return pick
-
-
-@njit(cache=True)
-def _label(value: float) -> int:
-    if value >= 1.0:
-        return 1
-    if value <= -1.0:
-        return 2
-    return 3
-
-
-@njit(cache=True)
-def _choose(
-    visits_col, value_col, action_col, child_col, proven_col, same, edges, n, by_value, buf
-):
-    """The action of the final-move rule over edges ``edges[:n]`` (oldest first); ``same[k]``:
-    whether edge ``k``'s child has the root's mover (its proven value is then its own)."""
-    visits, values, labels = buf
-    for k in range(n):
-        e = edges[k]
-        count = visits_col[e]
-        proven = proven_col[child_col[e]]
-        visits[k] = count
-        if proven != UNKNOWN:
-            value = float(proven) if same[k] else -float(proven)
-            values[k] = value
-            labels[k] = _label(value)
-        else:
-            values[k] = value_col[e] / count if count else 0.0
-            labels[k] = 0
-    return action_col[edges[_pick(visits, values, labels, n, by_value)]]
-
-
-@njit(cache=True)
-def _buffers(size):
-    return (np.zeros(size, np.int64), np.zeros(size), np.zeros(size, np.int64))
-
-
-@njit(cache=True)
-def pick_shared(nds, eds, trees, roots, by_value, size, moves):
-    """``KernelSearcher.best_action`` (two players) at ``roots[j]`` of the shared kernel's
-    tree ``trees[j]``, for every ``j``, into ``moves[j]`` (-1: no edge yet); ``size``: the most
-    legal moves of a position."""
-    buf = _buffers(size)
-    edges = np.zeros(size, np.int64)
-    same = np.zeros(size, np.bool_)
-    for j in range(len(trees)):
-        nd, ed, root = nds[trees[j]], eds[trees[j]], roots[j]
-        player = nd[kernel.NODE_PLAYER]
-        n = 0
-        e = nd[kernel.NODE_FIRST][root]
-        while e >= 0:  # newest first
-            edges[n] = e
+    n = 0
+    for j in range(len(boards)):
+        i = boards[j]
+        if values[i] == UNKNOWN and dispatch.to_play(g, p, words[i]) != seats[i]:
+            out[n] = i
             n += 1
-            e = ed[kernel.EDGE_NEXT][e]
-        if n == 0:
-            moves[j] = -1
-            continue
-        edges[:n] = edges[:n][::-1].copy()
-        for k in range(n):
-            same[k] = player[ed[kernel.EDGE_CHILD][edges[k]]] == player[root]
-        moves[j] = _choose(
-            ed[kernel.EDGE_VISITS], ed[kernel.EDGE_VALUE], ed[kernel.EDGE_ACTION],
-            ed[kernel.EDGE_CHILD], nd[kernel.NODE_PROVEN], same, edges, n, by_value, buf,
-        )  # fmt: skip
-
-
-@njit(cache=True)
-def pick_connect_four(nds, eds, trees, roots, by_value, size, moves):
-    """``pick_shared`` for the Connect Four kernel's trees (a node's edges are one block)."""
-    buf = _buffers(size)
-    edges = np.zeros(size, np.int64)
-    same = np.zeros(size, np.bool_)  # the players alternate
-    for j in range(len(trees)):
-        nd, ed, root = nds[trees[j]], eds[trees[j]], roots[j]
-        first = nd[c4_kernel.NODE_FIRST][root]
-        n = nd[c4_kernel.NODE_NEXP][root] if first >= 0 else 0
-        if n == 0:
-            moves[j] = -1
-            continue
-        for k in range(n):
-            edges[k] = first + k
-        moves[j] = _choose(
-            ed[c4_kernel.EDGE_VISITS], ed[c4_kernel.EDGE_VALUE], ed[c4_kernel.EDGE_ACTION],
-            ed[c4_kernel.EDGE_CHILD], nd[c4_kernel.NODE_PROVEN], same, edges, n, by_value, buf,
-        )  # fmt: skip
-
-
-@njit(cache=True)
-def open_shared(nds, trees, roots, out):
-    """``out[j]``: whether the root of the shared kernel's tree ``trees[j]`` is unproven."""
-    for j in range(len(trees)):
-        out[j] = nds[trees[j]][kernel.NODE_PROVEN][roots[j]] == UNKNOWN
-
-
-@njit(cache=True)
-def open_connect_four(nds, trees, roots, out):
-    """``open_shared`` for the Connect Four kernel's trees."""
-    for j in range(len(trees)):
-        out[j] = nds[trees[j]][c4_kernel.NODE_PROVEN][roots[j]] == UNKNOWN
+    return n
 
 
 def _signature(args: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -307,25 +156,34 @@ def _signature(args: tuple[Any, ...]) -> tuple[Any, ...]:
     )
 
 
-def call(kept: dict[Any, Any], dispatcher: Any, g: int, *args: Any) -> None:
+def call(kept: dict[Any, Any], dispatcher: Any, g: int, *args: Any) -> Any:
     """``dispatcher(g, *args)`` for a function compiled per game (``literally(g)``), through
     the compiled entry point kept in ``kept`` for these argument types (``batch._for_game``
     finds it the first time)."""
     signature = _signature(args)
     entry = kept.get((dispatcher, signature))
     if entry is not None:
-        entry(g, *args)
-        return
-    _for_game(dispatcher, g, *args)
+        return entry(g, *args)
+    result = _for_game(dispatcher, g, *args)
     found = dispatcher.overloads.get((types.literal(g), *(typeof(a) for a in args)))
     if found is not None:
-        kept[(dispatcher, signature)] = found.entry_point
+        kept[(dispatcher, signature)] = kept[dispatcher] = found.entry_point
+    return result
+
+
+def call_fixed(kept: dict[Any, Any], dispatcher: Any, g: int, *args: Any) -> Any:
+    """``call`` for a caller whose arguments to ``dispatcher`` always have the same types (its
+    own arrays): the entry point found by the first ``call`` without checking them again (the
+    check is ~0.3 us an argument, several us for a kernel's twenty)."""
+    entry = kept.get(dispatcher)
+    if entry is not None:
+        return entry(g, *args)
+    return call(kept, dispatcher, g, *args)
 
 
 # Compiled into this module's own cache: emptied with the kernels' when the sources change.
 entries.GROUPS["boards"] = (
-    _play_boards, _observe_boards, _to_play_boards, _begin_shared, begin_connect_four, pick_shared,
-    pick_connect_four, open_shared, open_connect_four,
+    _play_boards, _observe_boards, start_boards, board_results, _waiting_boards,
 )  # fmt: skip
 entries.check_sources("boards")
 
@@ -350,11 +208,13 @@ class BoardRules:
         self.out = np.zeros(max(codec.max_actions, 1) + 1, np.int64)
         self._calls: dict[Any, Any] = {}
 
-    def _call(self, dispatcher: Any, *args: Any) -> None:
+    def _call(self, dispatcher: Any, *args: Any) -> Any:
         """``dispatcher(g, *args)``: its compiled code for this game, kept after the first call
         (numba would type every argument again at each call: ~30 us a call, a good part of a
-        small batch's step)."""
-        call(self._calls, dispatcher, self.g, *args)
+        small batch's step). The arguments must keep the types of the first call (``call_fixed``):
+        C-ordered arrays, int64 but for ``planes`` (int8) and ``masks`` (bool), as
+        ``rl.boards.FastBoards`` holds them."""
+        return call_fixed(self._calls, dispatcher, self.g, *args)
 
     def legal_first(self, s: np.ndarray) -> int:
         """The first legal action at ``s`` (not over)."""
@@ -383,9 +243,11 @@ class BoardRules:
             movers, self.out,
         )  # fmt: skip
 
-    def movers(self, words: Any, boards: Any, movers: Any) -> None:
-        self._call(_to_play_boards, self.p, words, boards, movers)
+    def waiting(self, words: Any, values: Any, seats: Any, boards: Any, out: Any) -> int:
+        """How many of ``boards`` wait for their opponent's move (game on, the opponent of seat
+        ``seats[i]`` to move): those into ``out[:count]``."""
+        return int(self._call(_waiting_boards, self.p, words, values, seats, boards, out))
 
-    def begin(self, *args: Any) -> None:
-        """``_begin_shared`` (the shared kernel's ``begin``) for this game."""
-        self._call(_begin_shared, self.p, *args)
+    def prepare(self, parallel: bool, *args: Any) -> tuple[int, int]:
+        """``prepare_shared`` (in parallel) or ``prepare_shared_serial`` for this game."""
+        return self._call(prepare_shared if parallel else prepare_shared_serial, self.p, *args)

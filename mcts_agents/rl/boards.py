@@ -8,7 +8,7 @@ int64 words and does a step's work for all those boards in compiled calls: the l
 moves, the ends of games and their results, the opponents' roots, searches and moves, the
 observations and masks. No AEC env, core state or ``game_from_env`` is built per board.
 
-A sub-env is put on this path at each of its resets (``start``), after ``SubEnv.reset`` drew
+Sub-envs are put on this path at each of their resets (``start``), after ``SubEnv.reset`` drew
 its seeds and reset its opponent exactly as the single-env wrapper does; it plays the same
 moves as the AEC path would (same seeds, same trees, same final-move rule). Each board keeps
 its move history: ``sync(i)`` replays the moves not yet played into sub-env ``i``'s AEC env
@@ -25,7 +25,7 @@ import numpy as np
 
 from mcts_agents.agents.agent import MCTSAgent
 from mcts_agents.compiled.board_search import BoardSearch, searchable
-from mcts_agents.compiled.boards import BoardRules, stones_kind
+from mcts_agents.compiled.boards import BoardRules, board_results, start_boards, stones_kind
 from mcts_agents.compiled.common import UNKNOWN
 from mcts_agents.compiled.rules import RULE_SETS
 from mcts_agents.envs.core.aec import BoardGameEnv
@@ -85,9 +85,14 @@ class FastBoards:
         self.masks = np.zeros((n, game.num_actions), np.bool_)
         self.shape = tuple(game.observation_shape)  # of one observation
         self.movers = np.zeros(n, np.int64)
+        self._waiting = np.zeros(n, np.int64)
         self._initial = np.array(codec.encode(game.initial_state()), np.int64)
         self._games: list[Any] = [None] * n  # each sub-env's game, once found equal to ``game``
         self._searchable: list[Any] = [None] * n  # each board's last searcher found searchable
+        # each board's last opponents (the sub-env's dict), learner seat and opponent on the words
+        self._opponents: list[Any] = [None] * n
+        self._seat: list[Any] = [None] * n
+        self._agent: list[Any] = [None] * n
 
     @classmethod
     def build(cls, aec_env: Any, num_envs: int) -> FastBoards | None:
@@ -97,20 +102,47 @@ class FastBoards:
         return cls(rules, aec_env.unwrapped.game, num_envs)
 
     # ------------------------------------------------------------------ episodes
-    def start(self, i: int, sub: Any) -> bool:
-        """Put sub-env ``i`` (just reset, deferred: its AEC env at the start, its opponent
-        reset) on the words if its opponent qualifies; whether it did."""
+    def start(self, indices: list[int], subs: list[Any]) -> list[int]:
+        """Put the sub-envs ``indices`` (just reset, deferred: their AEC envs at the start,
+        their opponents reset) on the words where their opponents qualify; those that did not
+        (to play on their AEC envs)."""
+        started: list[int] = []
+        off: list[int] = []
+        for i in indices:
+            (started if self._attach(i, subs[i]) else off).append(i)
+        if off:
+            self.on[off] = False
+        if started:
+            start_boards(
+                np.array(started, np.int64),
+                np.array([subs[i].seats.index(subs[i].seat) for i in started], np.int64),
+                self._initial, self.words, self.values, self.lost, self.lengths, self.synced,
+                self.seats, self.on,
+            )  # fmt: skip
+        return off
+
+    def _attach(self, i: int, sub: Any) -> bool:
+        """Search sub-env ``i``'s opponent on the words if it qualifies; whether it does."""
+        fresh = bool(self.on[i])  # its last episode ended here: no search on the AEC path since
         self.search.detach(i, keep=False)  # its opponent was just reset
-        self.on[i] = False
+        opponents = sub.opponents
+        if fresh and opponents is self._opponents[i] and sub.seat == self._seat[i]:
+            # the same opponents, seat and (fresh: never read through ``envs``) env as last
+            # episode: the same searcher, if the agent still has it
+            searcher = self._agent[i].searcher
+            if searcher is self._searchable[i]:
+                self.search.attach(i, searcher, fresh)
+                return True
+        self._opponents[i] = None
         game = sub.aec_env.unwrapped.game
         if game is not self._games[i]:
             if game != self.game:
                 return False
             self._games[i] = game
-        opponents = {id(a): a for seat, a in sub.opponents.items() if seat != sub.seat}
-        if len(opponents) != 1:
+        distinct = {id(a): a for seat, a in opponents.items() if seat != sub.seat}
+        if len(distinct) != 1:
             return False
-        agent = next(iter(opponents.values()))
+        agent = next(iter(distinct.values()))
         searcher = getattr(agent, "searcher", None)
         if searcher is None or searcher is not self._searchable[i]:  # else: built, checked
             searcher = _searcher(agent, game)
@@ -120,13 +152,8 @@ class FastBoards:
             if not searchable(searcher, self.rules):
                 return False
             self._searchable[i] = searcher
-        self.search.attach(i, searcher)
-        self.on[i] = True
-        self.words[i] = self._initial
-        self.values[i] = UNKNOWN
-        self.lost[i] = False
-        self.seats[i] = sub.seats.index(sub.seat)
-        self.lengths[i] = self.synced[i] = 0
+        self.search.attach(i, searcher, fresh)
+        self._opponents[i], self._seat[i], self._agent[i] = opponents, sub.seat, agent
         return True
 
     def leave(self, i: int, sub: Any) -> None:
@@ -155,16 +182,11 @@ class FastBoards:
         """Play the opponents of ``boards`` (all searched in one batch each round) until each
         learner is to move or its game is over."""
         pending = boards
-        movers = np.zeros(len(boards), np.int64)
         while len(pending):
-            pending = pending[self.values[pending] == UNKNOWN]
-            if not len(pending):
+            count = self.rules.waiting(self.words, self.values, self.seats, pending, self._waiting)
+            if not count:
                 return
-            movers = np.zeros(len(pending), np.int64)
-            self.rules.movers(self.words, pending, movers)
-            pending = pending[movers != self.seats[pending]]
-            if not len(pending):
-                return
+            pending = self._waiting[:count].copy()
             replies = self.search.moves(self.words, pending)
             self.rules.play(
                 self.words, pending, replies, self.values, self.enders, self.history, self.lengths
@@ -175,16 +197,14 @@ class FastBoards:
         self.rules.observe(
             self.words, self.values, self.seats, self.planes, self.masks, self.movers
         )
-        if self.lost.any():
+        if np.count_nonzero(self.lost):
             self.masks[self.lost] = False
 
-    def results(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Whether each of ``boards`` is over, and the learner's reward of its last step
-        (its return if it ended then, else 0)."""
-        values = self.values[boards]
-        over = values != UNKNOWN
-        mine = self.enders[boards] == self.seats[boards]
-        return over, np.where(over, np.where(mine, values, -values), 0).astype(np.float64)
+    def results(self, boards: np.ndarray, rewards: np.ndarray, over: np.ndarray) -> np.ndarray:
+        """For each of ``boards``: whether its game is over (into ``over``) and the learner's
+        reward of its last step (its return if the game ended then, else 0; into ``rewards``);
+        returns the boards whose games are over."""
+        return board_results(boards, self.values, self.enders, self.seats, rewards, over)
 
     def over_all(self) -> np.ndarray:
         """Whether each board's game is over (its last result, or an illegal action)."""
@@ -200,21 +220,28 @@ class FastBoards:
         """
         self.observe()
         on = self.on
-        out[on] = self.planes[on].reshape((-1, *self.shape))
         masks = self.masks.copy()
-        masks[~on] = False
-        for i in np.flatnonzero(~on).tolist():
-            seen = subs[i]._observe()
-            out[i] = seen["observation"]
-            if not subs[i]._done:
-                masks[i] = np.asarray(seen["action_mask"]).astype(bool)
-        done = np.where(on, self.over_all(), np.array([sub._done for sub in subs]))
+        if np.count_nonzero(on) == len(on):
+            out[...] = self.planes.reshape(out.shape)
+        else:
+            out[on] = self.planes[on].reshape((-1, *self.shape))
+            masks[~on] = False
+            for i in np.flatnonzero(~on).tolist():
+                seen = subs[i]._observe()
+                out[i] = seen["observation"]
+                if not subs[i]._done:
+                    masks[i] = np.asarray(seen["action_mask"]).astype(bool)
+            done = np.where(on, self.over_all(), np.array([sub._done for sub in subs]))
+            self._check_moves(subs, masks, done)  # (the words' rules always leave a move)
+        return masks
+
+    @staticmethod
+    def _check_moves(subs: list[Any], masks: np.ndarray, done: np.ndarray) -> None:
         for i in np.flatnonzero(~masks.any(axis=1) & ~done).tolist():
             raise NoLegalActionError(
                 f"{subs[i].seat} is to move in sub-env {i} ({subs[i].aec_env}) but its action "
                 "mask has no legal action"
             )
-        return masks
 
     def over(self, i: int) -> bool:
         return bool(self.values[i] != UNKNOWN or self.lost[i])

@@ -233,7 +233,8 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         the learner's seat and the opponents' seeds, and reset the opponents."""
         if seed is None and not self._has_reset:
             seed = self.seed
-        super().reset(seed=seed)
+        if seed is not None:  # (gymnasium's ``Env.reset`` does nothing else)
+            super().reset(seed=seed)
         self._has_reset = True
         rng = self.np_random
         env_seed = int(rng.integers(_SEED_LIMIT))

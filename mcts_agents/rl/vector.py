@@ -135,6 +135,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         self._autoreset = np.zeros(num_envs, dtype=bool)
         self._masks = np.zeros((num_envs, self._num_actions), dtype=bool)
         self._has_reset = False
+        self._seat_names: np.ndarray | None = None  # each learner's seat (``info["learner"]``)
         self._fast = _fast_boards(first.aec_env, num_envs) if fast_path else None
 
     @property
@@ -144,6 +145,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         if self._fast is not None:
             for i, sub in enumerate(self._subs):
                 self._fast.leave(i, sub)
+        self._seat_names = None  # (read again: the caller may change the sub-envs)
         return self._subs
 
     # ------------------------------------------------------------------ gymnasium API
@@ -166,8 +168,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
                 f"reset got the options {sorted(options)}; the only option is 'opponent'"
             )
         indices = list(range(self.num_envs))
-        for i in indices:
-            self._reset_sub(i, seeds[i])
+        self._reset_subs(indices, seeds)
         self._advance_all(indices)
         for i in indices:
             self._check_started(i)
@@ -186,20 +187,24 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         terminated = np.zeros(n, dtype=bool)
         truncated = np.zeros(n, dtype=bool)
         illegal = np.full(n, -1, dtype=np.int64)
-        resetting = np.flatnonzero(self._autoreset).tolist()
-        playing = [i for i in range(n) if not self._autoreset[i]]
-        self._check_legality(actions, playing)  # under "raise": before anything changes
+        resetting = self._autoreset.nonzero()[0].tolist()
+        waiting = ~self._autoreset
+        rows = waiting.nonzero()[0]
+        allowed = np.zeros(n, dtype=bool)
+        allowed[rows] = self._masks[rows, actions[rows] - self._start]
+        # under "raise": before anything changes
+        self._check_legality(actions, (waiting & ~allowed).nonzero()[0].tolist())
         moved: list[int] = []
         before = np.zeros(n, dtype=np.float64)
         fast = self._fast
         fast_moved = np.zeros(0, np.int64)
-        if fast is not None and fast.on.any():
-            allowed = np.zeros(n, dtype=bool)
-            allowed[playing] = self._masks[playing, actions[playing] - self._start]
-            on = fast.on & ~self._autoreset
-            fast_moved = np.flatnonzero(on & allowed)
+        if fast is not None and np.count_nonzero(fast.on):
+            on = fast.on & waiting
+            fast_moved = (on & allowed).nonzero()[0]
             fast.play(fast_moved, actions[fast_moved] - self._start)
-            playing = np.flatnonzero(~self._autoreset & ~(on & allowed)).tolist()
+            playing = (waiting & ~(on & allowed)).nonzero()[0].tolist()
+        else:
+            playing = rows.tolist()
         for i in playing:
             sub = self._subs[i]
             action = int(actions[i])
@@ -217,8 +222,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             before[i] = sub._returns[seat]
             sub._step_env(action)
             moved.append(i)
-        for i in resetting:
-            self._reset_sub(i, None)
+        self._reset_subs(resetting)
         self._advance_all(moved + resetting, fast_moved)
         for i in resetting:
             self._check_started(i)
@@ -227,9 +231,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             rewards[i] = sub._returns[sub._learner_seat()] - before[i]
             terminated[i], truncated[i] = sub._learner_flags()
         if fast is not None and len(fast_moved):
-            over, rewards[fast_moved] = fast.results(fast_moved)
-            terminated[fast_moved] = over
-            for i in fast_moved[over].tolist():
+            for i in fast.results(fast_moved, rewards, terminated).tolist():
                 self._subs[i]._done = True
         ended = np.logical_or(terminated, truncated)
         final: dict[str, Any] = {}
@@ -240,7 +242,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             self._autoreset = ended
         observations = self._collect()
         infos = {**self._infos(), **final}
-        if illegal.max() >= 0:
+        if len(playing) and np.count_nonzero(illegal >= 0):  # (only there: illegal actions)
             infos["illegal_action"], infos["_illegal_action"] = illegal, illegal >= 0
         return observations, rewards, terminated, truncated, infos
 
@@ -320,11 +322,19 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             f"seed must be an int, None or a list of {n} seeds (one per sub-env), got {seed!r}"
         )
 
-    def _reset_sub(self, i: int, seed: int | None) -> None:
-        sub = self._subs[i]
-        sub.start(seed, put_off=self._fast is not None)
-        if self._fast is not None and not self._fast.start(i, sub):
-            sub.ready()
+    def _reset_subs(self, indices: list[int], seeds: Sequence[int | None] | None = None) -> None:
+        """Reset the sub-envs ``indices`` (with ``seeds[i]``, else none), on the words where
+        they qualify (``FastBoards.start``)."""
+        fast = self._fast
+        names = self._seat_names
+        for i in indices:
+            sub = self._subs[i]
+            sub.start(None if seeds is None else seeds[i], put_off=fast is not None)
+            if names is not None:
+                names[i] = sub.seat
+        if fast is not None:
+            for i in fast.start(indices, self._subs):
+                self._subs[i].ready()
 
     def _advance_all(self, indices: list[int], fast_moved: Any = ()) -> None:
         """``_advance`` the sub-envs of ``indices`` on the AEC path, the others (and
@@ -333,13 +343,15 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         if fast is None:
             self._advance(indices)
             return
-        on = [i for i in indices if fast.on[i]]
-        self._advance([i for i in indices if not fast.on[i]])
-        boards = np.concatenate([np.asarray(fast_moved, np.int64), np.array(on, np.int64)])
-        fast.advance(boards)
-        for i in on:
-            if fast.over(i):
-                self._subs[i]._done = True
+        chosen = np.array(indices, np.int64)
+        on = chosen[fast.on[chosen]]
+        if len(on) < len(chosen):
+            self._advance([i for i in indices if not fast.on[i]])
+        fast.advance(
+            np.concatenate([np.asarray(fast_moved, np.int64), on]) if len(on) else fast_moved
+        )
+        for i in on[fast.over_all()[on]].tolist():  # (games over before the learner's turn)
+            self._subs[i]._done = True
 
     def _check_started(self, i: int) -> None:
         sub = self._subs[i]
@@ -358,20 +370,21 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
                 f"actions must have shape ({self.num_envs},) (one per sub-env), got shape "
                 f"{array.shape}: {actions!r}"
             )
-        if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        if array.dtype.kind not in "iu":  # (bool: "b")
             for i, action in enumerate(array.tolist()):
                 action_index(action, f"the learner of sub-env {i}")  # names the first bad one
             raise ActionTypeError(f"actions must be integers, got dtype {array.dtype}")
         outside = (array < self._start) | (array >= self._start + self._num_actions)
-        for i in np.flatnonzero(outside & ~self._autoreset).tolist():
+        for i in np.flatnonzero(outside & ~self._autoreset).tolist() if outside.any() else ():
             raise IllegalActionError(
                 f"action {int(array[i])} of sub-env {i} is outside the action space "
                 f"{self.single_action_space}"
             )
         return array.astype(np.int64)
 
-    def _check_legality(self, actions: np.ndarray, playing: list[int]) -> None:
-        for i in playing:
+    def _check_legality(self, actions: np.ndarray, illegal: list[int]) -> None:
+        """Raise for the first of the sub-envs ``illegal`` (illegal actions) set to "raise"."""
+        for i in illegal:
             sub = self._subs[i]
             if sub.illegal_action != "raise":
                 continue
@@ -402,8 +415,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
                 final_obs[i] = self._subs[i]._observation()
             final_mask[i] = True
             final_info = self._add_info(final_info, self._sub_info(i), i)
-        for i in finished:
-            self._reset_sub(i, None)
+        self._reset_subs(finished)
         self._advance_all(finished)
         for i in finished:
             self._check_started(i)
@@ -422,7 +434,10 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
 
     def _infos(self) -> dict[str, Any]:
         everyone = np.ones(self.num_envs, dtype=bool)
-        seats = np.array([sub.seat for sub in self._subs], dtype=object)
+        seats = self._seat_names
+        if seats is None:  # (after a reset, or a read of the sub-envs)
+            seats = self._seat_names = np.array([sub.seat for sub in self._subs], dtype=object)
+        seats = seats.copy()
         return {
             "action_mask": self._masks.copy(),
             "_action_mask": everyone,
@@ -438,7 +453,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             NoLegalActionError: a learner to move with an empty mask, naming the sub-env.
         """
         fast = self._fast
-        if fast is not None and fast.on.any():
+        if fast is not None and np.count_nonzero(fast.on):
             self._masks = fast.collect(self._subs, self._observations)
             return np.copy(self._observations)
         masks = np.zeros((self.num_envs, self._num_actions), dtype=bool)

@@ -103,7 +103,29 @@ def searcher_of(game: Any, seed: int, **options: Any) -> Any:
 def test_board_search_moves_are_each_searchers_own_search(game: Any, options: Any) -> None:
     """Along games played by the moves themselves (re-rooting, growing from 16 nodes), every
     board's move equals ``searcher.search(game, state).best_action`` of a twin searcher."""
-    count = 4
+    moves_match_own_searches(game, options, 4)
+
+
+@pytest.mark.parametrize("game", [MNK(3, 3, 3), ConnectFour()], ids=str)
+def test_board_search_prepares_many_trees_in_parallel_as_each_searcher_would(
+    game: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From ``PREPARE_PARALLEL_MIN`` trees on (8 here), the seeds and roots are prepared in the
+    parallel twin (``prepare_*``): the same moves and trees as each searcher's own search."""
+    import numba
+
+    from mcts_agents.compiled import board_search
+
+    monkeypatch.setattr(board_search, "PREPARE_PARALLEL_MIN", 8)
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    try:
+        moves_match_own_searches(game, {}, 12)
+    finally:
+        numba.set_num_threads(before)
+
+
+def moves_match_own_searches(game: Any, options: Any, count: int) -> None:
     boards = FastBoards.build(env_of(game), count)
     assert boards is not None
     mine = [searcher_of(game, 10 + i, **options) for i in range(count)]
@@ -128,7 +150,8 @@ def test_board_search_moves_are_each_searchers_own_search(game: Any, options: An
         for j, i in enumerate(live):
             want = twins[i].search(game, states[i]).best_action
             assert moves[j] == want
-            assert len(mine[i]) == len(twins[i])  # the same tree
+            assert len(mine[i]) == len(twins[i])  # the same tree, in as many bytes
+            assert (mine[i].used_bytes, mine[i].nbytes) == (twins[i].used_bytes, twins[i].nbytes)
             states[i] = game.next_state(states[i], want)
             if not game.is_terminal(states[i]):  # the other side's move, at random
                 states[i] = game.next_state(states[i], rng.choice(game.legal_actions(states[i])))
