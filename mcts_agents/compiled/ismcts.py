@@ -43,6 +43,14 @@ __all__ = ["CompiledISMCTS", "unsupported", "warm_up"]
 
 #: Simulations per compiled call under a time limit (about a millisecond on Leduc).
 CHUNK = 1024
+#: ``search_from="auto"``: Smooth UCT self-play from the start with these settings (each only
+#: where the config leaves ``smooth`` at None or ``c`` at its default): the floor of the UCB
+#: probability (gamma), the exploration constant and the schedule's decay (d in
+#: ``eta = max(gamma, 0.9 / (1 + d sqrt(N)))``). Measured on Leduc in ``docs/benchmarks.md``.
+AUTO_SMOOTH = 0.1
+AUTO_C = 0.8
+AUTO_D = 0.003
+DEFAULT_C = SearchConfig().c
 #: ``SearchConfig`` fields the compiled ISMCTS implements only at these values.
 OPTIONS = {"rollout_depth": None, "evaluator": None, "selection": "ucb1", "fpu": None}
 
@@ -89,7 +97,8 @@ class CompiledISMCTS:
         self.should_stop: StopCheck | None = None
         self.on_progress: Progress | None = None
         self.single_observer = config.information == "so_ismcts"
-        self.from_start = config.search_from == "start"
+        self.auto = config.search_from == "auto"
+        self.from_start = config.search_from != "here"
         self.rng = random.Random(seed)
         self._word = _seed_word(self.rng)
         self._tables: CardTables = card_tables(game)
@@ -104,7 +113,12 @@ class CompiledISMCTS:
         self._avail = np.zeros((size, actions), np.int64)
         self._meta = np.zeros(2, np.int64)
         smooth = -1.0 if config.smooth is None else float(config.smooth)
-        self._opts_f = np.array([config.c, smooth, t.low, t.high], np.float64)
+        c, decay = config.c, ismcts_kernel.SMOOTH_D
+        if self.auto:  # Smooth UCT's schedule tuned on Leduc (docs/benchmarks.md)
+            smooth = AUTO_SMOOTH if config.smooth is None else smooth
+            c = AUTO_C if config.c == DEFAULT_C else c
+            decay = AUTO_D
+        self._opts_f = np.array([c, smooth, t.low, t.high, ismcts_kernel.SMOOTH_ETA, decay])
 
     # ------------------------------------------------------------------ Searcher protocol
     def reset(self, seed: int | None = None) -> None:
@@ -225,6 +239,23 @@ class CompiledISMCTS:
         return replace(result, iterations=result.iterations + iterations,
                        elapsed=result.elapsed + spent, search_from="here",
                        self_play_iterations=iterations)  # fmt: skip
+
+    def stored_policy(self, game: Any, state: Any) -> dict[int, float] | None:
+        """The normalised visits stored at the information set of the player to move in
+        ``state``, without searching; ``None`` where fewer visits than legal actions are stored
+        (a search there would fall back). After a search from the start, the table holds the
+        self-play's statistics at every information set: what a search of the same seed and
+        budget rooted at any of them reads (``benchmarks/imperfect.py`` scores a whole policy
+        with one search this way)."""
+        player = game.to_play(state)
+        legal = list(game.legal_actions(state))
+        public = int(state[3]) if len(state) > 3 else -1
+        root = self._key(int(state[0]), int(state[1 + player]), public, player)
+        visits = self._root_stats(root, legal)[0]
+        total = sum(visits)
+        if total < len(legal):
+            return None
+        return {a: n / total for a, n in zip(legal, visits, strict=True)}
 
     # ------------------------------------------------------------------ the answer
     def _root_stats(self, root: int, legal: list[int]) -> tuple[list[int], list[float]]:

@@ -84,6 +84,7 @@ def simulate(  # type: ignore[no-untyped-def]
 ):  # fmt: skip
     """Run ``n`` simulations (see the module docstring); returns ``n``."""
     c, smooth, low, high = opts_f[0], opts_f[1], opts_f[2], opts_f[3]
+    eta0, decay = opts_f[4], opts_f[5]
     scale = 2.0 / (high - low)
     from_start, single, player = opts_i[0], opts_i[1], opts_i[2]
     root_node, own, public, max_nodes = opts_i[3], opts_i[4], opts_i[5], opts_i[6]
@@ -132,7 +133,7 @@ def simulate(  # type: ignore[no-untyped-def]
             else:
                 a = -1
                 if smooth >= 0.0:
-                    eta = max(smooth, SMOOTH_ETA / (1.0 + SMOOTH_D * np.sqrt(visits[key])))
+                    eta = max(smooth, eta0 / (1.0 + decay * np.sqrt(visits[key])))
                     if random01(rng) >= eta:  # the average policy: proportional to visits
                         total = 0
                         for b in range(actions):
@@ -206,6 +207,6 @@ def warm_up() -> None:
         t.unseen_len, t.payoff, np.zeros(size, np.int8), np.zeros(size, np.int64),
         np.zeros((size, actions), np.int64), np.zeros((size, actions), np.float64),
         np.zeros((size, actions), np.int64), np.zeros(2, np.int64),
-        np.array([1.4, -1.0, t.low, t.high]), np.array([1, 0, 0, 2, 0, -1, 0], np.int64),
+        np.array([1.4, -1.0, t.low, t.high, SMOOTH_ETA, SMOOTH_D]), np.array([1, 0, 0, 2, 0, -1, 0], np.int64),
         np.array([np.uint64(88172645463325252)], np.uint64),
     )  # fmt: skip

@@ -68,7 +68,7 @@ def local_searcher(
                 "cards; use 'mo_ismcts' (the default), 'so_ismcts' or 'pimc', or "
                 "information='oracle' to search the true state on purpose"
             )
-        if config.search_from != "here" or config.smooth is not None:
+        if config.search_from not in ("auto", "here") or config.smooth is not None:
             raise InvalidOptionError(
                 f"information='oracle' searches the true state with MCTS; search_from and "
                 f"smooth are Information Set MCTS's (got search_from={config.search_from!r}, "
