@@ -41,7 +41,8 @@ from mcts_agents.search.searcher import (
 
 __all__ = ["CompiledISMCTS", "unsupported", "warm_up"]
 
-#: Simulations per compiled call under a time limit (about a millisecond on Leduc).
+#: Simulations per compiled call under a time limit or a ``should_stop`` (under a millisecond
+#: on Leduc); else up to ``1 << 16`` a call.
 CHUNK = 1024
 #: ``search_from="auto"``: Smooth UCT self-play from the start with these settings (each only
 #: where the config leaves ``smooth`` at None or ``c`` at its default): the floor of the UCB
@@ -181,7 +182,7 @@ class CompiledISMCTS:
         opts_i = np.array([int(self.from_start), int(self.single_observer), player, node, own,
                            public, self.budget.max_nodes or 0], np.int64)  # fmt: skip
         t = self._tables
-        timed = self.budget.time_limit is not None
+        timed = self.budget.time_limit is not None or self.should_stop is not None
 
         def simulate(cap: int | None) -> int:
             n = CHUNK if timed else 1 << 16

@@ -180,3 +180,21 @@ def test_time_budget_and_bounded_table() -> None:
     bounded = make_searcher(LEDUC, Budget(iterations=5000, max_nodes=50), SearchConfig(), 0)
     bounded.search(LEDUC, at(LEDUC, [0, 3]))
     assert bounded.table_size() <= 50
+
+
+def test_told_to_stop_it_returns_at_a_kernel_call_and_calls_play_as_one() -> None:
+    """``should_stop`` is checked between compiled calls (of ``CHUNK`` simulations); the same
+    search run in calls or in one call gives the same statistics (the generator runs on)."""
+    from mcts_agents.compiled.ismcts import CHUNK
+
+    state = at(LEDUC, [0, 3])
+    calls = iter(range(10**9))
+    stopped = make_searcher(LEDUC, Budget(iterations=10**9), SearchConfig(), 2)
+    stopped.should_stop = lambda: next(calls) >= 3
+    assert stopped.search(LEDUC, state).iterations == 3 * CHUNK
+    children = []
+    for should_stop in (None, lambda: False):
+        searcher = make_searcher(LEDUC, Budget(iterations=5 * CHUNK + 7), SearchConfig(), 2)
+        searcher.should_stop = should_stop
+        children.append(searcher.search(LEDUC, state).children)
+    assert children[0] == children[1]
