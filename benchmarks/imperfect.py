@@ -304,7 +304,9 @@ def headtohead_game(task: dict[str, Any]) -> dict[str, Any]:
         legal = env.unwrapped.game_state.legal_actions()  # Shimmy keeps the mask in infos
         env.step(int(legal[rng.randrange(len(legal))]))
     core = CORES_BY_SPIEL[name]() if task.get("ours") == "core" else None
-    agent = None if core is not None else MCTSAgent(time_limit=t, seed=seed, **task.get("options", {}))
+    agent = (
+        None if core is not None else MCTSAgent(time_limit=t, seed=seed, **task.get("options", {}))
+    )
     searcher = None
     if core is not None:
         config = SearchConfig.from_options(task.get("options", {}))
@@ -573,12 +575,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--backend", default="auto", help="exploitability: ours' backend")
     parser.add_argument("--only", default=None, help="exploitability: settings containing this")
-    parser.add_argument("--budget-time", type=float, default=None,
-                        help="exploitability: one search of this many seconds (from the start)")
-    parser.add_argument("--ours", default="agent", choices=["agent", "core"],
-                        help="headtohead: MCTSAgent through Shimmy, or our rules core")
-    parser.add_argument("--options", default="",
-                        help="headtohead: our SearchConfig options, k=v comma-separated")
+    parser.add_argument(
+        "--budget-time",
+        type=float,
+        default=None,
+        help="exploitability: one search of this many seconds (from the start)",
+    )
+    parser.add_argument(
+        "--ours",
+        default="agent",
+        choices=["agent", "core"],
+        help="headtohead: MCTSAgent through Shimmy, or our rules core",
+    )
+    parser.add_argument(
+        "--options", default="", help="headtohead: our SearchConfig options, k=v comma-separated"
+    )
     parser.add_argument("--json", metavar="PATH")  # fmt: skip
     args = parser.parse_args(argv)
     info = machine_info()

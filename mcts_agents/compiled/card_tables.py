@@ -99,9 +99,7 @@ def _kuhn(game: KuhnPoker) -> CardTables:
         elif kids is not None:
             child[node] = kids
     to_play = np.array(game._to_play, np.int64)
-    pools = [
-        tuple(c for c in range(k) if c not in (i // w - 1, i % w - 1)) for i in range(w * w)
-    ]
+    pools = [tuple(c for c in range(k) if c not in (i // w - 1, i % w - 1)) for i in range(w * w)]
     pool, pool_len = _pad(pools)
     unseen, unseen_len = _pad(
         [tuple(c for c in range(k) if c != own) if pub < 0 else () for own in range(k)

@@ -219,9 +219,9 @@ class CompiledISMCTS:
         """Keep or clear the table as ``ISMCTS`` does; returns the nodes kept. (Nodes that a
         re-rooted Python table would prune are kept here: no simulation from the new root can
         reach them, so the statistics are the same.)"""
-        if not self.config.reuse:
-            self._clear()
-        elif not self.from_start and root != self._root_key and not self._exists[root]:
+        if not self.config.reuse or (
+            not self.from_start and root != self._root_key and not self._exists[root]
+        ):
             self._clear()
         self._root_key = root
         return self.table_size()
@@ -277,11 +277,16 @@ class CompiledISMCTS:
         else:
             best = legal[0]
         children = sorted(
-            (ChildStats(a, n, v, None, None) for a, n, v in zip(legal, visits, values, strict=True)),
+            (
+                ChildStats(a, n, v, None, None)
+                for a, n, v in zip(legal, visits, values, strict=True)
+            ),
             key=lambda c: (-c.visits, c.action),
         )
         total = sum(visits)
-        root_value = sum(v * n for v, n in zip(values, visits, strict=True)) / total if total else 0.0
+        root_value = (
+            sum(v * n for v, n in zip(values, visits, strict=True)) / total if total else 0.0
+        )
         done = max(1, iterations)
         return SearchResult(
             best_action=best,

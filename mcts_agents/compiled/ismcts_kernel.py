@@ -9,7 +9,8 @@ the mover) and ``avail`` (simulations in which it was available). The Python sid
 root as ``(node, own card, public card)`` only: the opponent's card never enters the kernel
 (determinizations draw it from ``unseen`` with the kernel's own generator).
 
-``opts_f``: ``c``, ``smooth`` (-1: none), ``low``, ``high`` (the return range). ``opts_i``:
+``opts_f``: ``c``, ``smooth`` (-1: none), ``low``, ``high`` (the return range), Smooth UCT's
+``eta`` and ``d``. ``opts_i``:
 ``from_start``, ``single`` (single observer), the searching player, the root's node, own card
 and public card, ``max_nodes`` (0: none). ``meta``: nodes in the table, summed path depth.
 """
@@ -19,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mcts_agents.compiled.card_tables import DEAL_0, DEAL_1, DEAL_PUBLIC, DECIDE, OVER
+from mcts_agents.compiled.card_tables import DEAL_0, DEAL_1, DEAL_PUBLIC, OVER
 from mcts_agents.compiled.common import random01
 
 __all__ = ["simulate", "warm_up"]
@@ -31,7 +32,7 @@ MAX_DEPTH = 64
 
 
 @njit(cache=True)
-def _deal(kind, after_public, pool, pool_len, w, node, c0, c1, pub, rng):  # type: ignore[no-untyped-def]
+def _deal(kind, after_public, pool, pool_len, w, node, c0, c1, pub, rng):
     """The world after the chance nodes from ``node`` on, drawn with ``rng``."""
     while True:
         k = kind[node]
@@ -51,7 +52,7 @@ def _deal(kind, after_public, pool, pool_len, w, node, c0, c1, pub, rng):  # typ
 
 
 @njit(cache=True)
-def _playout(kind, child, after_public, pool, pool_len, payoff, w, node, c0, c1, pub, rng):  # type: ignore[no-untyped-def]
+def _playout(kind, child, after_public, pool, pool_len, payoff, w, node, c0, c1, pub, rng):
     """Seat 0's chips after uniformly random play to the end."""
     actions = child.shape[1]
     while True:
@@ -72,13 +73,13 @@ def _playout(kind, child, after_public, pool, pool_len, payoff, w, node, c0, c1,
 
 
 @njit(cache=True)
-def _key(node, c0, c1, pub, mover, observer, nodes, w):  # type: ignore[no-untyped-def]
+def _key(node, c0, c1, pub, mover, observer, nodes, w):
     own = c1 if observer else c0
     return (((mover * 2 + observer) * nodes + node) * w + own + 1) * w + pub + 1
 
 
 @njit(cache=True)
-def simulate(  # type: ignore[no-untyped-def]
+def simulate(
     n, kind, to_play, child, after_public, pool, pool_len, unseen, unseen_len, payoff,
     exists, visits, edge_n, edge_w, avail, meta, opts_f, opts_i, rng,
 ):  # fmt: skip
@@ -207,6 +208,7 @@ def warm_up() -> None:
         t.unseen_len, t.payoff, np.zeros(size, np.int8), np.zeros(size, np.int64),
         np.zeros((size, actions), np.int64), np.zeros((size, actions), np.float64),
         np.zeros((size, actions), np.int64), np.zeros(2, np.int64),
-        np.array([1.4, -1.0, t.low, t.high, SMOOTH_ETA, SMOOTH_D]), np.array([1, 0, 0, 2, 0, -1, 0], np.int64),
+        np.array([1.4, -1.0, t.low, t.high, SMOOTH_ETA, SMOOTH_D]),
+        np.array([1, 0, 0, 2, 0, -1, 0], np.int64),
         np.array([np.uint64(88172645463325252)], np.uint64),
     )  # fmt: skip

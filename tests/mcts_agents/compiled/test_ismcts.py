@@ -16,12 +16,12 @@ import pytest
 
 pytest.importorskip("numba")
 
-from mcts_agents import Budget, SearchConfig, make_searcher  # noqa: E402
-from mcts_agents.compiled.ismcts import CompiledISMCTS  # noqa: E402
-from mcts_agents.envs.games.kuhn_poker import KuhnPoker  # noqa: E402
-from mcts_agents.envs.games.leduc_holdem import LeducHoldem  # noqa: E402
-from mcts_agents.errors import InvalidOptionError, InvalidStateError  # noqa: E402
-from mcts_agents.search import ISMCTS  # noqa: E402
+from mcts_agents import Budget, SearchConfig, make_searcher
+from mcts_agents.compiled.ismcts import CompiledISMCTS
+from mcts_agents.envs.games.kuhn_poker import KuhnPoker
+from mcts_agents.envs.games.leduc_holdem import LeducHoldem
+from mcts_agents.errors import InvalidOptionError, InvalidStateError
+from mcts_agents.search import ISMCTS
 
 KUHN, LEDUC = KuhnPoker(), LeducHoldem()
 
