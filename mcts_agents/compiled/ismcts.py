@@ -92,6 +92,7 @@ class CompiledISMCTS:
             raise InvalidOptionError(f"the compiled ISMCTS cannot search {game!r}: {reason}")
         from mcts_agents.compiled import ismcts_kernel
 
+        ismcts_kernel.warm_up()  # loaded now, outside any search's clock
         self._kernel = ismcts_kernel.simulate
         self.budget = budget
         self.config = config

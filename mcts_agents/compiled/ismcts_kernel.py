@@ -195,8 +195,15 @@ def simulate(
     return n
 
 
+_WARM: list[bool] = []
+
+
 def warm_up() -> None:
-    """Compile (or load from numba's cache) the kernel: a tiny search of Kuhn poker."""
+    """Compile (or load from numba's cache) the kernel, once per process: a tiny search of Kuhn
+    poker (Leduc's arrays have the same types, so it serves both)."""
+    if _WARM:
+        return
+    _WARM.append(True)
     from mcts_agents.compiled.card_tables import card_tables
     from mcts_agents.envs.games.kuhn_poker import KuhnPoker
 
