@@ -31,11 +31,16 @@ import numpy as np
 
 from mcts_agents.envs.games.kuhn_poker import KuhnPoker
 from mcts_agents.envs.games.leduc_holdem import LeducHoldem
+from mcts_agents.envs.games.rlcard_leduc import RLCardLeduc
+from mcts_agents.envs.games.rlcard_poker import BET, BLIND, DEAL, FOLDED
 
-__all__ = ["DEAL_0", "DEAL_1", "DEAL_PUBLIC", "DECIDE", "OVER", "CardTables", "card_tables",
-           "supports"]  # fmt: skip
+__all__ = ["DEAL_0", "DEAL_1", "DEAL_PUBLIC", "DECIDE", "OVER", "SEAT", "CardTables",
+           "card_tables", "root_of", "supports"]  # fmt: skip
 
-DECIDE, DEAL_0, DEAL_1, DEAL_PUBLIC, OVER = range(5)
+DECIDE, DEAL_0, DEAL_1, DEAL_PUBLIC, OVER, SEAT = range(6)
+#: how ``root_of`` reads a core's state: ``(node, card_0, card_1[, public])`` or rlcard's
+#: ``(node, cards dealt)``
+TUPLE, RLCARD = 0, 1
 
 
 class CardTables(NamedTuple):
@@ -53,6 +58,7 @@ class CardTables(NamedTuple):
     cards: int
     low: float  # return_range
     high: float
+    layout: int = TUPLE
 
     @property
     def keys(self) -> int:
@@ -65,9 +71,22 @@ def supports(game: Any) -> str | None:
     """``None`` if the compiled ISMCTS plays ``game``'s rules, else a sentence why not."""
     if isinstance(game, KuhnPoker) and type(game) is KuhnPoker:
         return None if game.players == 2 else f"Kuhn poker with {game.players} players (2 only)"
-    if isinstance(game, LeducHoldem) and type(game) is LeducHoldem:
+    if type(game) in (LeducHoldem, RLCardLeduc):
         return None
-    return f"no compiled ISMCTS for {type(game).__name__} (Kuhn and Leduc poker only)"
+    return (
+        f"no compiled ISMCTS for {type(game).__name__} (two-player Kuhn poker and Leduc "
+        "hold'em only, OpenSpiel's rules or rlcard's)"
+    )
+
+
+def root_of(tables: CardTables, state: Any, player: int) -> tuple[int, int, int]:
+    """``(node, own card, public card or -1)`` of ``player`` in the core's ``state``: all that
+    a search reads of it."""
+    if tables.layout == RLCARD:
+        node, cards = state
+        public = cards[2] if len(cards) > 2 else -1
+        return (len(cards) if node == 0 else node + 1), int(cards[player]), int(public)
+    return int(state[0]), int(state[1 + player]), int(state[3]) if len(state) > 3 else -1
 
 
 def _pad(rows: list[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
@@ -82,6 +101,8 @@ def card_tables(game: Any) -> CardTables:
     """The arrays of ``game`` (``supports(game)`` must be ``None``)."""
     if isinstance(game, KuhnPoker):
         return _kuhn(game)
+    if isinstance(game, RLCardLeduc):
+        return _rlcard_leduc(game)
     return _leduc(game)
 
 
@@ -142,3 +163,46 @@ def _leduc(game: LeducHoldem) -> CardTables:
     return CardTables(kind, np.array(game._to_play, np.int64), child,
                       np.array(game._after_public, np.int64), pool, pool_len, unseen, unseen_len,
                       payoff, k, float(low), float(high))  # fmt: skip
+
+
+def _rlcard_leduc(game: RLCardLeduc) -> CardTables:
+    """rlcard's Leduc (``RLCardLeduc``): its node ``n >= 1`` is ours ``n + 1``; its node 0
+    (both hole cards, one chance node each) is ours 0 (seat 0's card) and 1 (seat 1's); its
+    blind draw (node 1, ours 2) is a ``SEAT`` chance node, even odds. Cards are ranks, two
+    copies each."""
+    k, w = 3, 4
+    nodes = len(game._kind) + 1
+    kind = np.full(nodes, DECIDE, np.int64)
+    to_play = np.full(nodes, -1, np.int64)
+    child = np.full((nodes, game.num_actions), -1, np.int64)
+    after_public = np.full(nodes, -1, np.int64)
+    kind[0], kind[1], kind[2] = DEAL_0, DEAL_1, SEAT
+    child[2, :2] = [n + 1 for n in game._blind_next]
+    for node in range(2, len(game._kind)):
+        ours = node + 1
+        rl = game._kind[node]
+        to_play[ours] = game._to_play[node]
+        if rl == BET:
+            child[ours] = [n + 1 if n >= 0 else -1 for n in game._children[node]]
+        elif rl == DEAL:
+            kind[ours] = DEAL_PUBLIC
+            after_public[ours] = game._deal_next[node] + 1
+        elif rl != BLIND:
+            kind[ours] = OVER
+    pools = [game._pool(tuple(c for c in (i // w - 1, i % w - 1) if c >= 0)) for i in range(w * w)]
+    pool, pool_len = _pad(pools)
+    unseen, unseen_len = _pad(
+        [game._pool((own,) if pub < 0 else (own, pub)) for own in range(k) for pub in range(-1, k)]
+    )
+    payoff = np.zeros((nodes, k, k, w), np.float64)
+    for node in range(2, len(game._kind)):
+        if kind[node + 1] != OVER:
+            continue
+        for c0 in range(k):
+            for c1 in range(k):
+                for pub in range(-1 if game._kind[node] == FOLDED else 0, k):
+                    cards = (c0, c1) if pub < 0 else (c0, c1, pub)
+                    payoff[node + 1, c0, c1, pub + 1] = game.returns((node, cards))[0]
+    low, high = game.return_range
+    return CardTables(kind, to_play, child, after_public, pool, pool_len, unseen, unseen_len,
+                      payoff, k, float(low), float(high), RLCARD)  # fmt: skip

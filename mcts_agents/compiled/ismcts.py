@@ -1,4 +1,6 @@
-"""``CompiledISMCTS``: Information Set MCTS of ``search.ismcts`` compiled for Kuhn and Leduc poker.
+"""``CompiledISMCTS``: Information Set MCTS of ``search.ismcts`` compiled for Kuhn and Leduc poker
+(two players; Leduc with OpenSpiel's rules or rlcard's, the core of PettingZoo's
+``leduc_holdem_v4``).
 
 The same algorithm and options as the Python ``ISMCTS`` (multiple or single observer, Smooth UCT,
 ``search_from="here"`` or ``"start"`` with the same fallback, tree reuse, budgets, final-move
@@ -23,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from mcts_agents.compiled.card_tables import CardTables, card_tables, supports
+from mcts_agents.compiled.card_tables import CardTables, card_tables, root_of, supports
 from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.ismcts import check_game
@@ -172,8 +174,7 @@ class CompiledISMCTS:
         player = game.to_play(state)
         legal = list(game.legal_actions(state))
         check_room(self.budget, len(legal))
-        node, own = int(state[0]), int(state[1 + player])
-        public = int(state[3]) if len(state) > 3 else -1
+        node, own, public = root_of(self._tables, state, player)
         root = self._key(node, own, public, player)
         reused = self._prepare(root)
         if not self._exists[root]:
@@ -251,8 +252,7 @@ class CompiledISMCTS:
         with one search this way)."""
         player = game.to_play(state)
         legal = list(game.legal_actions(state))
-        public = int(state[3]) if len(state) > 3 else -1
-        root = self._key(int(state[0]), int(state[1 + player]), public, player)
+        root = self._key(*root_of(self._tables, state, player), player)
         visits = self._root_stats(root, legal)[0]
         total = sum(visits)
         if total < len(legal):

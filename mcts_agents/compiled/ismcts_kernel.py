@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mcts_agents.compiled.card_tables import DEAL_0, DEAL_1, DEAL_PUBLIC, OVER
+from mcts_agents.compiled.card_tables import DEAL_0, DEAL_1, DEAL_PUBLIC, OVER, SEAT
 from mcts_agents.compiled.common import random01
 
 __all__ = ["simulate", "warm_up"]
@@ -32,10 +32,13 @@ MAX_DEPTH = 64
 
 
 @njit(cache=True)
-def _deal(kind, after_public, pool, pool_len, w, node, c0, c1, pub, rng):
+def _deal(kind, child, after_public, pool, pool_len, w, node, c0, c1, pub, rng):
     """The world after the chance nodes from ``node`` on, drawn with ``rng``."""
     while True:
         k = kind[node]
+        if k == SEAT:  # a chance node among its children, even odds (rlcard's blind seat)
+            node = child[node, int(random01(rng) * 2)]
+            continue
         if k != DEAL_0 and k != DEAL_1 and k != DEAL_PUBLIC:
             return node, c0, c1, pub
         i = (c0 + 1) * w + c1 + 1
@@ -56,7 +59,9 @@ def _playout(kind, child, after_public, pool, pool_len, payoff, w, node, c0, c1,
     """Seat 0's chips after uniformly random play to the end."""
     actions = child.shape[1]
     while True:
-        node, c0, c1, pub = _deal(kind, after_public, pool, pool_len, w, node, c0, c1, pub, rng)
+        node, c0, c1, pub = _deal(
+            kind, child, after_public, pool, pool_len, w, node, c0, c1, pub, rng
+        )
         if kind[node] == OVER:
             return payoff[node, c0, c1, pub + 1]
         legal = 0
@@ -100,7 +105,9 @@ def simulate(
     root_key = _key(root_node, own, own, public, player, player, nodes, w)
     for _ in range(n):
         if from_start:
-            node, c0, c1, pub = _deal(kind, after_public, pool, pool_len, w, 0, -1, -1, -1, rng)
+            node, c0, c1, pub = _deal(
+                kind, child, after_public, pool, pool_len, w, 0, -1, -1, -1, rng
+            )
             if kind[node] == OVER:
                 continue
             mover = to_play[node]
@@ -161,7 +168,9 @@ def simulate(
             path_mover[depth] = mover
             depth += 1
             node = child[node, a]
-            node, c0, c1, pub = _deal(kind, after_public, pool, pool_len, w, node, c0, c1, pub, rng)
+            node, c0, c1, pub = _deal(
+                kind, child, after_public, pool, pool_len, w, node, c0, c1, pub, rng
+            )
             if kind[node] == OVER:
                 r0 = payoff[node, c0, c1, pub + 1]
                 break

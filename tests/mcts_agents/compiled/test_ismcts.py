@@ -20,10 +20,11 @@ from mcts_agents import Budget, SearchConfig, make_searcher
 from mcts_agents.compiled.ismcts import CompiledISMCTS
 from mcts_agents.envs.games.kuhn_poker import KuhnPoker
 from mcts_agents.envs.games.leduc_holdem import LeducHoldem
+from mcts_agents.envs.games.rlcard_leduc import RLCardLeduc
 from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.search import ISMCTS
 
-KUHN, LEDUC = KuhnPoker(), LeducHoldem()
+KUHN, LEDUC, RLCARD = KuhnPoker(), LeducHoldem(), RLCardLeduc()
 
 
 def at(game: Any, history: list[int]) -> Any:
@@ -54,8 +55,18 @@ def summary(game: Any, state: Any, backend: str, n: int, seeds: int, **options: 
         (LEDUC, [1, 4, 1], {"search_from": "here", "smooth": 0.1}, 0.08, 0.015),
         (KUHN, [2, 0, 0, 1], {"search_from": "start", "smooth": 0.1}, 0.05, 0.02),
         (KUHN, [0, 1], {"search_from": "here"}, 0.05, 0.02),
+        (RLCARD, [0, 1, 0, 0, 3, 2], {"search_from": "here"}, 0.08, 0.015),
+        (RLCARD, [2, 1, 0], {"search_from": "start", "smooth": 0.1}, 0.05, 0.03),
     ],
-    ids=["leduc-mo", "leduc-so", "leduc-smooth", "kuhn-start-smooth", "kuhn-mo"],
+    ids=[
+        "leduc-mo",
+        "leduc-so",
+        "leduc-smooth",
+        "kuhn-start-smooth",
+        "kuhn-mo",
+        "rlcard-mo",
+        "rlcard-start-smooth",
+    ],
 )
 def test_statistics_equal_the_python_search(
     game: Any, history: list[int], options: dict, share_tol: float, value_tol: float
@@ -108,8 +119,9 @@ def test_self_play_of_kuhn_is_near_an_equilibrium() -> None:
     [
         (LEDUC, ([0, 3, 1, 2, 1, 4], [0, 5, 1, 2, 1, 4], [0, 1, 1, 2, 1, 4])),
         (KUHN, ([1, 0, 0, 1], [1, 2, 0, 1])),
+        (RLCARD, ([0, 1, 0, 0, 3, 2], [0, 0, 0, 0, 3, 2], [0, 2, 0, 0, 3, 2])),
     ],
-    ids=["leduc", "kuhn"],
+    ids=["leduc", "kuhn", "rlcard"],
 )
 def test_no_peeking(game: Any, histories: tuple, options: dict) -> None:
     """States that differ only in the opponent's card: the same search, same seed."""
@@ -151,6 +163,7 @@ def test_the_factory_chooses_the_compiled_search_where_it_applies() -> None:
     assert isinstance(make_searcher(LEDUC, budget, SearchConfig(), 0), CompiledISMCTS)
     python = make_searcher(LEDUC, budget, SearchConfig(backend="python"), 0)
     assert isinstance(python, ISMCTS)
+    assert isinstance(make_searcher(RLCARD, budget, SearchConfig(), 0), CompiledISMCTS)
     three = KuhnPoker(players=3)
     assert isinstance(make_searcher(three, budget, SearchConfig(), 0), ISMCTS)
     result = python.search(LEDUC, at(LEDUC, [0, 3]))
@@ -198,3 +211,20 @@ def test_told_to_stop_it_returns_at_a_kernel_call_and_calls_play_as_one() -> Non
         searcher.should_stop = should_stop
         children.append(searcher.search(LEDUC, state).children)
     assert children[0] == children[1]
+
+
+def test_pettingzoo_leduc_searches_the_rlcard_core_compiled() -> None:
+    """PettingZoo's ``leduc_holdem_v4`` is read into ``RLCardLeduc``, which the compiled search
+    plays (a legal move, the default self-play from the start)."""
+    pytest.importorskip("rlcard")
+    from pettingzoo.classic import leduc_holdem_v4
+
+    from mcts_agents import MCTSAgent
+
+    env = leduc_holdem_v4.env()
+    env.reset(seed=4)
+    agent = MCTSAgent(iterations=20_000, seed=0)
+    result = agent.search(env)
+    assert result.backend == "numba" and result.search_from == "start"
+    mask = env.observe(env.agent_selection)["action_mask"]
+    assert mask[result.best_action]
