@@ -183,7 +183,7 @@ def _rlcard_leduc(game: RLCardLeduc) -> CardTables:
         rl = game._kind[node]
         to_play[ours] = game._to_play[node]
         if rl == BET:
-            child[ours] = [n + 1 if n >= 0 else -1 for n in game._children[node]]
+            child[ours] = [n + 1 if n >= 0 else -1 for n in game._children[node] or ()]
         elif rl == DEAL:
             kind[ours] = DEAL_PUBLIC
             after_public[ours] = game._deal_next[node] + 1
