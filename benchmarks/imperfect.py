@@ -341,10 +341,10 @@ def headtohead_game(task: dict[str, Any]) -> dict[str, Any]:
 
 
 def headtohead(
-    name: str, times: Sequence[float], games: int, seed: int, workers: int, ours: str = "agent",
-    options: dict[str, Any] | None = None,
+    name: str, times: Sequence[float], games: int, seed: int, workers: int,
+    searcher: str = "agent", options: dict[str, Any] | None = None,
 ) -> list:  # fmt: skip
-    """``ours``: ``"agent"`` (``MCTSAgent`` on Shimmy's env: the Python ISMCTS on OpenSpiel's
+    """``searcher``: ours, ``"agent"`` (``MCTSAgent`` on Shimmy's env: the Python ISMCTS on OpenSpiel's
     states) or ``"core"`` (Kuhn and Leduc: our searcher on our rules core, which takes
     OpenSpiel's action ids and chance outcomes one to one, replayed from the state's history;
     the compiled ISMCTS by default); ``options``: our ``SearchConfig`` options."""
@@ -362,7 +362,7 @@ def headtohead(
                 "seed": seed + i,
                 "seat": i % players,
                 "random_plies": random_plies,
-                "ours": ours,
+                "ours": searcher,
                 "options": options or {},
             }
             for i in range(games)
@@ -376,7 +376,7 @@ def headtohead(
             for r in records
         ]
         row = {
-            "game": name, "time": t, "games": len(records), "ours_search": ours,
+            "game": name, "time": t, "games": len(records), "ours_search": searcher,
             "options": options or {},
             "ours": mean_interval(ours), "theirs": mean_interval(theirs),
             "difference": mean_interval(diffs),
