@@ -344,8 +344,8 @@ def headtohead(
     name: str, times: Sequence[float], games: int, seed: int, workers: int,
     searcher: str = "agent", options: dict[str, Any] | None = None,
 ) -> list:  # fmt: skip
-    """``searcher``: ours, ``"agent"`` (``MCTSAgent`` on Shimmy's env: the Python ISMCTS on OpenSpiel's
-    states) or ``"core"`` (Kuhn and Leduc: our searcher on our rules core, which takes
+    """``searcher``: ours, ``"agent"`` (``MCTSAgent`` on Shimmy's env: the Python ISMCTS on
+    OpenSpiel's states) or ``"core"`` (Kuhn and Leduc: our searcher on our rules core, which takes
     OpenSpiel's action ids and chance outcomes one to one, replayed from the state's history;
     the compiled ISMCTS by default); ``options``: our ``SearchConfig`` options."""
     params = {"players": 3} if name == "oh_hell" else {}
