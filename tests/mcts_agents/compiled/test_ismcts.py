@@ -215,7 +215,7 @@ def test_told_to_stop_it_returns_at_a_kernel_call_and_calls_play_as_one() -> Non
 
 def test_pettingzoo_leduc_searches_the_rlcard_core_compiled() -> None:
     """PettingZoo's ``leduc_holdem_v4`` is read into ``RLCardLeduc``, which the compiled search
-    plays (a legal move, the default self-play from the start)."""
+    plays (a legal move; at 100k simulations the default plays from the start)."""
     pytest.importorskip("rlcard")
     from pettingzoo.classic import leduc_holdem_v4
 
@@ -223,8 +223,29 @@ def test_pettingzoo_leduc_searches_the_rlcard_core_compiled() -> None:
 
     env = leduc_holdem_v4.env()
     env.reset(seed=4)
-    agent = MCTSAgent(iterations=20_000, seed=0)
+    agent = MCTSAgent(iterations=100_000, seed=0)
     result = agent.search(env)
     assert result.backend == "numba" and result.search_from == "start"
     mask = env.observe(env.agent_selection)["action_mask"]
     assert mask[result.best_action]
+
+
+def test_auto_plays_from_the_start_where_the_budget_allows_enough_self_play() -> None:
+    """``search_from="auto"``: Kuhn always from the start; Leduc from the start at 100k
+    simulations or 0.025 s and more, else from here (measured better below that)."""
+    from mcts_agents.compiled.ismcts import AUTO_LEAST
+
+    kuhn = make_searcher(KUHN, Budget(iterations=1000), SearchConfig(), 0)
+    assert kuhn.search(KUHN, at(KUHN, [0, 1])).search_from == "start"
+    state = at(LEDUC, [0, 3])
+    small = make_searcher(LEDUC, Budget(iterations=AUTO_LEAST - 1), SearchConfig(), 0)
+    here = make_searcher(
+        LEDUC, Budget(iterations=AUTO_LEAST - 1), SearchConfig(search_from="here"), 0
+    )
+    assert small.search(LEDUC, state).children == here.search(LEDUC, state).children
+    assert small.search(LEDUC, state).search_from == "here"
+    small.budget = Budget(iterations=AUTO_LEAST)  # a budget replaced between searches
+    result = small.search(LEDUC, state)
+    assert result.search_from == "start" and result.reused_nodes == 0  # the table was cleared
+    timed = make_searcher(LEDUC, Budget(time_limit=0.01), SearchConfig(), 0)
+    assert timed.search(LEDUC, state).search_from == "here"
