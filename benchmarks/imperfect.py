@@ -62,7 +62,7 @@ CORES: dict[str, tuple[str, Callable[[], Any]]] = {
 }
 #: Our settings measured for exploitability: label -> SearchConfig options.
 OURS: dict[str, dict[str, Any]] = {
-    "ours default (compiled: search_from=auto, Smooth UCT from the start)": {},
+    "ours default (compiled, search_from=auto)": {},
     "ours MO-ISMCTS, search_from=here": {"search_from": "here"},
     "ours SO-ISMCTS, search_from=here": {"information": "so_ismcts", "search_from": "here"},
     "ours MO-ISMCTS, search_from=start": {"search_from": "start"},
@@ -246,7 +246,7 @@ def speed(repeats: int = 5) -> list[dict]:
 
     make_searcher(core, Budget(iterations=10), SearchConfig(), 0)  # load the kernel first
     searches: dict[str, Callable[[], float]] = {
-        "ours compiled, default (search_from=auto: Smooth UCT from the start)": ours(2_000_000),
+        "ours compiled, default (search_from=auto: from the start at this budget)": ours(2_000_000),
         "ours compiled, MO-ISMCTS, search_from=here": ours(2_000_000, search_from="here"),
         "ours Python, MO-ISMCTS, search_from=here": ours(
             20_000, search_from="here", backend="python"

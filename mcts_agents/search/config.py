@@ -127,7 +127,8 @@ class SearchConfig:
         search_from: where ISMCTS simulations begin. ``"auto"`` (default): ``"start"`` with
             Smooth UCT's tuned schedule where the compiled ISMCTS runs the game (Kuhn and
             Leduc poker, ``mcts_agents.compiled.ismcts``: millions of self-play simulations a
-            second reach near-equilibrium play), ``"here"`` everywhere else. ``"here"``: a
+            second reach near-equilibrium play) and the budget allows enough of them (Leduc:
+            100k simulations or 0.025 s), ``"here"`` everywhere else. ``"here"``: a
             determinization
             of the current information set, drawn uniformly from what the player cannot see
             (the classic ISMCTS; it does not weigh the worlds by the opponents' past actions).
