@@ -62,11 +62,13 @@ CORES: dict[str, tuple[str, Callable[[], Any]]] = {
 }
 #: Our settings measured for exploitability: label -> SearchConfig options.
 OURS: dict[str, dict[str, Any]] = {
-    "ours MO-ISMCTS (default)": {},
-    "ours SO-ISMCTS": {"information": "so_ismcts"},
+    "ours default (compiled, search_from=auto)": {},
+    "ours MO-ISMCTS, search_from=here": {"search_from": "here"},
+    "ours SO-ISMCTS, search_from=here": {"information": "so_ismcts", "search_from": "here"},
     "ours MO-ISMCTS, search_from=start": {"search_from": "start"},
     "ours MO-ISMCTS, start, smooth=0.1, c=1": {"search_from": "start", "smooth": 0.1, "c": 1.0},
 }
+CORES_BY_SPIEL: dict[str, Callable[[], Any]] = {name: make for name, make in CORES.values()}
 CPP_FINAL = {
     "normalised": pyspiel.ISMCTSFinalPolicyType.NORMALIZED_VISIT_COUNT,
     "max-visit": pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
@@ -94,15 +96,36 @@ def information_states(name: str) -> tuple[Any, dict[str, tuple[int, list[int]]]
 
 
 def ours_policy(
-    core: Any, infos: dict[str, tuple[int, list[int]]], iterations: int, seed: int, **options: Any
-) -> dict[str, list[tuple[int, float]]]:
-    """Our normalised root visits at every information state (one search each)."""
+    core: Any, infos: dict[str, tuple[int, list[int]]], iterations: int, seed: int,
+    time_limit: float | None = None, **options: Any,
+) -> dict[str, list[tuple[int, float]]]:  # fmt: skip
+    """Our normalised root visits at every information state (one search each).
+
+    A compiled search from the start (``search_from`` "start", or "auto" where it means that)
+    builds the same table whichever decision it is asked about (self-play from the deal; only
+    the root's empty node is made first), so one search serves every information state: its
+    table's visits are read at each (``stored_policy``), and only a decision the self-play left
+    with fewer visits than actions gets its own search (which falls back to a search from
+    there, as the agent's would). ``time_limit``: that one search's budget instead.
+    """
+    budget = Budget(iterations=None if time_limit else iterations, time_limit=time_limit)
+    config = SearchConfig(**options)
+    shared = None
     policy = {}
     for key, (_, history) in infos.items():
         state = core.apply(core.initial_state(), history)
-        searcher = make_searcher(core, Budget(iterations=iterations), SearchConfig(**options), seed)
-        visits = searcher.search(core, state).policy
-        policy[key] = [(a, visits.get(a, 0.0)) for a in sorted(core.legal_actions(state))]
+        stored = None
+        if shared is None:
+            searcher = make_searcher(core, budget, config, seed)
+            if getattr(searcher, "from_start", False) and hasattr(searcher, "stored_policy"):
+                shared = searcher
+                shared.search(core, state)
+        if shared is not None:
+            stored = shared.stored_policy(core, state)
+        if stored is None:
+            searcher = make_searcher(core, budget, config, seed)
+            stored = searcher.search(core, state).policy
+        policy[key] = [(a, stored.get(a, 0.0)) for a in sorted(core.legal_actions(state))]
     return policy
 
 
@@ -125,14 +148,29 @@ def cpp_policy(
     return policy
 
 
-def exploitability(games: Sequence[str], iterations: Sequence[int], seeds: int) -> list[dict]:
+def exploitability(
+    games: Sequence[str], iterations: Sequence[int], seeds: int, backend: str = "auto",
+    only: str | None = None, time_limit: float | None = None,
+) -> list[dict]:  # fmt: skip
+    """``backend``: ours compiled where it can (``"auto"``) or the Python ISMCTS; ``only``: the
+    settings whose label contains it (``"cpp"``: OpenSpiel's only); ``time_limit``: ours only,
+    one search of that many seconds per seed (searches from the start only)."""
     rows = []
-    searches: list[tuple[str, str, Any]] = [("ours", label, o) for label, o in OURS.items()]
+    searches: list[tuple[str, str, Any]] = [
+        ("ours", label + ("" if backend == "auto" else f", backend={backend}"),
+         {**o, "backend": backend})
+        for label, o in OURS.items()
+    ]  # fmt: skip
     searches += [
         ("cpp", f"OpenSpiel C++ ISMCTSBot, {final}, uct_c={c:g}", (final, c))
         for final in CPP_FINAL
         for c in (1.0, 2.0)
     ]
+    if only is not None:
+        searches = [s for s in searches if only in s[1] or (only == "cpp" and s[0] == "cpp")]
+    if time_limit is not None:
+        searches = [s for s in searches if s[0] == "ours" and s[2].get("search_from") != "here"]
+        iterations = [0]
     for short in games:
         name, make = CORES[short]
         game, infos = information_states(name)
@@ -143,13 +181,13 @@ def exploitability(games: Sequence[str], iterations: Sequence[int], seeds: int) 
                 values = []
                 for seed in range(seeds):
                     if kind == "ours":
-                        policy = ours_policy(core, infos, n, seed, **options)
+                        policy = ours_policy(core, infos, n, seed, time_limit, **options)
                     else:
                         policy = cpp_policy(game, infos, n, seed, *options)
                     values.append(pyspiel.exploitability(game, policy))
                 row = {
                     "game": name,
-                    "iterations": n,
+                    "iterations": n if time_limit is None else f"{time_limit:g} s",
                     "search": label,
                     "exploitability": values,
                     "median": median(values),
@@ -162,7 +200,7 @@ def exploitability(games: Sequence[str], iterations: Sequence[int], seeds: int) 
         [
             [
                 r["game"],
-                f"{r['iterations']:,}",
+                f"{r['iterations']:,}" if isinstance(r["iterations"], int) else r["iterations"],
                 r["search"],
                 f"{r['median']:.3f}",
                 " ".join(f"{v:.3f}" for v in r["exploitability"]),
@@ -182,10 +220,13 @@ def speed(repeats: int = 5) -> list[dict]:
     for action in (0, 3):
         spiel.apply_action(action)
 
-    def ours() -> float:
-        searcher = make_searcher(core, Budget(iterations=20_000), SearchConfig(), 0)
-        result = searcher.search(core, state)
-        return result.iterations / result.elapsed
+    def ours(n: int, **options: Any) -> Callable[[], float]:
+        def run() -> float:
+            searcher = make_searcher(core, Budget(iterations=n), SearchConfig(**options), 0)
+            result = searcher.search(core, state)
+            return result.iterations / result.elapsed
+
+        return run
 
     def cpp() -> float:
         bot = pyspiel.ISMCTSBot(0, pyspiel.RandomRolloutEvaluator(1, 0), 2.0, 100_000, -1,
@@ -203,20 +244,33 @@ def speed(repeats: int = 5) -> list[dict]:
         bot.step(spiel)
         return 4000 / (perf_counter() - started)
 
-    runs: dict[str, list[float]] = {"ours": [], "OpenSpiel Python": [], "OpenSpiel C++": []}
+    make_searcher(core, Budget(iterations=10), SearchConfig(), 0)  # load the kernel first
+    searches: dict[str, Callable[[], float]] = {
+        "ours compiled, default (search_from=auto: from the start at this budget)": ours(2_000_000),
+        "ours compiled, MO-ISMCTS, search_from=here": ours(2_000_000, search_from="here"),
+        "ours Python, MO-ISMCTS, search_from=here": ours(
+            20_000, search_from="here", backend="python"
+        ),
+        "OpenSpiel Python": python,
+        "OpenSpiel C++": cpp,
+    }
+    runs: dict[str, list[float]] = {k: [] for k in searches}
     for _ in range(repeats):  # interleaved, so that load from elsewhere hits all alike
-        runs["ours"].append(ours())
-        runs["OpenSpiel Python"].append(python())
-        runs["OpenSpiel C++"].append(cpp())
+        for label, run in searches.items():
+            runs[label].append(run())
     python_rate = median(runs["OpenSpiel Python"])
+    cpp_rate = median(runs["OpenSpiel C++"])
     rows = [
-        {"search": k, "sims_per_s": median(v), "vs_python": median(v) / python_rate, "runs": v}
+        {"search": k, "sims_per_s": median(v), "vs_python": median(v) / python_rate,
+         "vs_cpp": median(v) / cpp_rate, "runs": v}
         for k, v in runs.items()
-    ]
+    ]  # fmt: skip
     print_table(
-        ["ISMCTS on Leduc, first decision", "simulations/s (median)", "vs OpenSpiel Python"],
-        [[r["search"], f"{r['sims_per_s']:,.0f}", f"{r['vs_python']:.2f}x"] for r in rows],
-    )
+        ["ISMCTS on Leduc, first decision", "simulations/s (median)", "vs OpenSpiel Python",
+         "vs OpenSpiel C++"],
+        [[r["search"], f"{r['sims_per_s']:,.0f}", f"{r['vs_python']:.2f}x",
+          f"{r['vs_cpp']:.2f}x"] for r in rows],
+    )  # fmt: skip
     return rows
 
 
@@ -249,7 +303,14 @@ def headtohead_game(task: dict[str, Any]) -> dict[str, Any]:
     for _ in range(task["random_plies"] if passes else 0):  # hearts' passing phase
         legal = env.unwrapped.game_state.legal_actions()  # Shimmy keeps the mask in infos
         env.step(int(legal[rng.randrange(len(legal))]))
-    agent = MCTSAgent(time_limit=t, seed=seed)
+    core = CORES_BY_SPIEL[name]() if task.get("ours") == "core" else None
+    agent = (
+        None if core is not None else MCTSAgent(time_limit=t, seed=seed, **task.get("options", {}))
+    )
+    searcher = None
+    if core is not None:
+        config = SearchConfig.from_options(task.get("options", {}))
+        searcher = make_searcher(core, Budget(time_limit=t), config, seed)
     bot = pyspiel.ISMCTSBot(seed, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, UNLIMITED, -1,
                             CPP_FINAL["max-visit"], False, False, t)  # fmt: skip
     seconds = {"ours": 0.0, "theirs": 0.0}
@@ -262,7 +323,11 @@ def headtohead_game(task: dict[str, Any]) -> dict[str, Any]:
             continue
         side = "ours" if env.possible_agents.index(who) == seat else "theirs"
         started = perf_counter()
-        if side == "ours":
+        if side == "ours" and searcher is not None:  # our rules core, fed OpenSpiel's moves
+            state = core.apply(core.initial_state(), env.unwrapped.game_state.history())
+            result = searcher.search(core, state)
+            action, sims = result.best_action, sims + result.iterations
+        elif side == "ours" and agent is not None:
             action = agent.act(env)
             sims += agent.last_result.iterations  # type: ignore[union-attr]
         else:
@@ -275,7 +340,14 @@ def headtohead_game(task: dict[str, Any]) -> dict[str, Any]:
             "moves": moves, "ours_sims": sims}  # fmt: skip
 
 
-def headtohead(name: str, times: Sequence[float], games: int, seed: int, workers: int) -> list:
+def headtohead(
+    name: str, times: Sequence[float], games: int, seed: int, workers: int,
+    searcher: str = "agent", options: dict[str, Any] | None = None,
+) -> list:  # fmt: skip
+    """``searcher``: ours, ``"agent"`` (``MCTSAgent`` on Shimmy's env: the Python ISMCTS on
+    OpenSpiel's states) or ``"core"`` (Kuhn and Leduc: our searcher on our rules core, which takes
+    OpenSpiel's action ids and chance outcomes one to one, replayed from the state's history;
+    the compiled ISMCTS by default); ``options``: our ``SearchConfig`` options."""
     params = {"players": 3} if name == "oh_hell" else {}
     players = pyspiel.load_game(name, params).num_players()
     random_plies = 12 if name == "hearts" else 0  # 4 players pass 3 cards each
@@ -290,6 +362,8 @@ def headtohead(name: str, times: Sequence[float], games: int, seed: int, workers
                 "seed": seed + i,
                 "seat": i % players,
                 "random_plies": random_plies,
+                "ours": searcher,
+                "options": options or {},
             }
             for i in range(games)
         ]
@@ -302,7 +376,8 @@ def headtohead(name: str, times: Sequence[float], games: int, seed: int, workers
             for r in records
         ]
         row = {
-            "game": name, "time": t, "games": len(records),
+            "game": name, "time": t, "games": len(records), "ours_search": searcher,
+            "options": options or {},
             "ours": mean_interval(ours), "theirs": mean_interval(theirs),
             "difference": mean_interval(diffs),
             "ours_s_per_move": sum(r["seconds"]["ours"] for r in records)
@@ -340,6 +415,18 @@ def headtohead(name: str, times: Sequence[float], games: int, seed: int, workers
         ],
     )
     return rows
+
+
+def _options(text: str) -> dict[str, Any]:
+    """``"search_from=here,c=1"`` -> ``{"search_from": "here", "c": 1.0}``."""
+    options: dict[str, Any] = {}
+    for item in filter(None, text.split(",")):
+        key, _, value = item.partition("=")
+        try:
+            options[key] = float(value)
+        except ValueError:
+            options[key] = None if value == "None" else value
+    return options
 
 
 def _mean(interval: tuple[float, float, float]) -> str:
@@ -486,7 +573,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--count", type=int, default=200, help="games per match")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", metavar="PATH")
+    parser.add_argument("--backend", default="auto", help="exploitability: ours' backend")
+    parser.add_argument("--only", default=None, help="exploitability: settings containing this")
+    parser.add_argument(
+        "--budget-time",
+        type=float,
+        default=None,
+        help="exploitability: one search of this many seconds (from the start)",
+    )
+    parser.add_argument(
+        "--ours",
+        default="agent",
+        choices=["agent", "core"],
+        help="headtohead: MCTSAgent through Shimmy, or our rules core",
+    )
+    parser.add_argument(
+        "--options", default="", help="headtohead: our SearchConfig options, k=v comma-separated"
+    )
+    parser.add_argument("--json", metavar="PATH")  # fmt: skip
     args = parser.parse_args(argv)
     info = machine_info()
     print_machine(info)
@@ -495,11 +599,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.part == "exploitability":
         games = (args.games or "kuhn,leduc").split(",")
         iterations = [int(float(x)) for x in (args.iterations or "1000,10000").split(",")]
-        results: Any = exploitability(games, iterations, args.seeds)
+        results: Any = exploitability(
+            games, iterations, args.seeds, args.backend, args.only, args.budget_time
+        )
     elif args.part == "speed":
         results = speed()
     elif args.part == "headtohead":
-        results = headtohead(args.game, times, args.count, args.seed, args.workers)
+        results = headtohead(args.game, times, args.count, args.seed, args.workers, args.ours,
+                             _options(args.options))  # fmt: skip
     elif args.part == "observers":
         games = (args.games or "phantom_444,oh_hell").split(",")
         iterations = int(float(args.iterations or 500))

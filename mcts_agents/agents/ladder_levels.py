@@ -7,7 +7,7 @@ from __future__ import annotations
 
 __all__ = ["HANDS", "LEVEL_SPECS"]
 
-_ISMCTS = ",information=mo_ismcts"
+_ISMCTS = ",information=mo_ismcts,backend=python"  # the calibrated levels: the Python ISMCTS
 
 #: game -> its levels' agent specs, L0 first: the ladders' definition, for every game of the
 #: ladder (calibrated or not). Iteration budgets roughly doubling (never time), fixed options;

@@ -17,6 +17,10 @@ tic-tac-toe and Nim. The kernels compile the rules cores' own bit functions and 
 the cores have them. The shared kernel compiles per game (``entries``): a game's first search
 compiles its rules only, after one logged warning where numba's cache does not hold it.
 
+Information Set MCTS for two-player Kuhn poker and Leduc hold'em (``ismcts.CompiledISMCTS``,
+over the cores' tables: ``card_tables``, ``ismcts_kernel``) is chosen by
+``planner.choice.local_searcher`` for those games, not through this registry.
+
 Compiled playouts for the Python search (``register_playout``; ``planner.choice.local_searcher``
 hands them to ``MCTS`` where ``backend="auto"``): Pig (``rules.pig.pig_playout``), Othello up to
 8x8 (``rules.othello.othello_playout``), Go 5x5 to 19x19 (``go_playout.go_playout``: incremental

@@ -175,5 +175,6 @@ def warm_up() -> None:
     if not numba_available():
         return
     paths = [e.searcher for e in _KERNELS.values()] + [e.factory for e in _PLAYOUTS.values()]
+    paths.append("mcts_agents.compiled.ismcts_kernel:simulate")  # the card games' ISMCTS
     for path in paths:
         importlib.import_module(path.partition(":")[0]).warm_up()

@@ -1,7 +1,8 @@
 """Which searcher runs one game in one process.
 
 ``SearchConfig.information`` decides first. A game with private information gets Information
-Set MCTS (``ismcts.ISMCTS``, multiple-observer by default, single-observer on request), PIMC
+Set MCTS (``ismcts.ISMCTS``, multiple-observer by default, single-observer on request; the
+compiled ``compiled.ismcts.CompiledISMCTS`` for Kuhn and Leduc poker where ``backend`` allows), PIMC
 (``pimc.PIMC``) or, only when asked for by name, the ``"oracle"``: ``MCTS`` on the true hidden
 state. Searching such a game as if it were visible (``"perfect"``) is refused. Every other game
 gets the perfect-information search, where ``SearchConfig.backend`` decides: ``"python"`` always
@@ -16,6 +17,7 @@ parallelism.
 from __future__ import annotations
 
 from mcts_agents import compiled
+from mcts_agents.compiled import ismcts as compiled_ismcts
 from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.game import Game, is_perfect_information
@@ -51,6 +53,12 @@ def local_searcher(
         )
     if not is_perfect_information(game):
         if mode in ("auto", "mo_ismcts", "so_ismcts"):
+            if config.backend != "python":  # the compiled ISMCTS where it plays the game
+                reason = compiled_ismcts.unsupported(game, config)
+                if reason is None:
+                    return compiled_ismcts.CompiledISMCTS(game, budget, config, seed)
+                if config.backend == "numba":
+                    raise InvalidOptionError(f"backend='numba' cannot search {game!r}: {reason}")
             return ISMCTS(budget, config, seed)
         if mode == "pimc":
             return PIMC(budget, config, seed)
@@ -60,7 +68,7 @@ def local_searcher(
                 "cards; use 'mo_ismcts' (the default), 'so_ismcts' or 'pimc', or "
                 "information='oracle' to search the true state on purpose"
             )
-        if config.search_from != "here" or config.smooth is not None:
+        if config.search_from not in ("auto", "here") or config.smooth is not None:
             raise InvalidOptionError(
                 f"information='oracle' searches the true state with MCTS; search_from and "
                 f"smooth are Information Set MCTS's (got search_from={config.search_from!r}, "

@@ -17,7 +17,7 @@ Playout = Literal["random", "decisive"]
 Backend = Literal["auto", "python", "numba"]
 Information = Literal["auto", "perfect", "oracle", "mo_ismcts", "so_ismcts", "pimc"]
 INFORMATION_MODES = ("auto", "perfect", "oracle", "mo_ismcts", "so_ismcts", "pimc")
-SearchFrom = Literal["here", "start"]
+SearchFrom = Literal["auto", "here", "start"]
 
 #: A position evaluator maps ``(game, state)`` to per-player values in [-1, 1] and optional
 #: priors (a mapping action -> prior, or a sequence indexed by action); ``None`` priors mean
@@ -124,7 +124,12 @@ class SearchConfig:
             true hidden state, a cheating upper bound that is never chosen unless asked for.
         determinizations: PIMC's number of determinized trees per search (each gets an equal
             share of the budget).
-        search_from: where ISMCTS simulations begin. ``"here"`` (default): a determinization
+        search_from: where ISMCTS simulations begin. ``"auto"`` (default): ``"start"`` with
+            Smooth UCT's tuned schedule where the compiled ISMCTS runs the game (Kuhn and
+            Leduc poker, ``mcts_agents.compiled.ismcts``: millions of self-play simulations a
+            second reach near-equilibrium play) and the budget allows enough of them (Leduc:
+            100k simulations or 0.025 s), ``"here"`` everywhere else. ``"here"``: a
+            determinization
             of the current information set, drawn uniformly from what the player cannot see
             (the classic ISMCTS; it does not weigh the worlds by the opponents' past actions).
             ``"start"``: the game's initial state, every chance outcome drawn by the search and
@@ -164,7 +169,7 @@ class SearchConfig:
     backend: Backend = "auto"
     information: Information = "auto"
     determinizations: int = 20
-    search_from: SearchFrom = "here"
+    search_from: SearchFrom = "auto"
     smooth: float | None = None
     return_range: tuple[float, float] | None = None
     gumbel_max_actions: int = 16
@@ -199,7 +204,7 @@ class SearchConfig:
         check_choice(self.backend, "backend", ("auto", "python", "numba"))
         check_choice(self.information, "information", INFORMATION_MODES)
         check_int(self.determinizations, "determinizations", low=1)
-        check_choice(self.search_from, "search_from", ("here", "start"))
+        check_choice(self.search_from, "search_from", ("auto", "here", "start"))
         check_number(self.smooth, "smooth", low=0, high=1, optional=True)
         self._check_return_range()
         self._check_gumbel()

@@ -46,7 +46,7 @@ class PIMC:
             ("search_from", config.search_from, "here"),
             ("smooth", config.smooth, None),
         ):
-            if value != default:
+            if value != default and value != "auto":
                 raise InvalidOptionError(
                     f"{option}={value!r} is Information Set MCTS's option; PIMC searches "
                     f"determinized worlds of the current information set (use "

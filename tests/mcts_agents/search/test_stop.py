@@ -73,7 +73,7 @@ def test_hidden_information_searches_told_to_stop_return_what_they_ran(informati
     state = game.initial_state()
     while game.is_chance(state):  # the deal: the first card left each time
         state = game.next_state(state, game.chance_outcomes(state)[0][0])
-    config = SearchConfig(information=information, determinizations=4)  # type: ignore[arg-type]
+    config = SearchConfig(information=information, determinizations=4, backend="python")  # type: ignore[arg-type]
     searcher: Any = make_searcher(game, Budget(iterations=HUGE), config, seed=2)
     searcher.should_stop = StopAfter(200)
     result = searcher.search(game, state)
