@@ -7,7 +7,7 @@ Run from the repository root (needs the ``az`` extra, torch)::
     python -m benchmarks.gumbel ttt [--iterations 40 | --minutes 3] [--simulations 8]
                                     [--games 200] [--out DIR] [--json PATH]
     python -m benchmarks.gumbel c4 --out runs/c4-gumbel [--minutes 45] [--simulations 16]
-                                   [--workers 2] [--games 400]
+                                   [--teacher K] [--workers 2] [--games 400]
 
 - ``compare``: the same trained network searched by Gumbel search (``--gumbel``: without the
   root's draw by default, ``gumbel_scale=0``, the stronger to play with) and by PUCT at each
@@ -30,7 +30,7 @@ Run from the repository root (needs the ``az`` extra, torch)::
 - ``c4``: the Connect Four run of the issue: Gumbel self-play at ``--simulations`` per move
   for ``--minutes`` (45) on ``--workers`` processes (``C4_CHANGES``: the PUCT run's network,
   trainer and gate of ``benchmarks.alphazero_connect_four``, without root noise or playout
-  caps), then ``benchmarks.alphazero_c4_eval``'s evaluation: 400 games at 200 simulations
+  caps; ``--teacher K``: warm-started by K iterations of its teacher's games), then ``benchmarks.alphazero_c4_eval``'s evaluation: 400 games at 200 simulations
   against MCTS with 1,000 uniform-playout iterations, with Gumbel search and with PUCT, and the
   raw policy against the one-ply win-or-block player.
 
@@ -282,11 +282,13 @@ C4_CHANGES: dict[str, Any] = {"search": "gumbel", "root_noise": None, "playout_c
 
 def c4(args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.alphazero_c4_eval import MCTS_1000, match
-    from benchmarks.alphazero_connect_four import SETTINGS
+    from benchmarks.alphazero_connect_four import SETTINGS, TEACHER
     from mcts_agents.alphazero.learn import RunConfig, train
 
+    teacher = {**TEACHER, "teacher_iterations": args.teacher} if args.teacher else {}
     settings = {
         **SETTINGS,
+        **teacher,
         **C4_CHANGES,
         "simulations": args.simulations,
         "gate_simulations": args.simulations,
@@ -306,7 +308,7 @@ def c4(args: argparse.Namespace) -> dict[str, Any]:
     )
     results = [
         match(
-            f"az:model={args.out},simulations=200,{search}",
+            f"az:model={args.out},simulations=200,{search},gumbel_c_scale={args.c_scale}",
             MCTS_1000,
             args.games,
             args.seed,
@@ -338,7 +340,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         help="Gumbel's side: no draw (gumbel_scale=0, default) or draws of scale 1",
     )
     one.add_argument("--max-actions", type=int, default=16, help="gumbel_max_actions")
-    one.add_argument("--c-scale", type=float, default=1.0, help="gumbel_c_scale")
+    one.add_argument("--c-scale", type=float, default=0.1, help="gumbel_c_scale")
     two = commands.add_parser("ttt")
     two.add_argument("--iterations", type=int, default=40, help="training iterations")
     two.add_argument("--minutes", type=float, default=None, help="train this long instead")
@@ -353,7 +355,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     three.add_argument("--minutes", type=float, default=45.0)
     three.add_argument("--simulations", type=int, default=16)
     three.add_argument("--games", type=int, default=400)
-    three.add_argument("--c-scale", type=float, default=1.0, help="gumbel_c_scale")
+    three.add_argument("--c-scale", type=float, default=0.1, help="gumbel_c_scale")
+    three.add_argument(
+        "--teacher", type=int, default=0, help="warm start: K iterations of teacher games"
+    )
     for command in (one, two, three):
         command.add_argument("--workers", type=int, default=1, help="processes")
         command.add_argument("--threads", type=int, default=1, help="torch threads here")

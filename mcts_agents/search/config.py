@@ -71,7 +71,8 @@ class SearchConfig:
             the root considers the best priors and plays deterministically).
         gumbel_c_visit: Gumbel search: ``c_visit`` of ``sigma(q) = (c_visit + max_b N(b)) *
             c_scale * q`` (>= 0).
-        gumbel_c_scale: Gumbel search: ``c_scale`` of ``sigma`` (> 0).
+        gumbel_c_scale: Gumbel search: ``c_scale`` of ``sigma`` (> 0; default 0.1, ``mctx``'s
+            ``value_scale``: it measured better than the paper's 1.0 here, docs/alphazero.md).
         fpu: first-play urgency: the score of an unvisited child. ``None`` means every child is
             tried once before any is tried twice (classic UCT).
         expand_all: create all children of a node at its first expansion instead of one per
@@ -175,7 +176,7 @@ class SearchConfig:
     gumbel_max_actions: int = 16
     gumbel_scale: float = 1.0
     gumbel_c_visit: float = 50.0
-    gumbel_c_scale: float = 1.0
+    gumbel_c_scale: float = 0.1
 
     def __post_init__(self) -> None:
         check_number(self.c, "c", low=0)

@@ -102,7 +102,7 @@ class RunConfig:
     gumbel_max_actions: int = 16
     gumbel_scale: float = 1.0
     gumbel_c_visit: float = 50.0
-    gumbel_c_scale: float = 1.0
+    gumbel_c_scale: float = 0.1
 
     def __post_init__(self) -> None:
         check_choice(self.search, "RunConfig's search", ("puct", "gumbel"))
