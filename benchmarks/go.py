@@ -338,19 +338,93 @@ def gnugo_games(args: argparse.Namespace) -> None:
     print(f"ours against GNU Go level {args.level}: {wins} wins in {len(done)} games")
 
 
-def playout_ab(args: argparse.Namespace) -> None:
-    """``--ab GAMES``: MCTSAgent with Go's decisive playouts (no own-eye filling, no
-    voluntary pass) against uniform playouts, ``--ab-time`` seconds a move each, on go_v0
-    (positional superko, komi 7.5), seats alternating; resumable through ``--ab-out``."""
-    from mcts_agents.arena import play_match
+def _options(text: str) -> Any:
+    """``GoOptions`` from ``"rave=0,c=0.5"`` (empty: the defaults); ``"python"``: the Python
+    tree with the compiled decisive playouts (the path before the compiled search)."""
+    from mcts_agents.compiled.go_searcher import GoOptions
 
-    spec = f"go:size={args.size}"
-    agents = [
-        f"mcts:time={args.ab_time},playout=decisive,name=decisive",
-        f"mcts:time={args.ab_time},playout=random,name=uniform",
+    if text == "python":
+        return "python"
+    changes: dict[str, Any] = {}
+    for item in filter(None, text.split(",")):
+        name, _, value = item.partition("=")
+        kind = type(getattr(GoOptions(), name))
+        changes[name] = bool(int(value)) if kind is bool else kind(value)
+    return GoOptions(**changes)
+
+
+def _ab_game(task: dict[str, Any]) -> dict[str, Any]:
+    """One game of ``--ab``: side A (black in even games) against side B, equal time a move."""
+    from mcts_agents.compiled.go_playout import go_playout
+    from mcts_agents.compiled.go_searcher import GoSearch
+    from mcts_agents.envs.games.go import Go
+    from mcts_agents.search.config import Budget, SearchConfig
+    from mcts_agents.search.mcts import MCTS
+
+    game = Go(task["size"], 7.5)
+    index = task["index"]
+    budget = Budget(time_limit=task["time"])
+    sides = []
+    for n, text in enumerate((task["a"], task["b"])):
+        options, seed = _options(text), 1000 * index + n
+        if options == "python":
+            play = (game, go_playout(game, "decisive"))
+            sides.append(MCTS(budget, SearchConfig(c=C, playout="decisive"), seed, play))
+        else:
+            sides.append(GoSearch(game, budget, SearchConfig(), seed, options))
+    a_colour = index % 2
+    state = game.initial_state()
+    sims = [0, 0]
+    plies = 0
+    while not game.is_terminal(state) and plies < 3 * game.points:
+        side = 0 if state[2] == a_colour else 1
+        result = sides[side].search(game, state)
+        sims[side] += result.iterations
+        state = game.next_state(state, result.best_action)
+        plies += 1
+    black_won = game.score(state) > 0
+    return {
+        "index": index,
+        "a_black": a_colour == 0,
+        "a_won": black_won == (a_colour == 0),
+        "score": game.score(state),
+        "plies": plies,
+        "a_sims_per_move": sims[0] / max(1, (plies + 1 - a_colour) // 2),
+        "b_sims_per_move": sims[1] / max(1, (plies + a_colour) // 2),
+    }
+
+
+def search_ab(args: argparse.Namespace) -> None:
+    """``--ab GAMES``: Go's compiled search with options ``--a`` against ``--b`` (``GoOptions``
+    fields, ``"rave=0,heavy=0"``; ``python``: the Python tree with compiled playouts), on the
+    core (positional superko, komi 7.5), ``--ab-time`` seconds a move each, colours
+    alternating; each game appended to ``--ab-out`` (a rerun continues), ``--workers``
+    processes. Prints A's wins with a Wilson interval."""
+    from multiprocessing import Pool
+
+    from mcts_agents.ratings import wilson_interval
+
+    out = Path(args.ab_out)
+    done = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+    have = {r["index"] for r in done}
+    tasks = [
+        {"index": i, "size": args.size, "time": args.ab_time, "a": args.a, "b": args.b}
+        for i in range(args.ab)
+        if i not in have
     ]
-    result = play_match(spec, agents, args.ab, seed=1, out=args.ab_out, workers=args.workers)
-    print(f"decisive against uniform playouts, {args.ab_time} s a move, {spec}:\n{result}")
+    with Pool(args.workers) as pool:
+        for record in pool.imap_unordered(_ab_game, tasks):
+            record.update(a=args.a, b=args.b, time=args.ab_time)
+            with out.open("a") as sink:
+                sink.write(json.dumps(record) + "\n")
+            done.append(record)
+            print(json.dumps(record), flush=True)
+    wins = sum(r["a_won"] for r in done)
+    low, high = wilson_interval(wins, len(done))
+    print(
+        f"A ({args.a or 'defaults'}) against B ({args.b or 'defaults'}), {args.ab_time} s a "
+        f"move, {args.size}x{args.size}: {wins}/{len(done)} wins, 95% [{low:.2f}, {high:.2f}]"
+    )
 
 
 def main() -> None:
@@ -363,9 +437,11 @@ def main() -> None:
     parser.add_argument("--move-time", type=float, default=2.0, help="our seconds a move")
     parser.add_argument("--out", default="go_gnugo.jsonl", help="JSON lines of the games")
     parser.add_argument("--no-speed", action="store_true", help="only the games")
-    parser.add_argument("--ab", type=int, default=0, help="games: decisive vs uniform playouts")
+    parser.add_argument("--ab", type=int, default=0, help="games: options --a against --b")
+    parser.add_argument("--a", default="", help="side A's GoOptions (rave=0,...) or python")
+    parser.add_argument("--b", default="python", help="side B's GoOptions or python")
     parser.add_argument("--ab-time", type=float, default=0.5, help="seconds a move in --ab")
-    parser.add_argument("--ab-out", default="go_playout_ab.jsonl", help="results of --ab")
+    parser.add_argument("--ab-out", default="go_search_ab.jsonl", help="results of --ab")
     parser.add_argument("--workers", type=int, default=1, help="processes for --ab")
     args = parser.parse_args()
     info = machine_info()
@@ -376,7 +452,7 @@ def main() -> None:
         print(f"\n{board}, from the empty board, one process, median of {args.repeats}")
         print_table(["path", "sims", "sims/s", "spread", "x copies", "x OpenSpiel"], rows)
     if args.ab:
-        playout_ab(args)
+        search_ab(args)
     if args.gnugo:
         gnugo_games(args)
 

@@ -26,7 +26,7 @@ Priors (``priors``): every child ``even`` visits at one half; captures and escap
 ``capture``/``escape`` won visits; moves next to the last move ``near`` won visits; first-line
 moves while over half the board is empty ``edge`` lost visits; self-ataris of two stones or
 more ``self_atari`` lost visits; filling an own eye ``eye`` lost visits; the pass ``pass_n``
-lost visits.
+lost visits, or won ones where it ends the game (the opponent passed) with the mover ahead.
 
 Playouts (``heavy``): after the opponent's last move, capture its string if it is in atari,
 else save an own string next to it in atari by extending (not into atari again); else a random
@@ -126,6 +126,7 @@ def _select(node: int, ni: Any, nf: Any, ip: Any, fp: Any, rng: Any) -> int:
 def _expand(
     node: int, ni: Any, nf: Any, meta: Any, col: Any, bw: Any, st: Any, offs: Any, zob: Any,
     edge: Any, ip: Any, fp: Any, seen: Any, path_hash: Any, depth: int, points: int,
+    stack: Any, scratch: Any,
 ) -> bool:  # fmt: skip
     """Give ``node`` (the board's position) its children; False when the table is full."""
     start = meta[META_NODES]
@@ -199,6 +200,10 @@ def _expand(
     nf[W, k] = 0.0
     nf[PN, k] = fp[FP_PASS] if priors else 0.0
     nf[PW, k] = 0.0
+    if priors and st[PASSES] == 1:  # the pass ends the game: a won end is a won prior
+        black_won = area(col, offs, stack, scratch) - fp[FP_KOMI] > 0
+        if black_won == (c == 1):
+            nf[PW, k] = fp[FP_PASS]
     nf[AN, k] = 0.0
     nf[AW, k] = 0.0
     k += 1
@@ -327,7 +332,7 @@ def run(
         if st[PASSES] < 2 and depth < max_depth and (node == 0 or ni[N, node] >= expand_at):
             if _expand(
                 node, ni, nf, meta, col, bw, st, offs, zob, edge, ip, fp, seen, path_hash,
-                depth, points,
+                depth, points, stack, scratch,
             ):  # fmt: skip
                 child = _select(node, ni, nf, ip, fp, rng)
                 c = st[TO_MOVE]
@@ -399,3 +404,14 @@ def subtree(ni: Any, nf: Any, new_root: int, to_i: Any, to_f: Any) -> int:
                 to_f[r, tail] = nf[r, f + j]
             tail += 1
     return tail
+
+
+@njit(cache=True)
+def playout_record(
+    col: Any, bw: Any, st: Any, offs: Any, zob: Any, edge: Any, ip: Any, rng: Any,
+    seq_p: Any, seq_c: Any,
+) -> int:  # fmt: skip
+    """A playout from the board (changed in place), its stones' cells and colours recorded
+    (for tests: the passes are not recorded); returns how many."""
+    points = ip[IP_SIZE] * ip[IP_SIZE]
+    return _playout(col, bw, st, offs, zob, edge, ip, rng, seq_p, seq_c, 0, 3 * points)
