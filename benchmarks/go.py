@@ -321,21 +321,43 @@ def gnugo_path() -> str:
     return found or ""
 
 
+def _gnugo_game(task: tuple[int, int, float, int]) -> dict:
+    size, level, move_time, index = task
+    record = play_gnugo(size, level, move_time, index % 2 == 0, index)
+    record.update(index=index, level=level, move_time=move_time, size=size)
+    return record
+
+
 def gnugo_games(args: argparse.Namespace) -> None:
+    """``--games N`` against GNU Go at ``--level``, ``--seconds`` a move, ``--workers`` games
+    at a time (each engine on one core); results appended to ``--out`` as they finish, a
+    rerun plays only the missing game indices. Prints wins/games with a Wilson interval."""
+    from multiprocessing import Pool
+
+    from mcts_agents.compiled import warm_up
+    from mcts_agents.ratings import wilson_interval
+
     if not gnugo_path():
         print("gnugo not found (Debian: apt-get install gnugo); the games are skipped")
         return
+    warm_up()  # numba's cache filled once, before the engines start
     out = Path(args.out)
     done = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-    for index in range(len(done), args.gnugo):
-        record = play_gnugo(args.size, args.level, args.move_time, index % 2 == 0, index)
-        record.update(index=index, level=args.level, move_time=args.move_time, size=args.size)
-        with out.open("a") as sink:
-            sink.write(json.dumps(record) + "\n")
-        done.append(record)
-        print(json.dumps(record), flush=True)
+    done = [r for r in done if r["level"] == args.level and r["size"] == args.size]
+    have = {r["index"] for r in done}
+    tasks = [(args.size, args.level, args.move_time, i) for i in range(args.gnugo) if i not in have]
+    with Pool(max(1, args.workers)) as pool:
+        for record in pool.imap_unordered(_gnugo_game, tasks):
+            with out.open("a") as sink:
+                sink.write(json.dumps(record) + "\n")
+            done.append(record)
+            print(json.dumps(record), flush=True)
     wins = sum(r["ours_won"] for r in done)
-    print(f"ours against GNU Go level {args.level}: {wins} wins in {len(done)} games")
+    low, high = wilson_interval(wins, len(done)) if done else (0.0, 1.0)
+    print(
+        f"ours against GNU Go level {args.level}: {wins} wins in {len(done)} games "
+        f"(95% Wilson [{low:.2f}, {high:.2f}])"
+    )
 
 
 def _options(text: str) -> Any:
@@ -432,9 +454,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small budgets")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--size", type=int, default=9)
-    parser.add_argument("--gnugo", type=int, default=0, help="games against GNU Go")
+    parser.add_argument("--gnugo", "--games", type=int, default=0, help="games against GNU Go")
     parser.add_argument("--level", type=int, default=1, help="GNU Go's level")
-    parser.add_argument("--move-time", type=float, default=2.0, help="our seconds a move")
+    parser.add_argument(
+        "--move-time", "--seconds", type=float, default=2.0, help="our seconds a move"
+    )
     parser.add_argument("--out", default="go_gnugo.jsonl", help="JSON lines of the games")
     parser.add_argument("--no-speed", action="store_true", help="only the games")
     parser.add_argument("--ab", type=int, default=0, help="games: options --a against --b")
@@ -442,7 +466,7 @@ def main() -> None:
     parser.add_argument("--b", default="python", help="side B's GoOptions or python")
     parser.add_argument("--ab-time", type=float, default=0.5, help="seconds a move in --ab")
     parser.add_argument("--ab-out", default="go_search_ab.jsonl", help="results of --ab")
-    parser.add_argument("--workers", type=int, default=1, help="processes for --ab")
+    parser.add_argument("--workers", type=int, default=1, help="games at a time (--ab, --gnugo)")
     args = parser.parse_args()
     info = machine_info()
     print_machine(info)

@@ -24,7 +24,7 @@ from numba import njit
 
 from mcts_agents.compiled.go_playout import _lift, _place
 
-__all__ = ["HEAD", "N_EMPTY", "board_from_core", "cell_of", "action_of"]
+__all__ = ["HEAD", "N_EMPTY", "action_of", "board_from_core", "cell_of"]
 
 OFF = 3
 # bw's rows

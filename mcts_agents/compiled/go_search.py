@@ -44,15 +44,14 @@ import numpy as np
 from numba import njit
 
 from mcts_agents.compiled.go_board import (
+    EMPTIES,
+    EPOS,
     HASH,
     HEAD,
-    KO,
     LAST,
     N_EMPTY,
     PASSES,
     TO_MOVE,
-    EMPTIES,
-    EPOS,
     area,
     atari,
     captures,
@@ -329,21 +328,21 @@ def run(
             path[depth] = child
             path_hash[depth] = np.uint64(st[HASH])
             node = child
-        if st[PASSES] < 2 and depth < max_depth and (node == 0 or ni[N, node] >= expand_at):
-            if _expand(
-                node, ni, nf, meta, col, bw, st, offs, zob, edge, ip, fp, seen, path_hash,
-                depth, points, stack, scratch,
-            ):  # fmt: skip
-                child = _select(node, ni, nf, ip, fp, rng)
-                c = st[TO_MOVE]
-                p = ni[MOVE, child]
-                seq_p[length] = p
-                seq_c[length] = c
-                length += 1
-                play(p, col, bw, st, offs, zob)
-                depth += 1
-                path[depth] = child
-                path_hash[depth] = np.uint64(st[HASH])
+        grow = st[PASSES] < 2 and depth < max_depth and (node == 0 or ni[N, node] >= expand_at)
+        if grow and _expand(
+            node, ni, nf, meta, col, bw, st, offs, zob, edge, ip, fp, seen, path_hash,
+            depth, points, stack, scratch,
+        ):  # fmt: skip
+            child = _select(node, ni, nf, ip, fp, rng)
+            c = st[TO_MOVE]
+            p = ni[MOVE, child]
+            seq_p[length] = p
+            seq_c[length] = c
+            length += 1
+            play(p, col, bw, st, offs, zob)
+            depth += 1
+            path[depth] = child
+            path_hash[depth] = np.uint64(st[HASH])
         if st[PASSES] < 2:
             length = _playout(
                 col, bw, st, offs, zob, edge, ip, rng, seq_p, seq_c, length, 3 * points

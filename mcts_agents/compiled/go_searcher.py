@@ -25,7 +25,14 @@ from typing import Any
 import numpy as np
 
 from mcts_agents.compiled import go_search as k
-from mcts_agents.compiled.go_board import action_of, board_from_core, cell_of, edges, offsets, zobrist
+from mcts_agents.compiled.go_board import (
+    action_of,
+    board_from_core,
+    cell_of,
+    edges,
+    offsets,
+    zobrist,
+)
 from mcts_agents.compiled.tree_search import CHUNK_SECONDS, STOP_CHUNK_SECONDS, next_chunk
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.search.config import Budget, SearchConfig
@@ -81,9 +88,7 @@ class GoOptions:
             if f.type in ("float", "int") and (
                 isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0
             ):
-                raise InvalidOptionError(
-                    f"GoOptions.{f.name} must be a number >= 0, got {value!r}"
-                )
+                raise InvalidOptionError(f"GoOptions.{f.name} must be a number >= 0, got {value!r}")
         if self.equiv <= 0 or self.expand < 1 or self.capacity < 1024:
             raise InvalidOptionError(
                 f"GoOptions needs equiv > 0, expand >= 1, capacity >= 1024; got {self!r}"

@@ -47,7 +47,9 @@ def check_tree(searcher: GoSearch, game: Go, node: int, state: tuple, budget: li
             break
         if searcher._children(e):
             budget[0] -= 1
-            checked += check_tree(searcher, game, e, game.next_state(state, searcher._action(e)), budget)
+            checked += check_tree(
+                searcher, game, e, game.next_state(state, searcher._action(e)), budget
+            )
     return checked
 
 
