@@ -26,7 +26,8 @@ Priors (``priors``): every child ``even`` visits at one half; captures and escap
 ``capture``/``escape`` won visits; moves next to the last move ``near`` won visits; first-line
 moves while over half the board is empty ``edge`` lost visits; self-ataris of two stones or
 more ``self_atari`` lost visits; filling an own eye ``eye`` lost visits; the pass ``pass_n``
-lost visits, or won ones where it ends the game (the opponent passed) with the mover ahead.
+lost visits while over half the board is empty (else the even prior), and where it ends the
+game (the opponent passed) ``pass_n`` visits won or lost as the board's area says now.
 
 Playouts (``heavy``): after the opponent's last move, capture its string if it is in atari,
 else save an own string next to it in atari by extending (not into atari again); else a random
@@ -197,12 +198,15 @@ def _expand(
     ni[COUNT, k] = 0
     ni[MOVE, k] = -1
     nf[W, k] = 0.0
-    nf[PN, k] = fp[FP_PASS] if priors else 0.0
+    nf[PN, k] = 0.0
     nf[PW, k] = 0.0
+    if priors:  # lost visits while over half the board is empty, else the even prior
+        nf[PN, k] = fp[FP_PASS] if early else fp[FP_EVEN]
+        nf[PW, k] = 0.0 if early else 0.5 * fp[FP_EVEN]
     if priors and st[PASSES] == 1:  # the pass ends the game: a won end is a won prior
         black_won = area(col, offs, stack, scratch) - fp[FP_KOMI] > 0
-        if black_won == (c == 1):
-            nf[PW, k] = fp[FP_PASS]
+        nf[PN, k] = fp[FP_PASS]
+        nf[PW, k] = fp[FP_PASS] if black_won == (c == 1) else 0.0
     nf[AN, k] = 0.0
     nf[AW, k] = 0.0
     k += 1
