@@ -62,10 +62,12 @@ def _search_rate(
     repeats: int,
     playout: str = "random",
     compiled: bool = False,
+    kernel: bool = False,
 ) -> list[float]:
     """Simulations per second of the Python search; ``compiled``: with the game's compiled
-    playouts (``make_searcher``, ``backend="auto"``: built, and its playout loaded, before the
-    clock starts)."""
+    playouts (the Python tree; playout loaded before the clock starts); ``kernel``: Go's
+    compiled tree search (``make_searcher`` with the defaults, built before the clock)."""
+    from mcts_agents.compiled.go_playout import go_playout
     from mcts_agents.planner.factory import make_searcher
     from mcts_agents.search.config import Budget, SearchConfig
     from mcts_agents.search.mcts import MCTS
@@ -75,8 +77,10 @@ def _search_rate(
         game, state = make()
         config = SearchConfig(c=C, playout=playout)  # type: ignore[arg-type]
         budget = Budget(iterations=iterations)
-        if compiled:
-            searcher = make_searcher(game, budget, config, seed=seed)
+        if kernel:
+            searcher = make_searcher(game, budget, SearchConfig(), seed=seed)
+        elif compiled:
+            searcher = MCTS(budget, config, seed, (game, go_playout(game, playout)))
         else:
             searcher = MCTS(budget, config, seed=seed)
         start = perf_counter()
@@ -84,6 +88,8 @@ def _search_rate(
         rates.append(result.iterations / (perf_counter() - start))
         if compiled and result.playouts != "numba":
             raise RuntimeError("the compiled playouts did not run (is numba installed?)")
+        if kernel and result.backend != "numba":
+            raise RuntimeError("the compiled tree search did not run (is numba installed?)")
     return rates
 
 
@@ -148,6 +154,13 @@ def speed(size: int, repeats: int, quick: bool) -> list[list[str]]:
                     _search_rate(lambda: game_from_env(env), compiled, repeats, playout, True),
                 )
             )
+        rows.append(
+            (
+                "go_v5, fast path, compiled tree search (defaults)",
+                compiled,
+                _search_rate(lambda: game_from_env(env), compiled, repeats, kernel=True),
+            )
+        )
     ours = go_v0(size=size)
     ours.reset(seed=0)
     rates = []
@@ -156,14 +169,14 @@ def speed(size: int, repeats: int, quick: bool) -> list[list[str]]:
         result = agent.search(ours)
         rates.append(result.iterations / result.elapsed)
     rows.append(("go_v0, MCTSAgent (superko)", fast, rates))
-    if numba:  # the agent's defaults: backend="auto" (compiled playouts), decisive playouts
+    if numba:  # the agent's defaults: backend="auto", decisive: the compiled tree search
         rates = []
         for seed in range(repeats):
             agent = MCTSAgent(iterations=compiled, seed=seed, c=C)
             agent.search(ours)  # the first search loads the playout: not timed
             result = agent.search(ours)
             rates.append(result.iterations / result.elapsed)
-        rows.append(("go_v0, MCTSAgent, compiled decisive playouts", compiled, rates))
+        rows.append(("go_v0, MCTSAgent defaults (compiled tree search)", compiled, rates))
     game = ours.unwrapped.game
     import random
 

@@ -30,7 +30,9 @@ lost visits while over half the board is empty (else the even prior), and where 
 game (the opponent passed) ``pass_n`` visits won or lost as the board's area says now.
 
 Playouts (``heavy``): after the opponent's last move, capture its string if it is in atari,
-else save an own string next to it in atari by extending (not into atari again); else a random
+else save an own string next to it in atari by extending (not into atari again); else
+(``patterns``) a point next to the last move that matches one of MoGo's 3x3 shapes
+(``go_patterns``), legal and no self-atari, drawn uniformly among them; else a random
 move (a partial Fisher-Yates shuffle of the empty cells) that is legal, not an own eye, and not
 a self-atari of two stones or more; the pass when nothing is left. Without ``heavy``: the
 decisive playout of ``go_playout`` (legal, no own eye).
@@ -66,8 +68,8 @@ from mcts_agents.compiled.go_board import (
 from mcts_agents.compiled.go_playout import _below
 
 # ip: integer parameters
-IP_SIZE, IP_SUPERKO, IP_RAVE, IP_PRIORS, IP_HEAVY, IP_EXPAND = range(6)
-IP_WORDS = 6
+IP_SIZE, IP_SUPERKO, IP_RAVE, IP_PRIORS, IP_HEAVY, IP_EXPAND, IP_PATTERNS = range(7)
+IP_WORDS = 7
 # fp: float parameters
 FP_KOMI, FP_C, FP_EQUIV, FP_EVEN, FP_CAPTURE, FP_ESCAPE, FP_NEAR, FP_EDGE = range(8)
 FP_SELF_ATARI, FP_EYE, FP_PASS = range(8, 11)
@@ -244,20 +246,57 @@ def _tactic(c: int, col: Any, bw: Any, st: Any, offs: Any) -> int:
 
 
 @njit(cache=True)
+def _pattern(c: int, col: Any, bw: Any, st: Any, offs: Any, pat: Any, rng: Any) -> int:
+    """A heavy playout's pattern move: one of the empty points next to the last move (its
+    eight neighbours) whose 3x3 shape is one of ``go_patterns``' (``pat``), legal and no
+    self-atari, drawn uniformly; -1 if none."""
+    last = st[LAST]
+    if last < 0:
+        return -1
+    width = offs[2]
+    found = 0
+    chosen = -1
+    for dr in range(-1, 2):
+        for dc in range(-1, 2):
+            p = last + dr * width + dc
+            if (dr == 0 and dc == 0) or col[p] != 0:
+                continue
+            code = 0
+            scale = 1
+            for er in range(-1, 2):
+                for ec in range(-1, 2):
+                    if er == 0 and ec == 0:
+                        continue
+                    code += col[p + er * width + ec] * scale
+                    scale *= 4
+            if not pat[code]:
+                continue
+            if not legal(p, c, col, bw, st, offs) or self_atari(p, c, col, bw, offs):
+                continue
+            found += 1
+            if _below(rng, found) == 0:  # reservoir sampling: uniform over the matches
+                chosen = p
+    return chosen
+
+
+@njit(cache=True)
 def _playout(
     col: Any, bw: Any, st: Any, offs: Any, zob: Any, edge: Any, ip: Any, rng: Any,
-    seq_p: Any, seq_c: Any, length: int, cap: int,
+    seq_p: Any, seq_c: Any, length: int, cap: int, pat: Any,
 ) -> int:  # fmt: skip
     """Play out the board to two passes in a row (or ``cap`` plies); the moves go into
     ``seq_p``/``seq_c`` from ``length``. Returns the sequence's new length."""
     width = ip[IP_SIZE] + 2
     heavy = ip[IP_HEAVY] != 0
+    patterns = ip[IP_PATTERNS] != 0
     plies = 0
     while plies < cap and st[PASSES] < 2:
         c = st[TO_MOVE]
         chosen = -1
         if heavy:
             chosen = _tactic(c, col, bw, st, offs)
+        if chosen < 0 and patterns:
+            chosen = _pattern(c, col, bw, st, offs, pat, rng)
         if chosen < 0:
             n = st[N_EMPTY]
             i = 0
@@ -290,7 +329,7 @@ def _playout(
 @njit(cache=True)
 def run(
     ni: Any, nf: Any, meta: Any, root_col: Any, root_bw: Any, root_st: Any, offs: Any,
-    zob: Any, edge: Any, ip: Any, fp: Any, seen: Any, rng: Any, count: int,
+    zob: Any, edge: Any, ip: Any, fp: Any, seen: Any, rng: Any, count: int, pat: Any,
 ) -> int:  # fmt: skip
     """``count`` simulations from node 0 (the root's board: ``root_*``). Returns how many ran."""
     size = ip[IP_SIZE]
@@ -349,7 +388,7 @@ def run(
             path_hash[depth] = np.uint64(st[HASH])
         if st[PASSES] < 2:
             length = _playout(
-                col, bw, st, offs, zob, edge, ip, rng, seq_p, seq_c, length, 3 * points
+                col, bw, st, offs, zob, edge, ip, rng, seq_p, seq_c, length, 3 * points, pat
             )
         black_won = area(col, offs, stack, scratch) - komi > 0
         meta[META_DEPTH] += depth
@@ -412,9 +451,9 @@ def subtree(ni: Any, nf: Any, new_root: int, to_i: Any, to_f: Any) -> int:
 @njit(cache=True)
 def playout_record(
     col: Any, bw: Any, st: Any, offs: Any, zob: Any, edge: Any, ip: Any, rng: Any,
-    seq_p: Any, seq_c: Any,
+    seq_p: Any, seq_c: Any, pat: Any,
 ) -> int:  # fmt: skip
     """A playout from the board (changed in place), its stones' cells and colours recorded
     (for tests: the passes are not recorded); returns how many."""
     points = ip[IP_SIZE] * ip[IP_SIZE]
-    return _playout(col, bw, st, offs, zob, edge, ip, rng, seq_p, seq_c, 0, 3 * points)
+    return _playout(col, bw, st, offs, zob, edge, ip, rng, seq_p, seq_c, 0, 3 * points, pat)

@@ -33,6 +33,7 @@ from mcts_agents.compiled.go_board import (
     offsets,
     zobrist,
 )
+from mcts_agents.compiled.go_patterns import pattern_table
 from mcts_agents.compiled.tree_search import CHUNK_SECONDS, STOP_CHUNK_SECONDS, next_chunk
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.search.config import Budget, SearchConfig
@@ -60,6 +61,7 @@ class GoOptions:
         priors: tree priors (``even``, ``capture``, ``escape``, ``near``, ``edge``,
             ``self_atari``, ``eye``, ``pass_n``: virtual visits).
         heavy: heavy playouts (capture, escape, no self-atari) instead of the decisive ones.
+        patterns: MoGo's 3x3 patterns next to the last move in the playouts.
         expand: a leaf's visits before it is expanded (the root: at once).
         capacity: nodes the table holds (no more expansion when it is full).
     """
@@ -77,6 +79,7 @@ class GoOptions:
     eye: float = 50.0
     pass_n: float = 20.0
     heavy: bool = True
+    patterns: bool = True
     expand: int = 2
     capacity: int = 1 << 21
 
@@ -128,9 +131,11 @@ class GoSearch:
         self.edge = edges(size)
         o = self.options
         self.ip = np.array(
-            [size, int(game.superko), int(o.rave), int(o.priors), int(o.heavy), o.expand],
+            [size, int(game.superko), int(o.rave), int(o.priors), int(o.heavy), o.expand,
+             int(o.patterns)],
             np.int64,
-        )
+        )  # fmt: skip
+        self.pat = pattern_table()
         self.fp = np.array(
             [game.komi, o.c, o.equiv, o.even, o.capture, o.escape, o.near, o.edge,
              o.self_atari, o.eye, o.pass_n],
@@ -255,7 +260,7 @@ class GoSearch:
             done = int(
                 k.run(
                     self.ni, self.nf, self.meta, col, bw, st, self.offs, self.zob, self.edge,
-                    self.ip, self.fp, seen, self.rng_state, n,
+                    self.ip, self.fp, seen, self.rng_state, n, self.pat,
                 )
             )  # fmt: skip
             if chunked:

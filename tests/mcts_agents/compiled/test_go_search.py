@@ -17,6 +17,7 @@ pytest.importorskip("numba")
 
 from mcts_agents.compiled import go_search
 from mcts_agents.compiled.go_board import action_of, board_from_core, edges, offsets, zobrist
+from mcts_agents.compiled.go_patterns import NEIGHBOURS, pattern_table
 from mcts_agents.compiled.go_searcher import GoOptions, GoSearch
 from mcts_agents.search.mcts import MCTS
 
@@ -90,7 +91,7 @@ def test_superko_in_the_tree_follows_the_cores_seen() -> None:
 @pytest.mark.parametrize("heavy", [True, False])
 def test_playouts_are_legal_and_score_the_cores_area(heavy: bool) -> None:
     game = Go(7, komi=3.5, superko=False)
-    ip = np.array([7, 0, 1, 1, int(heavy), 2], np.int64)
+    ip = np.array([7, 0, 1, 1, int(heavy), 2, int(heavy)], np.int64)
     for seed in range(30):
         start = random_position(game, seed % 20, seed)
         if game.is_terminal(start):
@@ -100,7 +101,17 @@ def test_playouts_are_legal_and_score_the_cores_area(heavy: bool) -> None:
         seq_c = np.zeros(4 * game.points, np.int64)
         rng = np.array([seed * 7919 + 1], np.uint64)
         n = go_search.playout_record(
-            col, bw, st, offsets(7), zobrist(game), edges(7), ip, rng, seq_p, seq_c
+            col,
+            bw,
+            st,
+            offsets(7),
+            zobrist(game),
+            edges(7),
+            ip,
+            rng,
+            seq_p,
+            seq_c,
+            pattern_table(),
         )
         state = start
         for p, c in zip(seq_p[:n], seq_c[:n], strict=True):
@@ -181,3 +192,21 @@ def test_the_factory_gives_it_to_go_v0_and_the_fast_path() -> None:
         assert searcher.search(game, game.initial_state()).backend == "numba"
         assert isinstance(make_searcher(game, budget, SearchConfig(playout="random")), MCTS)
         assert isinstance(make_searcher(game, budget, SearchConfig(backend="python")), MCTS)
+
+
+def test_the_pattern_table_holds_mogos_shapes_in_every_orientation() -> None:
+    """The enclosing hane (X O X above the point, empty below) matches, turned and with the
+    colours swapped; an empty neighbourhood and a lone stone do not."""
+    table = pattern_table()
+
+    def code(grid: list[str]) -> int:
+        value = {".": 0, "X": 1, "O": 2, " ": 3}
+        cells = [grid[1 + dr][1 + dc] for dr, dc in NEIGHBOURS]
+        return sum(value[c] * 4**i for i, c in enumerate(cells))
+
+    assert table[code(["XOX", "...", "..."])]
+    assert table[code(["..X", "..O", "..X"])]  # turned a quarter
+    assert table[code(["OXO", "...", "..."])]  # colours swapped
+    assert table[code(["X.?".replace("?", "."), "O..", "   "])]  # the edge's chase
+    assert not table[code(["...", "...", "..."])]
+    assert not table[code(["...", "...", ".X."])]
