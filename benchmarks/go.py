@@ -404,7 +404,7 @@ def _ab_game(task: dict[str, Any]) -> dict[str, Any]:
         options, seed = _options(text), 1000 * index + n
         if options == "python":
             play = (game, go_playout(game, "decisive"))
-            sides.append(MCTS(budget, SearchConfig(c=C, playout="decisive"), seed, play))
+            sides.append(MCTS(budget, SearchConfig(playout="decisive"), seed, play))
         else:
             sides.append(GoSearch(game, budget, SearchConfig(), seed, options))
     a_colour = index % 2

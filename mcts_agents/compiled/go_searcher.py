@@ -81,7 +81,7 @@ class GoOptions:
     heavy: bool = True
     patterns: bool = True
     expand: int = 2
-    capacity: int = 1 << 21
+    capacity: int = 1 << 22
 
     def __post_init__(self) -> None:
         for f in fields(self):
