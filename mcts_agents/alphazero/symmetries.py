@@ -15,6 +15,8 @@ with none registered. Registered, by the game's exact type (a subclass may obser
 - ``Othello``: the eight symmetries of the square over the cells; the pass action stays last.
   The rules are symmetric under all eight; the starting position under four of them (identity,
   half turn, both diagonal reflections); the other four swap its colours.
+- ``Go``: the eight symmetries of the square, as Othello's (cells, then the pass kept last);
+  the rules, komi and the empty start are symmetric under all eight.
 
 Observations are channels-last, ``[..., rows, columns, channels]`` (the cores'
 ``observation_shape``), and cell actions are ``row * columns + column``.
@@ -28,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from mcts_agents.envs.games.connect_four import ConnectFour
+from mcts_agents.envs.games.go import Go
 from mcts_agents.envs.games.mnk import MNK
 from mcts_agents.envs.games.othello import Othello
 from mcts_agents.errors import InvalidOptionError
@@ -169,6 +172,7 @@ SYMMETRY_BUILDERS: dict[type, Callable[[Any], list[Symmetry]]] = {
     ConnectFour: _connect_four,
     MNK: _mnk,
     Othello: _othello,
+    Go: _othello,  # the same square of cells with a pass after them
 }
 
 
