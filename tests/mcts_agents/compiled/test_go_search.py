@@ -210,3 +210,11 @@ def test_the_pattern_table_holds_mogos_shapes_in_every_orientation() -> None:
     assert table[code(["X.?".replace("?", "."), "O..", "   "])]  # the edge's chase
     assert not table[code(["...", "...", "..."])]
     assert not table[code(["...", "...", ".X."])]
+
+
+def test_a_node_budget_bounds_the_table_and_ends_the_search() -> None:
+    game = Go(7)
+    searcher = GoSearch(game, Budget(max_nodes=2000), SearchConfig(), 0)
+    result = searcher.search(game, game.initial_state())
+    assert 0 < result.nodes <= 2000 and result.iterations > 0
+    assert game.is_legal(game.initial_state(), result.best_action)
