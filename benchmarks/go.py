@@ -20,20 +20,26 @@ fresh searcher each, so nothing is reused), all rows in one run on one machine:
 - ``playouts``: ``Go.rollout`` alone from the empty board (uniformly random legal moves);
 - with numba (the ``fast`` extra), the compiled playouts (``compiled/go_playout.py``): the
   same searches through ``make_searcher`` (``backend="auto"``: the Python tree, compiled
-  playouts, 10x the iterations), ``MCTSAgent`` with its defaults, and the compiled playouts
+  playouts, 10x the iterations), Go's compiled tree search (the defaults: ``make_searcher``,
+  ``MCTSAgent``), and the compiled playouts
   alone (uniform and decisive, called one by one from Python as the search calls them, then
   all in one compiled call: ``go_playout.black_wins``);
 - OpenSpiel's C++ ``pyspiel.MCTSBot`` on ``go`` (one random rollout per leaf, ``uct_c=2``):
   the bar (issue 28: >= 10x its playouts/s); the last column is each row over it.
 
-``--gnugo GAMES``: the GTP engine (``mcts-agents gtp``, default agent: its clock, here a fixed
-``--move-time`` a move through ``mcts:time=S``) against GNU Go (``gnugo --mode gtp --level L
+``--games N`` (``--gnugo``): the GTP engine (``mcts-agents gtp``, default agent: here a fixed
+``--seconds`` a move through ``mcts:time=S``) against GNU Go (``gnugo --mode gtp --level L
 --chinese-rules --capture-all-dead``: it captures dead stones before it passes, so the board's
 area is the score), komi 7.5, colours alternating, refereed by our core (GNU Go's
-``final_score``, which judges dead stones itself, reported beside ours); each game is
-appended to ``--out`` (JSON lines) and a rerun with the same file continues. GNU Go comes from
-Debian's ``gnugo`` package (``apt-get install gnugo``); without it the games are skipped with a
-line saying so.
+``final_score``, which judges dead stones itself, reported beside ours), ``--workers`` games at
+a time (each engine on one core); each game, with its moves, is appended to ``--out`` (JSON
+lines) as it ends and a rerun with the same file plays only the missing game indices of that
+level. GNU Go comes from Debian's ``gnugo`` package (``apt-get install gnugo``); without it the
+games are skipped with a line saying so.
+
+``--ab N``: Go's compiled tree search with ``GoOptions`` ``--a`` against ``--b`` (``"rave=0"``,
+``"heavy=0,patterns=0"``; ``python``: the Python tree with compiled playouts) at
+``--ab-time`` seconds a move, colours alternating, resumable through ``--ab-out``.
 """
 
 from __future__ import annotations
@@ -293,6 +299,7 @@ def play_gnugo(size: int, level: int, move_time: float, black_is_ours: bool, see
         engine.send("clear_board")
         engine.send("komi 7.5")
     moves = 0
+    played: list[str] = []
     resigned = None
     start = perf_counter()
     while not game.is_terminal(state) and moves < 4 * size * size:
@@ -307,6 +314,7 @@ def play_gnugo(size: int, level: int, move_time: float, black_is_ours: bool, see
             raise RuntimeError(f"illegal move {reply!r} by {'ours' if mover is ours else 'gnugo'}")
         other.send(f"play {colour} {reply}")
         state = game.next_state(state, action)
+        played.append(reply.upper())
         moves += 1
     gnugo_score = gnugo.send("final_score")
     for engine in engines:
@@ -325,6 +333,7 @@ def play_gnugo(size: int, level: int, move_time: float, black_is_ours: bool, see
         "gnugo_score": gnugo_score,
         "moves": moves,
         "seconds": round(perf_counter() - start, 1),
+        "record": " ".join(played),
     }
 
 
@@ -347,13 +356,13 @@ def gnugo_games(args: argparse.Namespace) -> None:
     rerun plays only the missing game indices. Prints wins/games with a Wilson interval."""
     from multiprocessing import Pool
 
-    from mcts_agents.compiled import warm_up
+    from mcts_agents.compiled.go_searcher import warm_up
     from mcts_agents.ratings import wilson_interval
 
     if not gnugo_path():
         print("gnugo not found (Debian: apt-get install gnugo); the games are skipped")
         return
-    warm_up()  # numba's cache filled once, before the engines start
+    warm_up()  # Go's kernel in numba's cache once, before the engines start
     out = Path(args.out)
     done = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     done = [r for r in done if r["level"] == args.level and r["size"] == args.size]
