@@ -20,20 +20,26 @@ fresh searcher each, so nothing is reused), all rows in one run on one machine:
 - ``playouts``: ``Go.rollout`` alone from the empty board (uniformly random legal moves);
 - with numba (the ``fast`` extra), the compiled playouts (``compiled/go_playout.py``): the
   same searches through ``make_searcher`` (``backend="auto"``: the Python tree, compiled
-  playouts, 10x the iterations), ``MCTSAgent`` with its defaults, and the compiled playouts
+  playouts, 10x the iterations), Go's compiled tree search (the defaults: ``make_searcher``,
+  ``MCTSAgent``), and the compiled playouts
   alone (uniform and decisive, called one by one from Python as the search calls them, then
   all in one compiled call: ``go_playout.black_wins``);
 - OpenSpiel's C++ ``pyspiel.MCTSBot`` on ``go`` (one random rollout per leaf, ``uct_c=2``):
   the bar (issue 28: >= 10x its playouts/s); the last column is each row over it.
 
-``--gnugo GAMES``: the GTP engine (``mcts-agents gtp``, default agent: its clock, here a fixed
-``--move-time`` a move through ``mcts:time=S``) against GNU Go (``gnugo --mode gtp --level L
+``--games N`` (``--gnugo``): the GTP engine (``mcts-agents gtp``, default agent: here a fixed
+``--seconds`` a move through ``mcts:time=S``) against GNU Go (``gnugo --mode gtp --level L
 --chinese-rules --capture-all-dead``: it captures dead stones before it passes, so the board's
 area is the score), komi 7.5, colours alternating, refereed by our core (GNU Go's
-``final_score``, which judges dead stones itself, reported beside ours); each game is
-appended to ``--out`` (JSON lines) and a rerun with the same file continues. GNU Go comes from
-Debian's ``gnugo`` package (``apt-get install gnugo``); without it the games are skipped with a
-line saying so.
+``final_score``, which judges dead stones itself, reported beside ours), ``--workers`` games at
+a time (each engine on one core); each game, with its moves, is appended to ``--out`` (JSON
+lines) as it ends and a rerun with the same file plays only the missing game indices of that
+level. GNU Go comes from Debian's ``gnugo`` package (``apt-get install gnugo``); without it the
+games are skipped with a line saying so.
+
+``--ab N``: Go's compiled tree search with ``GoOptions`` ``--a`` against ``--b`` (``"rave=0"``,
+``"heavy=0,patterns=0"``; ``python``: the Python tree with compiled playouts) at
+``--ab-time`` seconds a move, colours alternating, resumable through ``--ab-out``.
 """
 
 from __future__ import annotations
@@ -62,10 +68,12 @@ def _search_rate(
     repeats: int,
     playout: str = "random",
     compiled: bool = False,
+    kernel: bool = False,
 ) -> list[float]:
     """Simulations per second of the Python search; ``compiled``: with the game's compiled
-    playouts (``make_searcher``, ``backend="auto"``: built, and its playout loaded, before the
-    clock starts)."""
+    playouts (the Python tree; playout loaded before the clock starts); ``kernel``: Go's
+    compiled tree search (``make_searcher`` with the defaults, built before the clock)."""
+    from mcts_agents.compiled.go_playout import go_playout
     from mcts_agents.planner.factory import make_searcher
     from mcts_agents.search.config import Budget, SearchConfig
     from mcts_agents.search.mcts import MCTS
@@ -75,8 +83,10 @@ def _search_rate(
         game, state = make()
         config = SearchConfig(c=C, playout=playout)  # type: ignore[arg-type]
         budget = Budget(iterations=iterations)
-        if compiled:
-            searcher = make_searcher(game, budget, config, seed=seed)
+        if kernel:
+            searcher = make_searcher(game, budget, SearchConfig(), seed=seed)
+        elif compiled:
+            searcher = MCTS(budget, config, seed, (game, go_playout(game, playout)))
         else:
             searcher = MCTS(budget, config, seed=seed)
         start = perf_counter()
@@ -84,6 +94,8 @@ def _search_rate(
         rates.append(result.iterations / (perf_counter() - start))
         if compiled and result.playouts != "numba":
             raise RuntimeError("the compiled playouts did not run (is numba installed?)")
+        if kernel and result.backend != "numba":
+            raise RuntimeError("the compiled tree search did not run (is numba installed?)")
     return rates
 
 
@@ -148,6 +160,13 @@ def speed(size: int, repeats: int, quick: bool) -> list[list[str]]:
                     _search_rate(lambda: game_from_env(env), compiled, repeats, playout, True),
                 )
             )
+        rows.append(
+            (
+                "go_v5, fast path, compiled tree search (defaults)",
+                compiled,
+                _search_rate(lambda: game_from_env(env), compiled, repeats, kernel=True),
+            )
+        )
     ours = go_v0(size=size)
     ours.reset(seed=0)
     rates = []
@@ -156,14 +175,14 @@ def speed(size: int, repeats: int, quick: bool) -> list[list[str]]:
         result = agent.search(ours)
         rates.append(result.iterations / result.elapsed)
     rows.append(("go_v0, MCTSAgent (superko)", fast, rates))
-    if numba:  # the agent's defaults: backend="auto" (compiled playouts), decisive playouts
+    if numba:  # the agent's defaults: backend="auto", decisive: the compiled tree search
         rates = []
         for seed in range(repeats):
             agent = MCTSAgent(iterations=compiled, seed=seed, c=C)
             agent.search(ours)  # the first search loads the playout: not timed
             result = agent.search(ours)
             rates.append(result.iterations / result.elapsed)
-        rows.append(("go_v0, MCTSAgent, compiled decisive playouts", compiled, rates))
+        rows.append(("go_v0, MCTSAgent defaults (compiled tree search)", compiled, rates))
     game = ours.unwrapped.game
     import random
 
@@ -280,6 +299,7 @@ def play_gnugo(size: int, level: int, move_time: float, black_is_ours: bool, see
         engine.send("clear_board")
         engine.send("komi 7.5")
     moves = 0
+    played: list[str] = []
     resigned = None
     start = perf_counter()
     while not game.is_terminal(state) and moves < 4 * size * size:
@@ -294,6 +314,7 @@ def play_gnugo(size: int, level: int, move_time: float, black_is_ours: bool, see
             raise RuntimeError(f"illegal move {reply!r} by {'ours' if mover is ours else 'gnugo'}")
         other.send(f"play {colour} {reply}")
         state = game.next_state(state, action)
+        played.append(reply.upper())
         moves += 1
     gnugo_score = gnugo.send("final_score")
     for engine in engines:
@@ -312,6 +333,7 @@ def play_gnugo(size: int, level: int, move_time: float, black_is_ours: bool, see
         "gnugo_score": gnugo_score,
         "moves": moves,
         "seconds": round(perf_counter() - start, 1),
+        "record": " ".join(played),
     }
 
 
@@ -321,36 +343,132 @@ def gnugo_path() -> str:
     return found or ""
 
 
+def _gnugo_game(task: tuple[int, int, float, int]) -> dict:
+    size, level, move_time, index = task
+    record = play_gnugo(size, level, move_time, index % 2 == 0, index)
+    record.update(index=index, level=level, move_time=move_time, size=size)
+    return record
+
+
 def gnugo_games(args: argparse.Namespace) -> None:
+    """``--games N`` against GNU Go at ``--level``, ``--seconds`` a move, ``--workers`` games
+    at a time (each engine on one core); results appended to ``--out`` as they finish, a
+    rerun plays only the missing game indices. Prints wins/games with a Wilson interval."""
+    from multiprocessing import Pool
+
+    from mcts_agents.compiled.go_searcher import warm_up
+    from mcts_agents.ratings import wilson_interval
+
     if not gnugo_path():
         print("gnugo not found (Debian: apt-get install gnugo); the games are skipped")
         return
+    warm_up()  # Go's kernel in numba's cache once, before the engines start
     out = Path(args.out)
     done = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-    for index in range(len(done), args.gnugo):
-        record = play_gnugo(args.size, args.level, args.move_time, index % 2 == 0, index)
-        record.update(index=index, level=args.level, move_time=args.move_time, size=args.size)
-        with out.open("a") as sink:
-            sink.write(json.dumps(record) + "\n")
-        done.append(record)
-        print(json.dumps(record), flush=True)
+    done = [r for r in done if r["level"] == args.level and r["size"] == args.size]
+    have = {r["index"] for r in done}
+    tasks = [(args.size, args.level, args.move_time, i) for i in range(args.gnugo) if i not in have]
+    with Pool(max(1, args.workers)) as pool:
+        for record in pool.imap_unordered(_gnugo_game, tasks):
+            with out.open("a") as sink:
+                sink.write(json.dumps(record) + "\n")
+            done.append(record)
+            print(json.dumps(record), flush=True)
     wins = sum(r["ours_won"] for r in done)
-    print(f"ours against GNU Go level {args.level}: {wins} wins in {len(done)} games")
+    low, high = wilson_interval(wins, len(done)) if done else (0.0, 1.0)
+    print(
+        f"ours against GNU Go level {args.level}: {wins} wins in {len(done)} games "
+        f"(95% Wilson [{low:.2f}, {high:.2f}])"
+    )
 
 
-def playout_ab(args: argparse.Namespace) -> None:
-    """``--ab GAMES``: MCTSAgent with Go's decisive playouts (no own-eye filling, no
-    voluntary pass) against uniform playouts, ``--ab-time`` seconds a move each, on go_v0
-    (positional superko, komi 7.5), seats alternating; resumable through ``--ab-out``."""
-    from mcts_agents.arena import play_match
+def _options(text: str) -> Any:
+    """``GoOptions`` from ``"rave=0,c=0.5"`` (empty: the defaults); ``"python"``: the Python
+    tree with the compiled decisive playouts (the path before the compiled search)."""
+    from mcts_agents.compiled.go_searcher import GoOptions
 
-    spec = f"go:size={args.size}"
-    agents = [
-        f"mcts:time={args.ab_time},playout=decisive,name=decisive",
-        f"mcts:time={args.ab_time},playout=random,name=uniform",
+    if text == "python":
+        return "python"
+    changes: dict[str, Any] = {}
+    for item in filter(None, text.split(",")):
+        name, _, value = item.partition("=")
+        kind = type(getattr(GoOptions(), name))
+        changes[name] = bool(int(value)) if kind is bool else kind(value)
+    return GoOptions(**changes)
+
+
+def _ab_game(task: dict[str, Any]) -> dict[str, Any]:
+    """One game of ``--ab``: side A (black in even games) against side B, equal time a move."""
+    from mcts_agents.compiled.go_playout import go_playout
+    from mcts_agents.compiled.go_searcher import GoSearch
+    from mcts_agents.envs.games.go import Go
+    from mcts_agents.search.config import Budget, SearchConfig
+    from mcts_agents.search.mcts import MCTS
+
+    game = Go(task["size"], 7.5)
+    index = task["index"]
+    budget = Budget(time_limit=task["time"])
+    sides = []
+    for n, text in enumerate((task["a"], task["b"])):
+        options, seed = _options(text), 1000 * index + n
+        if options == "python":
+            play = (game, go_playout(game, "decisive"))
+            sides.append(MCTS(budget, SearchConfig(playout="decisive"), seed, play))
+        else:
+            sides.append(GoSearch(game, budget, SearchConfig(), seed, options))
+    a_colour = index % 2
+    state = game.initial_state()
+    sims = [0, 0]
+    plies = 0
+    while not game.is_terminal(state) and plies < 3 * game.points:
+        side = 0 if state[2] == a_colour else 1
+        result = sides[side].search(game, state)
+        sims[side] += result.iterations
+        state = game.next_state(state, result.best_action)
+        plies += 1
+    black_won = game.score(state) > 0
+    return {
+        "index": index,
+        "a_black": a_colour == 0,
+        "a_won": black_won == (a_colour == 0),
+        "score": game.score(state),
+        "plies": plies,
+        "a_sims_per_move": sims[0] / max(1, (plies + 1 - a_colour) // 2),
+        "b_sims_per_move": sims[1] / max(1, (plies + a_colour) // 2),
+    }
+
+
+def search_ab(args: argparse.Namespace) -> None:
+    """``--ab GAMES``: Go's compiled search with options ``--a`` against ``--b`` (``GoOptions``
+    fields, ``"rave=0,heavy=0"``; ``python``: the Python tree with compiled playouts), on the
+    core (positional superko, komi 7.5), ``--ab-time`` seconds a move each, colours
+    alternating; each game appended to ``--ab-out`` (a rerun continues), ``--workers``
+    processes. Prints A's wins with a Wilson interval."""
+    from multiprocessing import Pool
+
+    from mcts_agents.ratings import wilson_interval
+
+    out = Path(args.ab_out)
+    done = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+    have = {r["index"] for r in done}
+    tasks = [
+        {"index": i, "size": args.size, "time": args.ab_time, "a": args.a, "b": args.b}
+        for i in range(args.ab)
+        if i not in have
     ]
-    result = play_match(spec, agents, args.ab, seed=1, out=args.ab_out, workers=args.workers)
-    print(f"decisive against uniform playouts, {args.ab_time} s a move, {spec}:\n{result}")
+    with Pool(args.workers) as pool:
+        for record in pool.imap_unordered(_ab_game, tasks):
+            record.update(a=args.a, b=args.b, time=args.ab_time)
+            with out.open("a") as sink:
+                sink.write(json.dumps(record) + "\n")
+            done.append(record)
+            print(json.dumps(record), flush=True)
+    wins = sum(r["a_won"] for r in done)
+    low, high = wilson_interval(wins, len(done))
+    print(
+        f"A ({args.a or 'defaults'}) against B ({args.b or 'defaults'}), {args.ab_time} s a "
+        f"move, {args.size}x{args.size}: {wins}/{len(done)} wins, 95% [{low:.2f}, {high:.2f}]"
+    )
 
 
 def main() -> None:
@@ -358,15 +476,19 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small budgets")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--size", type=int, default=9)
-    parser.add_argument("--gnugo", type=int, default=0, help="games against GNU Go")
+    parser.add_argument("--gnugo", "--games", type=int, default=0, help="games against GNU Go")
     parser.add_argument("--level", type=int, default=1, help="GNU Go's level")
-    parser.add_argument("--move-time", type=float, default=2.0, help="our seconds a move")
+    parser.add_argument(
+        "--move-time", "--seconds", type=float, default=2.0, help="our seconds a move"
+    )
     parser.add_argument("--out", default="go_gnugo.jsonl", help="JSON lines of the games")
     parser.add_argument("--no-speed", action="store_true", help="only the games")
-    parser.add_argument("--ab", type=int, default=0, help="games: decisive vs uniform playouts")
+    parser.add_argument("--ab", type=int, default=0, help="games: options --a against --b")
+    parser.add_argument("--a", default="", help="side A's GoOptions (rave=0,...) or python")
+    parser.add_argument("--b", default="python", help="side B's GoOptions or python")
     parser.add_argument("--ab-time", type=float, default=0.5, help="seconds a move in --ab")
-    parser.add_argument("--ab-out", default="go_playout_ab.jsonl", help="results of --ab")
-    parser.add_argument("--workers", type=int, default=1, help="processes for --ab")
+    parser.add_argument("--ab-out", default="go_search_ab.jsonl", help="results of --ab")
+    parser.add_argument("--workers", type=int, default=1, help="games at a time (--ab, --gnugo)")
     args = parser.parse_args()
     info = machine_info()
     print_machine(info)
@@ -376,7 +498,7 @@ def main() -> None:
         print(f"\n{board}, from the empty board, one process, median of {args.repeats}")
         print_table(["path", "sims", "sims/s", "spread", "x copies", "x OpenSpiel"], rows)
     if args.ab:
-        playout_ab(args)
+        search_ab(args)
     if args.gnugo:
         gnugo_games(args)
 

@@ -24,7 +24,9 @@ over the cores' tables: ``card_tables``, ``ismcts_kernel``) is chosen by
 Compiled playouts for the Python search (``register_playout``; ``planner.choice.local_searcher``
 hands them to ``MCTS`` where ``backend="auto"``): Pig (``rules.pig.pig_playout``), Othello up to
 8x8 (``rules.othello.othello_playout``), Go 5x5 to 19x19 (``go_playout.go_playout``: incremental
-strings, simple ko in the playouts; go_v0 and go_v5's fast path).
+strings, simple ko in the playouts; go_v0 and go_v5's fast path), and for Go's default
+``playout="decisive"`` a whole compiled tree search (``go_searcher.GoSearch``: RAVE, priors,
+heavy playouts, superko in the tree).
 """
 
 from __future__ import annotations
@@ -66,6 +68,16 @@ for _rules in RULE_SETS:
 register_playout(PlayoutEntry(Pig, "mcts_agents.compiled.rules.pig:pig_playout"))
 register_playout(PlayoutEntry(Othello, "mcts_agents.compiled.rules.othello:othello_playout"))
 register_playout(PlayoutEntry(Go, "mcts_agents.compiled.go_playout:go_playout"))
+# Go's own tree search (go_search, go_searcher) for its default playouts; playout="random"
+# keeps the Python tree with the compiled uniform playouts above.
+register_kernel(
+    KernelEntry(
+        Go,
+        "mcts_agents.compiled.go_searcher:go_searcher",
+        lambda game: None,
+        {**UCB1_PLAYOUTS, "playout": "decisive"},
+    )
+)
 
 __all__ = [
     "KernelEntry",

@@ -173,17 +173,20 @@ def test_outcomes_match_the_cores_playout(kind: str) -> None:
 
 
 def test_the_python_search_uses_them_on_go_v0_and_the_fast_path() -> None:
+    """With uniform playouts (the default decisive ones go to the compiled tree search,
+    ``test_go_search``) the Python tree runs the compiled playouts."""
     budget = Budget(iterations=150)
+    uniform = SearchConfig(playout="random")
     for game in (Go(9), Go(9, superko=False)):  # go_v0's core; the one go_v5 is read into
         for kind in KINDS:
             assert compiled_playout(game, SearchConfig(playout=kind)) is not None
         state = random_position(game, 10, 1)
-        result = make_searcher(game, budget, SearchConfig(), seed=3).search(game, state)
+        result = make_searcher(game, budget, uniform, seed=3).search(game, state)
         assert result.playouts == "numba"
-        again = make_searcher(game, budget, SearchConfig(), seed=3).search(game, state)
+        again = make_searcher(game, budget, uniform, seed=3).search(game, state)
         assert again.children == result.children
         assert game.is_legal(state, result.best_action)
-        python = make_searcher(game, budget, SearchConfig(backend="python"), seed=3)
+        python = make_searcher(game, budget, SearchConfig(backend="python", playout="random"))
         assert python.search(game, state).playouts == "python"
     over = (0, 0, 0, -1, 2, 0, frozenset(), ())
     game = Go(5, komi=0.5, superko=False)
@@ -191,7 +194,8 @@ def test_the_python_search_uses_them_on_go_v0_and_the_fast_path() -> None:
 
 
 def test_go_v5_through_the_fast_path_and_go_v0_use_them() -> None:
-    """``MCTSAgent`` with its defaults: compiled playouts on PettingZoo's env and on ours."""
+    """``MCTSAgent`` with uniform playouts: compiled playouts on PettingZoo's env and on ours;
+    with its defaults: the compiled tree search."""
     from pettingzoo.classic import go_v5
 
     from mcts_agents import MCTSAgent
@@ -203,7 +207,8 @@ def test_go_v5_through_the_fast_path_and_go_v0_use_them() -> None:
     ours = go_v0(size=9)
     ours.reset(seed=0)
     for env in (theirs, ours):
-        result = MCTSAgent(iterations=200, seed=0).search(env)
+        result = MCTSAgent(iterations=200, seed=0, playout="random").search(env)
         assert result.playouts == "numba" and result.iterations == 200
+        assert MCTSAgent(iterations=200, seed=0).search(env).backend == "numba"
         mask = env.observe(env.agent_selection)["action_mask"]
         assert mask[result.best_action]

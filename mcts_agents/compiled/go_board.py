@@ -1,0 +1,362 @@
+"""Go's board for the compiled tree search (``go_search``): incremental strings, Zobrist hash,
+legality, tactics and Tromp-Taylor area, on numba arrays.
+
+A board is three arrays: ``col`` (int8, one per cell of the board padded by one ring of
+off-board cells: 0 empty, 1 black, 2 white, 3 off), ``bw`` (int64 rows ``HEAD .. EPOS``: each
+stone's string head and next stone of its circular list, and at a head its stones and its
+pseudo-liberties' count, sum and sum of squares, as ``go_playout``; the empty cells in a list
+and each one's place in it) and ``st`` (int64 words ``N_EMPTY .. HASH``: the empty cells, the
+simple-ko cell or -1, the passes in a row, the colour to move, the last move's cell or -1, and
+the Zobrist hash of the stones, bit for bit the core's ``board_hash``). A simulation copies
+the root's three arrays (a few hundred words) and plays on the copy.
+
+Zobrist keys are the core's (``go_layout.zobrist_table``) by cell, so a hash here equals the
+core's ``board_hash`` of the same stones: positional superko in the tree compares hashes with
+the core's ``seen``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from mcts_agents.compiled.go_playout import _lift, _place
+
+__all__ = ["HEAD", "N_EMPTY", "action_of", "board_from_core", "cell_of"]
+
+OFF = 3
+# bw's rows
+HEAD, NXT, STONES, PLIB, LSUM, LSUM2, EMPTIES, EPOS = range(8)
+# st's words
+N_EMPTY, KO, PASSES, TO_MOVE, LAST, HASH = range(6)
+
+
+@njit(cache=True, inline="always")
+def atari(h: int, bw: Any) -> bool:
+    """Whether string ``h`` (a head) has exactly one liberty (or none)."""
+    return bw[PLIB, h] * bw[LSUM2, h] == bw[LSUM, h] * bw[LSUM, h]
+
+
+@njit(cache=True, inline="always")
+def liberty(h: int, bw: Any) -> int:
+    """The liberty of string ``h`` in atari (its pseudo-liberties all name one cell)."""
+    return bw[LSUM, h] // bw[PLIB, h]
+
+
+@njit(cache=True)
+def legal(p: int, c: int, col: Any, bw: Any, st: Any, offs: Any) -> bool:
+    """Whether colour ``c`` may play the cell ``p`` under simple ko: empty, not the ko cell,
+    and a liberty next to it, or an own string with another liberty, or a capture."""
+    if col[p] != 0 or p == st[KO]:
+        return False
+    opp = 3 - c
+    for k in range(4):
+        q = p + offs[k]
+        cq = col[q]
+        if cq == 0:
+            return True
+        if cq == c and not atari(bw[HEAD, q], bw):
+            return True
+        if cq == opp and atari(bw[HEAD, q], bw):
+            return True
+    return False
+
+
+@njit(cache=True)
+def captures(p: int, c: int, col: Any, bw: Any, offs: Any) -> int:
+    """The opponent's stones that colour ``c`` at ``p`` would capture."""
+    opp = 3 - c
+    total = 0
+    h0 = -1
+    h1 = -1
+    h2 = -1
+    for k in range(4):
+        q = p + offs[k]
+        if col[q] == opp:
+            h = bw[HEAD, q]
+            if h != h0 and h != h1 and h != h2 and atari(h, bw):
+                total += bw[STONES, h]
+            if k == 0:
+                h0 = h
+            elif k == 1:
+                h1 = h
+            else:
+                h2 = h
+    return total
+
+
+@njit(cache=True)
+def hash_after(p: int, c: int, col: Any, bw: Any, st: Any, offs: Any, zob: Any) -> np.uint64:
+    """The Zobrist hash of the board after colour ``c`` plays ``p`` (a legal move)."""
+    opp = 3 - c
+    h = np.uint64(st[HASH]) ^ zob[c - 1, p]
+    h0 = -1
+    h1 = -1
+    h2 = -1
+    for k in range(4):
+        q = p + offs[k]
+        if col[q] == opp:
+            g = bw[HEAD, q]
+            if g != h0 and g != h1 and g != h2 and atari(g, bw):
+                s = g
+                while True:
+                    h ^= zob[opp - 1, s]
+                    s = bw[NXT, s]
+                    if s == g:
+                        break
+            if k == 0:
+                h0 = g
+            elif k == 1:
+                h1 = g
+            else:
+                h2 = g
+    return h
+
+
+@njit(cache=True)
+def self_atari(p: int, c: int, col: Any, bw: Any, offs: Any) -> bool:
+    """Whether colour ``c`` at ``p`` (legal) leaves a string of two stones or more with one
+    liberty and captures nothing."""
+    opp = 3 - c
+    lib0 = -1
+    joins = False
+    for k in range(4):
+        q = p + offs[k]
+        cq = col[q]
+        if cq == 0:
+            if lib0 < 0:
+                lib0 = q
+            elif q != lib0:
+                return False  # two liberties next to the stone
+        elif cq == opp and atari(bw[HEAD, q], bw):
+            return False  # a capture
+        elif cq == c:
+            joins = True
+    if not joins:
+        return False
+    for k in range(4):
+        q = p + offs[k]
+        if col[q] != c:
+            continue
+        g = bw[HEAD, q]
+        s = g
+        while True:
+            for j in range(4):
+                r = s + offs[j]
+                if col[r] == 0 and r != p:
+                    if lib0 < 0:
+                        lib0 = r
+                    elif r != lib0:
+                        return False
+            s = bw[NXT, s]
+            if s == g:
+                break
+    return True
+
+
+@njit(cache=True)
+def own_eye(p: int, c: int, col: Any, edge: Any, width: int) -> bool:
+    """Whether ``p`` is an eye of colour ``c``: its neighbours on the board all ``c``, at most
+    one opponent stone on its diagonals, none when it is on the edge (``go_playout``'s test)."""
+    opp = 3 - c
+    for q in (p + 1, p - 1, p + width, p - width):
+        if col[q] != c and col[q] != OFF:
+            return False
+    faults = (
+        (1 if edge[p] else 0)
+        + (col[p + width + 1] == opp)
+        + (col[p + width - 1] == opp)
+        + (col[p - width + 1] == opp)
+        + (col[p - width - 1] == opp)
+    )
+    return faults <= 1
+
+
+@njit(cache=True)
+def play(p: int, col: Any, bw: Any, st: Any, offs: Any, zob: Any) -> None:
+    """The side to move plays the cell ``p`` (legal), or passes (``p < 0``)."""
+    c = st[TO_MOVE]
+    st[TO_MOVE] = 3 - c
+    st[LAST] = p
+    if p < 0:
+        st[PASSES] += 1
+        st[KO] = -1
+        return
+    st[PASSES] = 0
+    opp = 3 - c
+    koish = True
+    for k in range(4):
+        cq = col[p + offs[k]]
+        if cq == 0 or cq == c:
+            koish = False
+    h = np.uint64(st[HASH]) ^ zob[c - 1, p]
+    n_empty = _place(
+        p, c, offs, col, bw[HEAD], bw[NXT], bw[STONES], bw[PLIB], bw[LSUM], bw[LSUM2],
+        bw[EMPTIES], bw[EPOS], st[N_EMPTY],
+    )  # fmt: skip
+    captured = 0
+    last = -1
+    for k in range(4):
+        q = p + offs[k]
+        if col[q] == opp and bw[PLIB, bw[HEAD, q]] == 0:
+            g = bw[HEAD, q]
+            s = g
+            while True:
+                h ^= zob[opp - 1, s]
+                s = bw[NXT, s]
+                if s == g:
+                    break
+            before = n_empty
+            n_empty = _lift(
+                g, offs, col, bw[HEAD], bw[NXT], bw[PLIB], bw[LSUM], bw[LSUM2], bw[EMPTIES],
+                bw[EPOS], n_empty,
+            )  # fmt: skip
+            captured += n_empty - before
+            last = q
+    st[N_EMPTY] = n_empty
+    st[KO] = last if koish and captured == 1 else -1
+    st[HASH] = np.int64(h)
+
+
+@njit(cache=True)
+def area(col: Any, offs: Any, stack: Any, seen: Any) -> int:
+    """Black's Tromp-Taylor area minus white's: stones, and empty regions reaching one colour
+    only. ``stack`` and ``seen`` are scratch of one word a cell."""
+    total = 0
+    seen[:] = False
+    for p in range(col.shape[0]):
+        cp = col[p]
+        if cp == 1:
+            total += 1
+        elif cp == 2:
+            total -= 1
+        elif cp == 0 and not seen[p]:
+            seen[p] = True
+            stack[0] = p
+            top = 1
+            count = 0
+            reach = 0
+            while top:
+                top -= 1
+                s = stack[top]
+                count += 1
+                for k in range(4):
+                    q = s + offs[k]
+                    cq = col[q]
+                    if cq == 0:
+                        if not seen[q]:
+                            seen[q] = True
+                            stack[top] = q
+                            top += 1
+                    elif cq != OFF:
+                        reach |= cq
+            if reach == 1:
+                total += count
+            elif reach == 2:
+                total -= count
+    return total
+
+
+@njit(cache=True)
+def setup(
+    size: int, black: Any, white: Any, col: Any, bw: Any, st: Any, offs: Any, zob: Any
+) -> None:
+    """The board of the core's bitboards (``black``/``white``: their bytes, bit
+    ``row * (size + 1) + col``) into ``col``/``bw``/``st`` (hash, ko, passes, mover, last move
+    left for the caller)."""
+    width = size + 2
+    col[:] = OFF
+    n_empty = 0
+    for r in range(size):
+        for x in range(size):
+            p = (r + 1) * width + x + 1
+            col[p] = 0
+            bw[EMPTIES, n_empty] = p
+            bw[EPOS, p] = n_empty
+            n_empty += 1
+    for r in range(size):
+        for x in range(size):
+            b = r * (size + 1) + x
+            p = (r + 1) * width + x + 1
+            c = 0
+            if (black[b >> 3] >> (b & 7)) & 1:
+                c = 1
+            elif (white[b >> 3] >> (b & 7)) & 1:
+                c = 2
+            if c:
+                n_empty = _place(
+                    p, c, offs, col, bw[HEAD], bw[NXT], bw[STONES], bw[PLIB], bw[LSUM],
+                    bw[LSUM2], bw[EMPTIES], bw[EPOS], n_empty,
+                )  # fmt: skip
+    st[N_EMPTY] = n_empty
+
+
+def cell_of(action: int, size: int) -> int:
+    """The padded cell of a core action (a point; not the pass)."""
+    row, x = divmod(action, size)
+    return (row + 1) * (size + 2) + x + 1
+
+
+def action_of(cell: int, size: int) -> int:
+    """The core action of a padded cell (``-1``: the pass)."""
+    if cell < 0:
+        return size * size
+    row, x = divmod(cell, size + 2)
+    return (row - 1) * size + x - 1
+
+
+def board_from_core(game: Any, state: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(col, bw, st)`` of a core state (the last move read from its history, -1 without)."""
+    size = game.size
+    cells = (size + 2) ** 2
+    nbytes = (size * (size + 1) + 7) // 8
+    black = np.frombuffer(state[0].to_bytes(nbytes, "little"), np.uint8)
+    white = np.frombuffer(state[1].to_bytes(nbytes, "little"), np.uint8)
+    col = np.empty(cells, np.int8)
+    bw = np.zeros((8, cells), np.int64)
+    st = np.zeros(6, np.int64)
+    setup(size, black, white, col, bw, st, offsets(size), zobrist(game))
+    st[KO] = cell_of(state[3], size) if state[3] >= 0 else -1
+    st[PASSES] = state[4]
+    st[TO_MOVE] = 1 if state[2] == 0 else 2
+    st[HASH] = _signed(state[5])
+    last = -1
+    if state[7] and not state[4]:  # the mover's opponent just placed a stone
+        before = state[7][0][1 - state[2]]
+        now = state[1 - state[2]]
+        new = now & ~before
+        if new and new & (new - 1) == 0:
+            last = cell_of(game.bit_action[new.bit_length() - 1], size)
+    st[LAST] = last
+    return col, bw, st
+
+
+def _signed(h: int) -> int:
+    return h - (1 << 64) if h >= 1 << 63 else h
+
+
+def offsets(size: int) -> np.ndarray:
+    width = size + 2
+    return np.array([1, -1, width, -width], np.int64)
+
+
+def zobrist(game: Any) -> np.ndarray:
+    """The core's Zobrist stone keys by padded cell: ``uint64[2, cells]``."""
+    size = game.size
+    z = np.zeros((2, (size + 2) ** 2), np.uint64)
+    for colour in range(2):
+        for a in range(size * size):
+            z[colour, cell_of(a, size)] = game.zstone[colour][a]
+    return z
+
+
+def edges(size: int) -> np.ndarray:
+    """Whether each padded cell is a point on the first line."""
+    width = size + 2
+    e = np.zeros(width * width, np.bool_)
+    for r in range(size):
+        for x in range(size):
+            e[(r + 1) * width + x + 1] = r in (0, size - 1) or x in (0, size - 1)
+    return e

@@ -1,0 +1,459 @@
+"""Go's compiled tree search (numba): the tree in arrays, the board copied per simulation from
+the root, RAVE/AMAF, tree priors and heavy playouts. The Python side is ``go_searcher``.
+
+The tree: node ``i`` has its visits and wins (``N``, ``W``: wins of the player who moved into
+it, 1 a win, 0 a loss), prior visits and wins (``PN``, ``PW``: virtual results from Go
+knowledge, used in selection only), AMAF visits and wins (``AN``, ``AW``), the cell of its move
+(``MOVE``; -1 the pass), and once expanded, its children as one block (``FIRST``, ``COUNT``):
+every legal move of its position, the pass last. The tree is a tree (no transpositions): a
+node's path from the root fixes its history, so positional superko is exact in the tree (a
+move whose board is one of the root's earlier boards, the core's ``seen``, or a board on the
+path, is not a child). Playouts keep simple ko only, as ``go_playout``'s.
+
+A simulation copies the root's board, descends by the selection rule, expands a leaf visited
+``expand`` times (the root at once) while the table has room, plays out to two passes in a
+row (at most ``3 * points`` plies, then scored as it stands) and backs up: the result is the
+Tromp-Taylor area of the end, black wins when its area minus white's exceeds komi.
+
+Selection (win rates in [0, 1]): ``q = (W + PW) / (N + PN)``; with RAVE (Gelly and Silver
+2007) ``q = (1 - beta) q + beta AW / AN`` with Silver's ``beta = AN / (AN + n + AN n /
+equiv)`` (his ``4 b^2 = 1 / equiv``); then ``q + c sqrt(ln(N_parent + 1) / n)``; a child
+with ``n == 0`` is tried first. AMAF: after a simulation, each tree node's children whose cell
+was played first (after that node) by the player to move there get one AMAF visit and that
+player's result.
+
+Priors (``priors``): every child ``even`` visits at one half; captures and escapes from atari
+``capture``/``escape`` won visits; moves next to the last move ``near`` won visits; first-line
+moves while over half the board is empty ``edge`` lost visits; self-ataris of two stones or
+more ``self_atari`` lost visits; filling an own eye ``eye`` lost visits; the pass ``pass_n``
+lost visits while over half the board is empty (else the even prior), and where it ends the
+game (the opponent passed) ``pass_n`` visits won or lost as the board's area says now.
+
+Playouts (``heavy``): after the opponent's last move, capture its string if it is in atari,
+else save an own string next to it in atari by extending (not into atari again); else
+(``patterns``) a point next to the last move that matches one of MoGo's 3x3 shapes
+(``go_patterns``), legal and no self-atari, drawn uniformly among them; else a random
+move (a partial Fisher-Yates shuffle of the empty cells) that is legal, not an own eye, and not
+a self-atari of two stones or more; the pass when nothing is left. Without ``heavy``: the
+decisive playout of ``go_playout`` (legal, no own eye).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from mcts_agents.compiled.go_board import (
+    EMPTIES,
+    EPOS,
+    HASH,
+    HEAD,
+    LAST,
+    N_EMPTY,
+    PASSES,
+    TO_MOVE,
+    area,
+    atari,
+    captures,
+    hash_after,
+    legal,
+    liberty,
+    own_eye,
+    play,
+    self_atari,
+)
+from mcts_agents.compiled.go_playout import _below
+
+# ip: integer parameters
+IP_SIZE, IP_SUPERKO, IP_RAVE, IP_PRIORS, IP_HEAVY, IP_EXPAND, IP_PATTERNS = range(7)
+IP_WORDS = 7
+# fp: float parameters
+FP_KOMI, FP_C, FP_EQUIV, FP_EVEN, FP_CAPTURE, FP_ESCAPE, FP_NEAR, FP_EDGE = range(8)
+FP_SELF_ATARI, FP_EYE, FP_PASS = range(8, 11)
+FP_WORDS = 11
+# nodes: int rows and float rows
+N, FIRST, COUNT, MOVE = range(4)
+W, PN, PW, AN, AW = range(5)
+# meta words
+META_NODES, META_DEPTH, META_FULL = range(3)
+
+
+def allocate(capacity: int) -> tuple[np.ndarray, np.ndarray]:
+    """Empty node rows for ``capacity`` nodes: int32 ``(4, capacity)``, float32 ``(5, ...)``."""
+    return np.zeros((4, capacity), np.int32), np.zeros((5, capacity), np.float32)
+
+
+@njit(cache=True)
+def new_root(ni: Any, nf: Any, meta: Any) -> None:
+    """Make the table one root node (unexpanded, unvisited)."""
+    ni[N, 0] = 0
+    ni[FIRST, 0] = -1
+    ni[COUNT, 0] = 0
+    ni[MOVE, 0] = -1
+    for r in range(5):
+        nf[r, 0] = 0.0
+    meta[META_NODES] = 1
+
+
+@njit(cache=True)
+def _select(node: int, ni: Any, nf: Any, ip: Any, fp: Any, rng: Any) -> int:
+    first = ni[FIRST, node]
+    log_n = math.log(ni[N, node] + 1.0)
+    c = fp[FP_C]
+    equiv = fp[FP_EQUIV]
+    rave = ip[IP_RAVE] != 0
+    best = -1
+    best_v = -1e300
+    for i in range(first, first + ni[COUNT, node]):
+        n = ni[N, i] + nf[PN, i]
+        if n <= 0.0:
+            v = 1e9 + _below(rng, 1 << 20)  # untried: first, in random order
+        else:
+            q = (nf[W, i] + nf[PW, i]) / n
+            if rave and nf[AN, i] > 0.0:
+                an = nf[AN, i]
+                beta = an / (an + n + an * n / equiv)
+                q = (1.0 - beta) * q + beta * nf[AW, i] / an
+            v = q + c * math.sqrt(log_n / n)
+        if v > best_v:
+            best_v = v
+            best = i
+    return best
+
+
+@njit(cache=True)
+def _expand(
+    node: int, ni: Any, nf: Any, meta: Any, col: Any, bw: Any, st: Any, offs: Any, zob: Any,
+    edge: Any, ip: Any, fp: Any, seen: Any, path_hash: Any, depth: int, points: int,
+    stack: Any, scratch: Any,
+) -> bool:  # fmt: skip
+    """Give ``node`` (the board's position) its children; False when the table is full."""
+    start = meta[META_NODES]
+    if start + points + 1 > ni.shape[1]:
+        meta[META_FULL] = 1
+        return False
+    c = st[TO_MOVE]
+    width = ip[IP_SIZE] + 2
+    superko = ip[IP_SUPERKO] != 0
+    priors = ip[IP_PRIORS] != 0
+    last = st[LAST]
+    early = st[N_EMPTY] * 2 > points
+    k = start
+    for j in range(st[N_EMPTY]):
+        p = bw[EMPTIES, j]
+        if not legal(p, c, col, bw, st, offs):
+            continue
+        if superko:
+            h = hash_after(p, c, col, bw, st, offs, zob)
+            i = np.searchsorted(seen, h)
+            if i < seen.shape[0] and seen[i] == h:
+                continue
+            repeat = False
+            for d in range(depth + 1):
+                if path_hash[d] == h:
+                    repeat = True
+                    break
+            if repeat:
+                continue
+        ni[N, k] = 0
+        ni[FIRST, k] = -1
+        ni[COUNT, k] = 0
+        ni[MOVE, k] = p
+        pn = 0.0
+        pw = 0.0
+        if priors:
+            pn = fp[FP_EVEN]
+            pw = 0.5 * fp[FP_EVEN]
+            if captures(p, c, col, bw, offs) > 0:
+                pn += fp[FP_CAPTURE]
+                pw += fp[FP_CAPTURE]
+            if own_eye(p, c, col, edge, width):
+                pn += fp[FP_EYE]
+            elif self_atari(p, c, col, bw, offs):
+                pn += fp[FP_SELF_ATARI]
+            else:
+                for d in range(4):  # an escape: an own string next to p in atari
+                    q = p + offs[d]
+                    if col[q] == c and atari(bw[HEAD, q], bw):
+                        pn += fp[FP_ESCAPE]
+                        pw += fp[FP_ESCAPE]
+                        break
+            if last >= 0:
+                dr = abs(p // width - last // width)
+                dc = abs(p % width - last % width)
+                if dr + dc <= 2:
+                    pn += fp[FP_NEAR]
+                    pw += fp[FP_NEAR]
+            if early and edge[p]:
+                pn += fp[FP_EDGE]
+        nf[W, k] = 0.0
+        nf[PN, k] = pn
+        nf[PW, k] = pw
+        nf[AN, k] = 0.0
+        nf[AW, k] = 0.0
+        k += 1
+    ni[N, k] = 0  # the pass
+    ni[FIRST, k] = -1
+    ni[COUNT, k] = 0
+    ni[MOVE, k] = -1
+    nf[W, k] = 0.0
+    nf[PN, k] = 0.0
+    nf[PW, k] = 0.0
+    if priors:  # lost visits while over half the board is empty, else the even prior
+        nf[PN, k] = fp[FP_PASS] if early else fp[FP_EVEN]
+        nf[PW, k] = 0.0 if early else 0.5 * fp[FP_EVEN]
+    if priors and st[PASSES] == 1:  # the pass ends the game: a won end is a won prior
+        black_won = area(col, offs, stack, scratch) - fp[FP_KOMI] > 0
+        nf[PN, k] = fp[FP_PASS]
+        nf[PW, k] = fp[FP_PASS] if black_won == (c == 1) else 0.0
+    nf[AN, k] = 0.0
+    nf[AW, k] = 0.0
+    k += 1
+    ni[FIRST, node] = start
+    ni[COUNT, node] = k - start
+    meta[META_NODES] = k
+    return True
+
+
+@njit(cache=True)
+def _tactic(c: int, col: Any, bw: Any, st: Any, offs: Any) -> int:
+    """A heavy playout's answer to the last move: capture its string in atari, else save an
+    own string next to it in atari by extending out of atari; -1 if neither."""
+    last = st[LAST]
+    if last < 0:
+        return -1
+    h = bw[HEAD, last]
+    if col[last] == 3 - c and atari(h, bw):
+        p = liberty(h, bw)
+        if legal(p, c, col, bw, st, offs):
+            return p
+    for k in range(4):
+        q = last + offs[k]
+        if col[q] == c and atari(bw[HEAD, q], bw):
+            p = liberty(bw[HEAD, q], bw)
+            if legal(p, c, col, bw, st, offs) and not self_atari(p, c, col, bw, offs):
+                # an extension with one stone alone is still in atari unless it gains liberties
+                free = 0
+                for j in range(4):
+                    if col[p + offs[j]] == 0:
+                        free += 1
+                if free >= 2 or captures(p, c, col, bw, offs) > 0:
+                    return p
+    return -1
+
+
+@njit(cache=True)
+def _pattern(c: int, col: Any, bw: Any, st: Any, offs: Any, pat: Any, rng: Any) -> int:
+    """A heavy playout's pattern move: one of the empty points next to the last move (its
+    eight neighbours) whose 3x3 shape is one of ``go_patterns``' (``pat``), legal and no
+    self-atari, drawn uniformly; -1 if none."""
+    last = st[LAST]
+    if last < 0:
+        return -1
+    width = offs[2]
+    found = 0
+    chosen = -1
+    for dr in range(-1, 2):
+        for dc in range(-1, 2):
+            p = last + dr * width + dc
+            if (dr == 0 and dc == 0) or col[p] != 0:
+                continue
+            code = 0
+            scale = 1
+            for er in range(-1, 2):
+                for ec in range(-1, 2):
+                    if er == 0 and ec == 0:
+                        continue
+                    code += col[p + er * width + ec] * scale
+                    scale *= 4
+            if not pat[code]:
+                continue
+            if not legal(p, c, col, bw, st, offs) or self_atari(p, c, col, bw, offs):
+                continue
+            found += 1
+            if _below(rng, found) == 0:  # reservoir sampling: uniform over the matches
+                chosen = p
+    return chosen
+
+
+@njit(cache=True)
+def _playout(
+    col: Any, bw: Any, st: Any, offs: Any, zob: Any, edge: Any, ip: Any, rng: Any,
+    seq_p: Any, seq_c: Any, length: int, cap: int, pat: Any,
+) -> int:  # fmt: skip
+    """Play out the board to two passes in a row (or ``cap`` plies); the moves go into
+    ``seq_p``/``seq_c`` from ``length``. Returns the sequence's new length."""
+    width = ip[IP_SIZE] + 2
+    heavy = ip[IP_HEAVY] != 0
+    patterns = ip[IP_PATTERNS] != 0
+    plies = 0
+    while plies < cap and st[PASSES] < 2:
+        c = st[TO_MOVE]
+        chosen = -1
+        if heavy:
+            chosen = _tactic(c, col, bw, st, offs)
+        if chosen < 0 and patterns:
+            chosen = _pattern(c, col, bw, st, offs, pat, rng)
+        if chosen < 0:
+            n = st[N_EMPTY]
+            i = 0
+            while i < n:
+                j = i + _below(rng, n - i)
+                p = bw[EMPTIES, j]
+                q = bw[EMPTIES, i]
+                bw[EMPTIES, j] = q
+                bw[EPOS, q] = j
+                bw[EMPTIES, i] = p
+                bw[EPOS, p] = i
+                i += 1
+                if not legal(p, c, col, bw, st, offs):
+                    continue
+                if own_eye(p, c, col, edge, width):
+                    continue
+                if heavy and self_atari(p, c, col, bw, offs):
+                    continue
+                chosen = p
+                break
+        play(chosen, col, bw, st, offs, zob)
+        if chosen >= 0:
+            seq_p[length] = chosen
+            seq_c[length] = c
+            length += 1
+        plies += 1
+    return length
+
+
+@njit(cache=True)
+def run(
+    ni: Any, nf: Any, meta: Any, root_col: Any, root_bw: Any, root_st: Any, offs: Any,
+    zob: Any, edge: Any, ip: Any, fp: Any, seen: Any, rng: Any, count: int, pat: Any,
+) -> int:  # fmt: skip
+    """``count`` simulations from node 0 (the root's board: ``root_*``). Returns how many ran."""
+    size = ip[IP_SIZE]
+    points = size * size
+    cells = root_col.shape[0]
+    max_depth = 4 * points
+    col = root_col.copy()
+    bw = root_bw.copy()
+    st = root_st.copy()
+    path = np.empty(max_depth + 2, np.int64)
+    path_hash = np.empty(max_depth + 2, np.uint64)
+    seq_p = np.empty(max_depth + 3 * points + 4, np.int64)
+    seq_c = np.empty(max_depth + 3 * points + 4, np.int64)
+    first_col = np.zeros(cells, np.int64)
+    stamp = np.zeros(cells, np.int64)
+    stack = np.empty(cells, np.int64)
+    scratch = np.empty(cells, np.bool_)
+    komi = fp[FP_KOMI]
+    rave = ip[IP_RAVE] != 0
+    expand_at = ip[IP_EXPAND]
+    for sim in range(count):
+        col[:] = root_col
+        bw[:] = root_bw
+        st[:] = root_st
+        node = 0
+        depth = 0
+        path[0] = 0
+        path_hash[0] = np.uint64(st[HASH])
+        length = 0
+        while ni[FIRST, node] >= 0 and st[PASSES] < 2 and depth < max_depth:
+            child = _select(node, ni, nf, ip, fp, rng)
+            c = st[TO_MOVE]
+            p = ni[MOVE, child]
+            seq_p[length] = p
+            seq_c[length] = c
+            length += 1
+            play(p, col, bw, st, offs, zob)
+            depth += 1
+            path[depth] = child
+            path_hash[depth] = np.uint64(st[HASH])
+            node = child
+        grow = st[PASSES] < 2 and depth < max_depth and (node == 0 or ni[N, node] >= expand_at)
+        if grow and _expand(
+            node, ni, nf, meta, col, bw, st, offs, zob, edge, ip, fp, seen, path_hash,
+            depth, points, stack, scratch,
+        ):  # fmt: skip
+            child = _select(node, ni, nf, ip, fp, rng)
+            c = st[TO_MOVE]
+            p = ni[MOVE, child]
+            seq_p[length] = p
+            seq_c[length] = c
+            length += 1
+            play(p, col, bw, st, offs, zob)
+            depth += 1
+            path[depth] = child
+            path_hash[depth] = np.uint64(st[HASH])
+        if st[PASSES] < 2:
+            length = _playout(
+                col, bw, st, offs, zob, edge, ip, rng, seq_p, seq_c, length, 3 * points, pat
+            )
+        black_won = area(col, offs, stack, scratch) - komi > 0
+        meta[META_DEPTH] += depth
+        for d in range(depth + 1):
+            i = path[d]
+            ni[N, i] += 1
+            if d > 0 and (seq_c[d - 1] == 1) == black_won:
+                nf[W, i] += 1.0
+        if rave:  # the first player of each cell, from the end back to each tree node
+            tag = sim + 1
+            for t in range(length - 1, -1, -1):
+                p = seq_p[t]
+                if p >= 0:
+                    first_col[p] = seq_c[t]
+                    stamp[p] = tag
+                if t < depth:
+                    parent = path[t]
+                    mover = seq_c[t]
+                    won = 1.0 if (mover == 1) == black_won else 0.0
+                    f = ni[FIRST, parent]
+                    for i in range(f, f + ni[COUNT, parent]):
+                        q = ni[MOVE, i]
+                        if q >= 0 and stamp[q] == tag and first_col[q] == mover:
+                            nf[AN, i] += 1.0
+                            nf[AW, i] += won
+    return count
+
+
+@njit(cache=True)
+def subtree(ni: Any, nf: Any, new_root: int, to_i: Any, to_f: Any) -> int:
+    """Copy the subtree of ``new_root`` into ``to_i``/``to_f`` with the new root at 0 (children
+    blocks kept whole, breadth first). Returns the nodes copied."""
+    queue = np.empty(ni.shape[1], np.int64)  # old indices, in their new order
+    queue[0] = new_root
+    for r in range(4):
+        to_i[r, 0] = ni[r, new_root]
+    for r in range(5):
+        to_f[r, 0] = nf[r, new_root]
+    head = 0
+    tail = 1
+    while head < tail:
+        old = queue[head]
+        new = head
+        head += 1
+        f = ni[FIRST, old]
+        if f < 0:
+            continue
+        count = ni[COUNT, old]
+        to_i[FIRST, new] = tail
+        for j in range(count):
+            queue[tail] = f + j
+            for r in range(4):
+                to_i[r, tail] = ni[r, f + j]
+            for r in range(5):
+                to_f[r, tail] = nf[r, f + j]
+            tail += 1
+    return tail
+
+
+@njit(cache=True)
+def playout_record(
+    col: Any, bw: Any, st: Any, offs: Any, zob: Any, edge: Any, ip: Any, rng: Any,
+    seq_p: Any, seq_c: Any, pat: Any,
+) -> int:  # fmt: skip
+    """A playout from the board (changed in place), its stones' cells and colours recorded
+    (for tests: the passes are not recorded); returns how many."""
+    points = ip[IP_SIZE] * ip[IP_SIZE]
+    return _playout(col, bw, st, offs, zob, edge, ip, rng, seq_p, seq_c, 0, 3 * points, pat)

@@ -1,0 +1,220 @@
+"""Go's compiled tree search (compiled/go_search.py, go_board.py, go_searcher.py) against the
+Python rules core (envs/games/go.py): every tree move is a legal move of the core (superko
+included, the same set), the heavy playouts play legal moves and score the core's area, small
+positions with one right answer are found, same seed same search, tree reuse, the factory."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from mcts_agents import Budget, SearchConfig, make_searcher
+from mcts_agents.envs.games.go import Go
+
+pytest.importorskip("numba")
+
+from mcts_agents.compiled import go_search
+from mcts_agents.compiled.go_board import action_of, board_from_core, edges, offsets, zobrist
+from mcts_agents.compiled.go_patterns import NEIGHBOURS, pattern_table
+from mcts_agents.compiled.go_searcher import GoOptions, GoSearch
+from mcts_agents.search.mcts import MCTS
+
+
+def random_position(game: Go, plies: int, seed: int) -> tuple:
+    rng = random.Random(seed)
+    state = game.initial_state()
+    for _ in range(plies):
+        if game.is_terminal(state):
+            break
+        moves = game.legal_actions(state)[:-1] or [game.pass_action]
+        state = game.next_state(state, rng.choice(moves))
+    return state
+
+
+def check_tree(searcher: GoSearch, game: Go, node: int, state: tuple, budget: list[int]) -> int:
+    """Every expanded node's children are exactly the core's legal actions; returns the nodes
+    checked (at most ``budget[0]`` below the root)."""
+    children = list(searcher._children(node))
+    if not children:
+        return 0
+    assert sorted(searcher._action(e) for e in children) == game.legal_actions(state), (
+        game.render_text(state)
+    )
+    checked = 1
+    for e in children:
+        if budget[0] <= 0:
+            break
+        if searcher._children(e):
+            budget[0] -= 1
+            checked += check_tree(
+                searcher, game, e, game.next_state(state, searcher._action(e)), budget
+            )
+    return checked
+
+
+@pytest.mark.parametrize(("size", "superko"), [(5, True), (5, False), (7, True), (9, False)])
+def test_tree_moves_are_the_cores_legal_moves(size: int, superko: bool) -> None:
+    game = Go(size, komi=2.5, superko=superko)
+    checked = 0
+    for seed in range(4):
+        searcher = GoSearch(game, Budget(iterations=300), SearchConfig(), seed)
+        rng = random.Random(seed)
+        state = game.initial_state()
+        plies = 0
+        while not game.is_terminal(state) and plies < 3 * game.points:
+            if plies % 4 == 0:
+                result = searcher.search(game, state)
+                assert game.is_legal(state, result.best_action)
+                checked += check_tree(searcher, game, 0, state, [100])
+            state = game.next_state(state, rng.choice(game.legal_actions(state)))
+            plies += 1
+    assert checked > 100
+
+
+def test_superko_in_the_tree_follows_the_cores_seen() -> None:
+    """A move whose board is among the root's earlier boards is no child (the core's rule)."""
+    game = Go(5)
+    state = random_position(game, 6, 3)
+    moves = game.legal_actions(state)[:-1]
+    banned = moves[len(moves) // 2]
+    after = game.next_state(state, banned)
+    state = (*state[:6], state[6] | {after[5]}, state[7])  # as if that board came before
+    assert banned not in game.legal_actions(state)
+    searcher = GoSearch(game, Budget(iterations=50), SearchConfig(), 0)
+    searcher.search(game, state)
+    actions = [searcher._action(e) for e in searcher._children(0)]
+    assert banned not in actions and sorted(actions) == game.legal_actions(state)
+
+
+@pytest.mark.parametrize("heavy", [True, False])
+def test_playouts_are_legal_and_score_the_cores_area(heavy: bool) -> None:
+    game = Go(7, komi=3.5, superko=False)
+    ip = np.array([7, 0, 1, 1, int(heavy), 2, int(heavy)], np.int64)
+    for seed in range(30):
+        start = random_position(game, seed % 20, seed)
+        if game.is_terminal(start):
+            continue
+        col, bw, st = board_from_core(game, start)
+        seq_p = np.zeros(4 * game.points, np.int64)
+        seq_c = np.zeros(4 * game.points, np.int64)
+        rng = np.array([seed * 7919 + 1], np.uint64)
+        n = go_search.playout_record(
+            col,
+            bw,
+            st,
+            offsets(7),
+            zobrist(game),
+            edges(7),
+            ip,
+            rng,
+            seq_p,
+            seq_c,
+            pattern_table(),
+        )
+        state = start
+        for p, c in zip(seq_p[:n], seq_c[:n], strict=True):
+            if state[2] != c - 1:  # a pass came between
+                state = game.next_state(state, game.pass_action)
+            action = action_of(int(p), 7)
+            assert game.is_legal(state, action), game.render_text(state)
+            state = game.next_state(state, action)
+        assert np.uint64(st[go_search.HASH]) == np.uint64(state[5])
+        assert go_search.area(col, offsets(7), np.empty(81, np.int64), np.empty(81, np.bool_)) == (
+            game.area(state[0], state[1])[0] - game.area(state[0], state[1])[1]
+        )
+
+
+def position(game: Go, black: list[int], white: list[int], to_play: int = 0) -> tuple:
+    return game.state_from_stones(game.stones(black), game.stones(white), to_play)
+
+
+SETTINGS = [GoOptions(), GoOptions(rave=False, priors=False, heavy=False, c=0.7)]
+
+
+@pytest.mark.parametrize("options", SETTINGS)
+@pytest.mark.parametrize("to_play", [0, 1])
+def test_finds_the_vital_point_of_a_straight_three(options: GoOptions, to_play: int) -> None:
+    """5x5, komi -7.5: black's wall on the second line has a straight three of eye space
+    (B1 C1 D1) under white's wall. Its middle (C1, action 22) makes two eyes for black (who
+    then wins by 2.5) or kills for white (who then takes the board): the only winning move
+    for either side to play, with the full search and with plain UCT."""
+    game = Go(5, komi=-7.5)
+    #   A B C D E
+    # 5 . . . . .
+    # 4 . . . . .
+    # 3 O O O O O
+    # 2 X X X X X
+    # 1 X . . . X
+    state = position(game, [15, 16, 17, 18, 19, 20, 24], [10, 11, 12, 13, 14], to_play)
+    searcher = GoSearch(game, Budget(iterations=3000), SearchConfig(), 2, options)
+    result = searcher.search(game, state)
+    assert result.best_action == 22
+    assert result.children[0].value > 0
+
+
+def test_a_pass_that_ends_a_won_game_is_worth_a_win() -> None:
+    """Black passed on the empty 5x5 board: white's pass ends the game, won by komi."""
+    game = Go(5, komi=7.5)
+    state = game.next_state(game.initial_state(), game.pass_action)
+    result = GoSearch(game, Budget(iterations=2000), SearchConfig(), 0).search(game, state)
+    passing = next(c for c in result.children if c.action == game.pass_action)
+    assert passing.visits > 0 and passing.value == 1.0
+
+
+def test_same_seed_same_search_and_reuse() -> None:
+    game = Go(9)
+    state = random_position(game, 10, 4)
+    budget = Budget(iterations=800)
+    a = GoSearch(game, budget, SearchConfig(), 7).search(game, state)
+    b = GoSearch(game, budget, SearchConfig(), 7).search(game, state)
+    assert a.children == b.children and a.best_action == b.best_action
+    c = GoSearch(game, budget, SearchConfig(), 8).search(game, state)
+    assert c.children != a.children
+    searcher = GoSearch(game, budget, SearchConfig(), 7)
+    first = searcher.search(game, state)
+    reply = next(c.action for c in first.children if c.action != first.best_action)
+    later = game.next_state(game.next_state(state, first.best_action), reply)
+    again = searcher.search(game, later)
+    assert again.reused_nodes > 0
+    assert sorted(searcher._action(e) for e in searcher._children(0)) == game.legal_actions(later)
+    fresh = GoSearch(game, budget, SearchConfig(reuse=False), 7)
+    fresh.search(game, state)
+    assert fresh.search(game, later).reused_nodes == 0
+
+
+def test_the_factory_gives_it_to_go_v0_and_the_fast_path() -> None:
+    budget = Budget(iterations=100)
+    for game in (Go(9), Go(9, superko=False)):
+        searcher = make_searcher(game, budget, SearchConfig(), seed=0)
+        assert isinstance(searcher, GoSearch)
+        assert searcher.search(game, game.initial_state()).backend == "numba"
+        assert isinstance(make_searcher(game, budget, SearchConfig(playout="random")), MCTS)
+        assert isinstance(make_searcher(game, budget, SearchConfig(backend="python")), MCTS)
+
+
+def test_the_pattern_table_holds_mogos_shapes_in_every_orientation() -> None:
+    """The enclosing hane (X O X above the point, empty below) matches, turned and with the
+    colours swapped; an empty neighbourhood and a lone stone do not."""
+    table = pattern_table()
+
+    def code(grid: list[str]) -> int:
+        value = {".": 0, "X": 1, "O": 2, " ": 3}
+        cells = [grid[1 + dr][1 + dc] for dr, dc in NEIGHBOURS]
+        return sum(value[c] * 4**i for i, c in enumerate(cells))
+
+    assert table[code(["XOX", "...", "..."])]
+    assert table[code(["..X", "..O", "..X"])]  # turned a quarter
+    assert table[code(["OXO", "...", "..."])]  # colours swapped
+    assert table[code(["X.?".replace("?", "."), "O..", "   "])]  # the edge's chase
+    assert not table[code(["...", "...", "..."])]
+    assert not table[code(["...", "...", ".X."])]
+
+
+def test_a_node_budget_bounds_the_table_and_ends_the_search() -> None:
+    game = Go(7)
+    searcher = GoSearch(game, Budget(max_nodes=2000), SearchConfig(), 0)
+    result = searcher.search(game, game.initial_state())
+    assert 0 < result.nodes <= 2000 and result.iterations > 0
+    assert game.is_legal(game.initial_state(), result.best_action)
