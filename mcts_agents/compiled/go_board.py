@@ -1,5 +1,5 @@
 """Go's board for the compiled tree search (``go_search``): incremental strings, Zobrist hash,
-legality, tactics and Tromp-Taylor area, on numba arrays.
+legality and tactics, on numba arrays (the area is ``go_playout.area``).
 
 A board is three arrays: ``col`` (int8, one per cell of the board padded by one ring of
 off-board cells: 0 empty, 1 black, 2 white, 3 off), ``bw`` (int64 rows ``HEAD .. EPOS``: each
@@ -218,45 +218,6 @@ def play(p: int, col: Any, bw: Any, st: Any, offs: Any, zob: Any) -> None:
     st[N_EMPTY] = n_empty
     st[KO] = last if koish and captured == 1 else -1
     st[HASH] = np.int64(h)
-
-
-@njit(cache=True)
-def area(col: Any, offs: Any, stack: Any, seen: Any) -> int:
-    """Black's Tromp-Taylor area minus white's: stones, and empty regions reaching one colour
-    only. ``stack`` and ``seen`` are scratch of one word a cell."""
-    total = 0
-    seen[:] = False
-    for p in range(col.shape[0]):
-        cp = col[p]
-        if cp == 1:
-            total += 1
-        elif cp == 2:
-            total -= 1
-        elif cp == 0 and not seen[p]:
-            seen[p] = True
-            stack[0] = p
-            top = 1
-            count = 0
-            reach = 0
-            while top:
-                top -= 1
-                s = stack[top]
-                count += 1
-                for k in range(4):
-                    q = s + offs[k]
-                    cq = col[q]
-                    if cq == 0:
-                        if not seen[q]:
-                            seen[q] = True
-                            stack[top] = q
-                            top += 1
-                    elif cq != OFF:
-                        reach |= cq
-            if reach == 1:
-                total += count
-            elif reach == 2:
-                total -= count
-    return total
 
 
 @njit(cache=True)

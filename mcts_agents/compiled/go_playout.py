@@ -54,6 +54,45 @@ _BLACK_WINS, _WHITE_WINS = (1.0, -1.0), (-1.0, 1.0)
 _OFF = 3
 
 
+@njit(cache=True)
+def area(col: Any, offs: Any, stack: Any, seen: Any) -> int:
+    """Black's Tromp-Taylor area minus white's: stones, and empty regions reaching one colour
+    only. ``stack`` and ``seen`` are scratch of one word a cell."""
+    total = 0
+    seen[:] = False
+    for p in range(col.shape[0]):
+        cp = col[p]
+        if cp == 1:
+            total += 1
+        elif cp == 2:
+            total -= 1
+        elif cp == 0 and not seen[p]:
+            seen[p] = True
+            stack[0] = p
+            top = 1
+            count = 0
+            reach = 0
+            while top:
+                top -= 1
+                s = stack[top]
+                count += 1
+                for k in range(4):
+                    q = s + offs[k]
+                    cq = col[q]
+                    if cq == 0:
+                        if not seen[q]:
+                            seen[q] = True
+                            stack[top] = q
+                            top += 1
+                    elif cq != _OFF:
+                        reach |= cq
+            if reach == 1:
+                total += count
+            elif reach == 2:
+                total -= count
+    return total
+
+
 @njit(cache=True, inline="always")
 def _add_lib(h: int, q: int, plib: Any, lsum: Any, lsum2: Any) -> None:
     plib[h] += 1
@@ -334,43 +373,12 @@ def _run(
                         last = q
             ko = last if koish and captured == 1 else -1
         c = opp
-    # Tromp-Taylor area: stones, and empty regions reaching one colour only
-    area = 0  # black's minus white's
-    seen = np.zeros(cells, np.bool_)
-    for p in range(cells):
-        col = colour[p]
-        if col == 1:
-            area += 1
-        elif col == 2:
-            area -= 1
-        elif col == 0 and not seen[p]:
-            seen[p] = True
-            stack[0] = p
-            top = 1
-            count = 0
-            reach = 0
-            while top:
-                top -= 1
-                s = stack[top]
-                count += 1
-                for k in range(4):
-                    q = s + offs[k]
-                    col = colour[q]
-                    if col == 0:
-                        if not seen[q]:
-                            seen[q] = True
-                            stack[top] = q
-                            top += 1
-                    elif col != _OFF:
-                        reach |= col
-            if reach == 1:
-                area += count
-            elif reach == 2:
-                area -= count
-    sign = 1 if area - komi > 0 else -1
+    # Tromp-Taylor area: black's minus white's
+    score = area(colour, offs, stack, np.zeros(cells, np.bool_))
+    sign = 1 if score - komi > 0 else -1
     if not recording:
         return sign
-    record[record.shape[0] - 1] = area
+    record[record.shape[0] - 1] = score
     return sign * plies
 
 

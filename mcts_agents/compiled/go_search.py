@@ -55,7 +55,6 @@ from mcts_agents.compiled.go_board import (
     N_EMPTY,
     PASSES,
     TO_MOVE,
-    area,
     atari,
     captures,
     hash_after,
@@ -65,7 +64,7 @@ from mcts_agents.compiled.go_board import (
     play,
     self_atari,
 )
-from mcts_agents.compiled.go_playout import _below
+from mcts_agents.compiled.go_playout import _below, area
 
 # ip: integer parameters
 IP_SIZE, IP_SUPERKO, IP_RAVE, IP_PRIORS, IP_HEAVY, IP_EXPAND, IP_PATTERNS = range(7)
