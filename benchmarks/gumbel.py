@@ -30,9 +30,10 @@ Run from the repository root (needs the ``az`` extra, torch)::
 - ``c4``: the Connect Four run of the issue: Gumbel self-play at ``--simulations`` per move
   for ``--minutes`` (45) on ``--workers`` processes (``C4_CHANGES``: the PUCT run's network,
   trainer and gate of ``benchmarks.alphazero_connect_four``, without root noise or playout
-  caps; ``--teacher K``: warm-started by K iterations of its teacher's games), then ``benchmarks.alphazero_c4_eval``'s evaluation: 400 games at 200 simulations
-  against MCTS with 1,000 uniform-playout iterations, with Gumbel search and with PUCT, and the
-  raw policy against the one-ply win-or-block player.
+  caps; ``--teacher K``: warm-started by K iterations of its teacher's games), then
+  ``benchmarks.alphazero_c4_eval``'s evaluation: 400 games at 200 simulations against MCTS
+  with 1,000 uniform-playout iterations, with Gumbel search (the run's ``--c-scale``) and with
+  PUCT, and the raw policy against the one-ply win-or-block player.
 
 Seats, openings and searches are seeded (``--seed``): the same command plays the same games.
 """
