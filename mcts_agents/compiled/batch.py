@@ -236,7 +236,8 @@ def _batched(
     results: list[Any] = [None] * len(searchers)
     groups: dict[tuple[Any, ...], list[int]] = {}
     for i, searcher in enumerate(searchers):
-        searcher.check_game(games[i])
+        if type(searcher) in _KINDS:  # other compiled searchers (ISMCTS, Go) check their own
+            searcher.check_game(games[i])
         if batchable(searcher):
             groups.setdefault((type(searcher), searcher.game), []).append(i)
     for (kind, _), members in groups.items():
