@@ -358,33 +358,28 @@ def run(
         path[0] = 0
         path_hash[0] = np.uint64(st[HASH])
         length = 0
-        while ni[FIRST, node] >= 0 and st[PASSES] < 2 and depth < max_depth:
+        while st[PASSES] < 2 and depth < max_depth:
+            fresh = ni[FIRST, node] < 0  # a leaf: grown here (then one step into it) or not
+            if fresh and not (
+                (node == 0 or ni[N, node] >= expand_at)
+                and _expand(
+                    node, ni, nf, meta, col, bw, st, offs, zob, edge, ip, fp, seen, path_hash,
+                    depth, points, stack, scratch,
+                )
+            ):  # fmt: skip
+                break
             child = _select(node, ni, nf, ip, fp, rng)
-            c = st[TO_MOVE]
             p = ni[MOVE, child]
             seq_p[length] = p
-            seq_c[length] = c
+            seq_c[length] = st[TO_MOVE]
             length += 1
             play(p, col, bw, st, offs, zob)
             depth += 1
             path[depth] = child
             path_hash[depth] = np.uint64(st[HASH])
             node = child
-        grow = st[PASSES] < 2 and depth < max_depth and (node == 0 or ni[N, node] >= expand_at)
-        if grow and _expand(
-            node, ni, nf, meta, col, bw, st, offs, zob, edge, ip, fp, seen, path_hash,
-            depth, points, stack, scratch,
-        ):  # fmt: skip
-            child = _select(node, ni, nf, ip, fp, rng)
-            c = st[TO_MOVE]
-            p = ni[MOVE, child]
-            seq_p[length] = p
-            seq_c[length] = c
-            length += 1
-            play(p, col, bw, st, offs, zob)
-            depth += 1
-            path[depth] = child
-            path_hash[depth] = np.uint64(st[HASH])
+            if fresh:
+                break
         if st[PASSES] < 2:
             length = _playout(
                 col, bw, st, offs, zob, edge, ip, rng, seq_p, seq_c, length, 3 * points, pat
