@@ -37,6 +37,9 @@ lines) as it ends and a rerun with the same file plays only the missing game ind
 level. GNU Go comes from Debian's ``gnugo`` package (``apt-get install gnugo``); without it the
 games are skipped with a line saying so.
 
+``--judge``: for each game of ``--out`` that ours lost, GNU Go's ``final_score`` (level 10) of
+the position before our engine's first pass: whether the game was lost before it passed.
+
 ``--ab N``: Go's compiled tree search with ``GoOptions`` ``--a`` against ``--b`` (``"rave=0"``,
 ``"heavy=0,patterns=0"``; ``python``: the Python tree with compiled playouts) at
 ``--ab-time`` seconds a move, colours alternating, resumable through ``--ab-out``.
@@ -382,6 +385,36 @@ def gnugo_games(args: argparse.Namespace) -> None:
     )
 
 
+def judge_losses(args: argparse.Namespace) -> None:
+    """``--judge``: for every game of ``--out`` that ours lost (with its moves recorded), GNU Go's
+    ``final_score`` (level 10, which judges dead stones) of the position before our first pass:
+    whether the game was already lost when our engine began to pass."""
+    if not gnugo_path():
+        print("gnugo not found (Debian: apt-get install gnugo); nothing judged")
+        return
+    records = [json.loads(line) for line in Path(args.out).read_text().splitlines()]
+    for r in records:
+        if r["ours_won"] or not r.get("record"):
+            continue
+        moves = r["record"].split()
+        ours = 0 if r["black"] == "ours" else 1
+        passes = [i for i, m in enumerate(moves) if m == "PASS" and i % 2 == ours]
+        upto = passes[0] if passes else len(moves)
+        judge = Engine([gnugo_path(), "--mode", "gtp", "--level", "10", "--chinese-rules"])
+        judge.send(f"boardsize {r['size']}")
+        judge.send("komi 7.5")
+        for i, move in enumerate(moves[:upto]):
+            judge.send(f"play {'bw'[i % 2]} {move}")
+        before = judge.send("final_score")
+        judge.close()
+        colour = "black" if ours == 0 else "white"
+        print(
+            f"level {r['level']} game {r['index']}: ours {colour}, lost {r['score']}; "
+            f"our first pass at move {upto + 1} of {len(moves)}; GNU Go's final_score there: "
+            f"{before}"
+        )
+
+
 def _options(text: str) -> Any:
     """``GoOptions`` from ``"rave=0,c=0.5"`` (empty: the defaults); ``"python"``: the Python
     tree with the compiled decisive playouts (the path before the compiled search)."""
@@ -489,6 +522,9 @@ def main() -> None:
     parser.add_argument("--ab-time", type=float, default=0.5, help="seconds a move in --ab")
     parser.add_argument("--ab-out", default="go_search_ab.jsonl", help="results of --ab")
     parser.add_argument("--workers", type=int, default=1, help="games at a time (--ab, --gnugo)")
+    parser.add_argument(
+        "--judge", action="store_true", help="GNU Go's score of --out's losses at our first pass"
+    )
     args = parser.parse_args()
     info = machine_info()
     print_machine(info)
@@ -501,6 +537,8 @@ def main() -> None:
         search_ab(args)
     if args.gnugo:
         gnugo_games(args)
+    if args.judge:
+        judge_losses(args)
 
 
 if __name__ == "__main__":
