@@ -63,6 +63,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python benchmar
 from benchmarks._common import fmt, machine_info, median, print_machine, print_table, spread
 
 C = 2.0
+#: Go's compiled tree search with nothing but UCT and the decisive playouts: the closest to
+#: the old path's search (uniform playouts, no RAVE, no priors).
+_PLAIN = "rave=0,priors=0,heavy=0,patterns=0"
 
 
 def _search_rate(
@@ -72,11 +75,14 @@ def _search_rate(
     playout: str = "random",
     compiled: bool = False,
     kernel: bool = False,
+    options: str | None = None,
 ) -> list[float]:
     """Simulations per second of the Python search; ``compiled``: with the game's compiled
     playouts (the Python tree; playout loaded before the clock starts); ``kernel``: Go's
-    compiled tree search (``make_searcher`` with the defaults, built before the clock)."""
+    compiled tree search (``make_searcher`` with the defaults, built before the clock), or with
+    ``options`` (``GoOptions`` as ``--ab`` reads them: ``"heavy=0,patterns=0"``)."""
     from mcts_agents.compiled.go_playout import go_playout
+    from mcts_agents.compiled.go_searcher import GoSearch
     from mcts_agents.planner.factory import make_searcher
     from mcts_agents.search.config import Budget, SearchConfig
     from mcts_agents.search.mcts import MCTS
@@ -86,7 +92,9 @@ def _search_rate(
         game, state = make()
         config = SearchConfig(c=C, playout=playout)  # type: ignore[arg-type]
         budget = Budget(iterations=iterations)
-        if kernel:
+        if kernel and options is not None:
+            searcher = GoSearch(game, budget, SearchConfig(), seed, _options(options))
+        elif kernel:
             searcher = make_searcher(game, budget, SearchConfig(), seed=seed)
         elif compiled:
             searcher = MCTS(budget, config, seed, (game, go_playout(game, playout)))
@@ -170,6 +178,21 @@ def speed(size: int, repeats: int, quick: bool) -> list[list[str]]:
                 _search_rate(lambda: game_from_env(env), compiled, repeats, kernel=True),
             )
         )
+        # the same tree with lighter playouts: the old path's playouts are uniform, so the
+        # plain rows compare like with like
+        for name, options in (
+            ("light playouts (heavy=0, patterns=0)", "heavy=0,patterns=0"),
+            ("plain UCT (rave=0, priors=0, heavy=0, patterns=0)", _PLAIN),
+        ):
+            rows.append(
+                (
+                    f"go_v5, fast path, compiled tree search, {name}",
+                    compiled,
+                    _search_rate(
+                        lambda: game_from_env(env), compiled, repeats, kernel=True, options=options
+                    ),
+                )
+            )
     ours = go_v0(size=size)
     ours.reset(seed=0)
     rates = []
