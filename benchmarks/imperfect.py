@@ -27,8 +27,9 @@ Run from the repository root (each part prints a table; ``--json PATH`` saves th
 - ``pig``: our search (chance nodes, our Pig rules) against OpenSpiel's C++ ``MCTSBot`` at
   equal wall time on one ``pyspiel`` state; both sides see the same dice (drawn by the
   benchmark's seeded generator and applied to both).
-- ``pettingzoo``: ISMCTS on PettingZoo's rlcard poker, the rules cores against the old clone
-  path side by side (``benchmarks/poker_speed.py``).
+- ``pettingzoo``: ISMCTS on PettingZoo's rlcard poker, the rules cores (the compiled search the
+  factory picks, and the Python ``ISMCTS``) against the old clone path side by side
+  (``benchmarks/poker_speed.py``).
 """
 
 from __future__ import annotations

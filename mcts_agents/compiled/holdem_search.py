@@ -7,10 +7,10 @@ The same algorithm and options as the Python ``ISMCTS`` and the compiled Kuhn/Le
 ``"start"`` (with the same fallback to a search from here where the self-play did not reach the
 decision), tree reuse, budgets, final-move rules, the same ``SearchResult``. The rules are the
 cores' own tables (``holdem_tables``), the simulations one compiled loop (``holdem_kernel``)
-over a hashed node table that grows (doubling, rehashed between compiled calls) up to
-``MAX_SLOTS`` slots and then stops taking new nodes, as a full ``max_nodes`` table does: the
-search goes on with the nodes it has. Its random numbers are its own (same seed, same result
-within this backend). ``planner.choice.local_searcher`` picks it for the two cores where
+over a hashed node table sized from the budget that grows (doubling, rehashed between compiled
+calls) up to ``MAX_SLOTS`` slots and then stops taking new nodes, as a full ``max_nodes`` table
+does: the search goes on with the nodes it has. Its random numbers are its own (same seed, same
+result within this backend). ``planner.choice.local_searcher`` picks it for the two cores where
 ``SearchConfig.backend`` allows (``"auto"``, ``"numba"``) and numba is installed.
 
 ``search_from="auto"`` searches from here: hold'em has about 10^14 information sets, far too
@@ -52,10 +52,16 @@ __all__ = ["MAX_SLOTS", "HoldemISMCTS", "supports", "unsupported"]
 #: Simulations per compiled call under a time limit or a ``should_stop``; else up to 1 << 16.
 CHUNK = 1024
 #: The node table's slots: at least ``MIN_SLOTS``; doubled while it is over half full, up to
-#: ``MAX_SLOTS`` (about 235 MB in limit hold'em); a table of ``MAX_SLOTS`` takes nodes until it
-#: is three quarters full (about 1.5 million information sets), then stops growing.
+#: ``MAX_SLOTS`` (about 235 MB in limit hold'em, 285 MB in no-limit); a table that cannot grow
+#: (``MAX_SLOTS``, or a rehash that would overrun the time limit) takes nodes until it is three
+#: quarters full (about 1.5 million information sets at ``MAX_SLOTS``), then no more.
 MIN_SLOTS = 1 << 12
 MAX_SLOTS = 1 << 21
+#: simulations per second assumed when a time limit sizes the table before a search (about the
+#: fastest measured; a larger table than needed costs only address space: its pages are zero
+#: until a node lands there), so that a timed search seldom rehashes (a rehash of a million
+#: slots takes a quarter of a second on a loaded core)
+RATE_GUESS = 2_000_000
 #: ``SearchConfig`` fields the compiled search implements only at these values.
 OPTIONS = {"rollout_depth": None, "evaluator": None, "selection": "ucb1", "fpu": None}
 
@@ -116,6 +122,7 @@ class HoldemISMCTS:
         self._game_id: Hashable = game_identity(game)
         self._root_key = -1
         self._meta = np.zeros(2, np.int64)
+        self._rehash_s = 0.0  # seconds the last rehash took
         t = self._tables
         c = config.c
         smooth = -1.0 if config.smooth is None else float(config.smooth)
@@ -203,10 +210,14 @@ class HoldemISMCTS:
         check_room(self.budget, len(legal))
         node, seen, shown, root = self._root(state, player)
         reused = self._prepare(root)
-        expected = self.table_size() + (self.budget.iterations or 0)
-        if self.budget.max_nodes:
-            expected = min(expected, self.budget.max_nodes)
+        budget = self.budget
+        expected = self.table_size() + (budget.iterations or 0)
+        if budget.iterations is None and budget.time_limit is not None:
+            expected += int(RATE_GUESS * budget.time_limit)
+        if budget.max_nodes:
+            expected = min(expected, budget.max_nodes)
         self._grow(expected)
+        deadline = start + budget.time_limit if budget.time_limit is not None else None
         if self._slot(root) < 0:
             self._keys[self._kernel.find(self._keys, root)] = root
             self._meta[0] += 1
@@ -220,9 +231,20 @@ class HoldemISMCTS:
             n = CHUNK if timed else 1 << 16
             if cap is not None:
                 n = max(1, min(n, cap))
-            self._grow(self.table_size())
             slots = self._keys.shape[0]
-            opts_i[6] = slots // 2 if slots < MAX_SLOTS else 0
+            # grow, unless the rehash (about twice the last one) would overrun the time limit
+            if (
+                self.table_size() + 4 >= slots // 2
+                and slots < MAX_SLOTS
+                and (deadline is None or perf_counter() + 2 * self._rehash_s < deadline)
+            ):
+                began = perf_counter()
+                self._grow(self.table_size())
+                self._rehash_s = perf_counter() - began
+                slots = self._keys.shape[0]
+            opts_i[6] = (
+                slots // 2 if slots < MAX_SLOTS and self.table_size() + 4 < slots // 2 else 0
+            )
             return int(
                 self._kernel.simulate(
                     n, t.kind, t.to_play, t.child, t.deal_target, t.deal_next, t.blind_next,

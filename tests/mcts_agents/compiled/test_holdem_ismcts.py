@@ -227,3 +227,46 @@ def test_the_factory_chooses_and_refusals_name_the_reason() -> None:
     tiny = make_searcher(LIMIT, Budget(iterations=100, max_nodes=2), SearchConfig(), 0)
     with pytest.raises(InvalidOptionError, match="max_nodes"):
         tiny.search(*at("limit-flop"))
+
+
+@pytest.mark.parametrize("game", [LIMIT, NOLIMIT], ids=["limit", "nolimit"])
+def test_the_kernels_key_partitions_decisions_as_the_cores_information_sets(game: Any) -> None:
+    """``info_key`` against ``(mover, game.information_set(state, observer))`` on decisions
+    of seeded random hands and their variants (the opponent's hole cards redealt, the flop
+    dealt in another order, hole cards swapped): equal keys exactly where the core's are."""
+    import random
+
+    import numpy as np
+
+    from mcts_agents.compiled.holdem_kernel import info_key
+
+    rng = random.Random(11)
+    python_of: dict[int, Any] = {}
+    compiled_of: dict[Any, int] = {}
+    for _ in range(300):
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            if game.is_chance(state):
+                state = game.next_state(state, game.sample_chance(state, rng))
+                continue
+            node, cards = state
+            for observer in (0, 1):
+                other = 2 * (1 - observer)
+                hidden = rng.sample([c for c in range(52) if c not in cards], 2)
+                flop = list(cards[4:7])
+                rng.shuffle(flop)
+                variant = [*cards[:4], *flop, *cards[7:]]
+                variant[other : other + 2] = hidden
+                variant[2 * observer : 2 * observer + 2] = cards[2 * observer : 2 * observer + 2][
+                    ::-1
+                ]
+                for world in (cards, tuple(variant)):
+                    mover = game.to_play((node, world))
+                    python = (mover, game.information_set((node, world), observer))
+                    padded = np.array([*world, *[0] * (9 - len(world))], np.int64)
+                    key = int(info_key(mover, observer, node, padded, len(world)))
+                    assert python_of.setdefault(key, python) == python
+                    assert compiled_of.setdefault(python, key) == key
+            actions = game.legal_actions(state)
+            state = game.next_state(state, actions[int(rng.random() * len(actions))])
+    assert len(compiled_of) > 1000
