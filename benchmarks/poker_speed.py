@@ -116,3 +116,70 @@ def pettingzoo_speed(repeats: int = 5, seed: int = 0) -> list[dict[str, Any]]:
          for r in rows],
     )  # fmt: skip
     return rows
+
+
+def _duel_hand(
+    game: Any, deal_seed: int, searchers: list[Any]
+) -> tuple[float, list[int], list[int]]:
+    """One hand on the core, chance drawn by its own generator seeded with ``deal_seed`` (so the
+    same cards come in both seatings), seat ``s`` searched by ``searchers[s]``: seat 0's return,
+    and each seat's simulations and moves."""
+    import random
+
+    rng = random.Random(deal_seed)
+    state = game.initial_state()
+    sims, moves = [0, 0], [0, 0]
+    for searcher in searchers:
+        searcher.reset()
+    while not game.is_terminal(state):
+        if game.is_chance(state):
+            state = game.next_state(state, game.sample_chance(state, rng))
+            continue
+        seat = game.to_play(state)
+        result = searchers[seat].search(game, state)
+        sims[seat] += result.iterations
+        moves[seat] += 1
+        state = game.next_state(state, result.best_action)
+    return game.returns(state)[0], sims, moves
+
+
+def holdem_duel(seconds: float, pairs: int, seed: int = 0) -> list[dict[str, Any]]:
+    """The compiled ISMCTS against the Python one at equal time per move, on the limit and
+    no-limit hold'em cores (``texas_holdem_v4``'s and ``texas_holdem_no_limit_v6``'s rules),
+    default options: ``pairs`` deals, each played twice with the seats swapped (duplicate
+    poker: the cards' luck cancels). The compiled side's mean return per hand (big blinds in
+    limit, chips in no-limit) with a 95% interval over the pairs, and simulations per move."""
+    import statistics
+
+    from mcts_agents.envs.games.limit_holdem import LimitHoldem
+    from mcts_agents.envs.games.nolimit_holdem import NoLimitHoldem
+
+    rows = []
+    for game in (LimitHoldem(), NoLimitHoldem()):
+        budget = Budget(time_limit=seconds)
+        compiled = make_searcher(game, budget, SearchConfig(), seed)
+        python = make_searcher(game, budget, SearchConfig(backend="python"), seed + 1)
+        pair_means = []
+        sims = {"compiled": [0, 0], "python": [0, 0]}  # simulations, moves
+        for i in range(pairs):
+            first, s1, m1 = _duel_hand(game, seed + i, [compiled, python])
+            second, s2, m2 = _duel_hand(game, seed + i, [python, compiled])
+            pair_means.append((first - second) / 2)
+            sims["compiled"][0] += s1[0] + s2[1]
+            sims["compiled"][1] += m1[0] + m2[1]
+            sims["python"][0] += s1[1] + s2[0]
+            sims["python"][1] += m1[1] + m2[0]
+        per_move = {k: v[0] / max(1, v[1]) for k, v in sims.items()}
+        mean = statistics.fmean(pair_means)
+        half = 1.96 * statistics.stdev(pair_means) / len(pair_means) ** 0.5
+        rows.append({"game": game.name, "seconds": seconds, "pairs": pairs, "mean": mean,
+                     "low": mean - half, "high": mean + half,
+                     "sims_per_move": per_move})  # fmt: skip
+    print_table(
+        ["compiled vs Python ISMCTS, equal time", "s/move", "deals x 2", "compiled's mean return",
+         "95% interval", "sims/move compiled", "sims/move Python"],
+        [[r["game"], f"{r['seconds']:g}", str(r["pairs"]), f"{r['mean']:+.3f}",
+          f"[{r['low']:+.3f}, {r['high']:+.3f}]", f"{r['sims_per_move']['compiled']:,.0f}",
+          f"{r['sims_per_move']['python']:,.0f}"] for r in rows],
+    )  # fmt: skip
+    return rows
