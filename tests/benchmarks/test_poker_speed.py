@@ -28,3 +28,12 @@ def test_the_table_has_a_row_per_position_naming_what_runs(
     assert all(r["clone_sims_per_s"] > 0 for r in rows)
     assert all(r["core_sims_per_s"] > 0 and r["speedup"] > 0 for r in rows)
     assert all(r["python_sims_per_s"] > 0 and r["compiled_vs_python"] > 0 for r in rows)
+
+
+def test_the_holdem_duel_plays_duplicate_deals_and_reports_the_compiled_side() -> None:
+    pytest.importorskip("numba")
+    rows = poker_speed.holdem_duel(0.002, 3, seed=1)
+    assert [r["game"] for r in rows] == ["limit_holdem", "nolimit_holdem"]
+    for row in rows:
+        assert row["low"] <= row["mean"] <= row["high"] and row["pairs"] == 3
+        assert row["sims_per_move"]["compiled"] > 0 and row["sims_per_move"]["python"] > 0
