@@ -8,6 +8,7 @@ Run from the repository root (each part prints a table; ``--json PATH`` saves th
     python -m benchmarks.imperfect observers --games phantom_444,oh_hell --iterations 500 --count 40
     python -m benchmarks.imperfect pig --time 0.1 --count 200
     python -m benchmarks.imperfect pettingzoo
+    python -m benchmarks.imperfect holdem --time 0.05 --count 200
 
 - ``exploitability``: for every information state of Kuhn or Leduc poker, one search rooted
   there (a state of that information set, found by walking OpenSpiel's game); the tabular
@@ -27,8 +28,11 @@ Run from the repository root (each part prints a table; ``--json PATH`` saves th
 - ``pig``: our search (chance nodes, our Pig rules) against OpenSpiel's C++ ``MCTSBot`` at
   equal wall time on one ``pyspiel`` state; both sides see the same dice (drawn by the
   benchmark's seeded generator and applied to both).
-- ``pettingzoo``: ISMCTS on PettingZoo's rlcard poker, the rules cores against the old clone
-  path side by side (``benchmarks/poker_speed.py``).
+- ``pettingzoo``: ISMCTS on PettingZoo's rlcard poker, the rules cores (the compiled search the
+  factory picks, and the Python ``ISMCTS``) against the old clone path side by side
+  (``benchmarks/poker_speed.py``).
+- ``holdem``: the compiled ISMCTS against the Python one at equal time per move on the limit
+  and no-limit hold'em cores, duplicate deals (``poker_speed.holdem_duel``).
 """
 
 from __future__ import annotations
@@ -564,7 +568,7 @@ def pig(times: Sequence[float], games: int, seed: int, workers: int) -> list[dic
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", choices=["exploitability", "speed", "headtohead", "observers",
-                                         "pig", "pettingzoo"])  # fmt: skip
+                                         "pig", "pettingzoo", "holdem"])  # fmt: skip
     parser.add_argument("--games", default=None, help="games (exploitability, observers: names)")
     parser.add_argument("--game", default="leduc_poker", help="headtohead: OpenSpiel game")
     parser.add_argument("--iterations", default=None, help="simulations, comma-separated")
@@ -615,6 +619,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         from benchmarks.poker_speed import pettingzoo_speed
 
         results = pettingzoo_speed(seed=args.seed)
+    elif args.part == "holdem":
+        from benchmarks.poker_speed import holdem_duel
+
+        results = [holdem_duel(t, args.count, args.seed) for t in times]
     else:
         results = pig(times, args.count, args.seed, args.workers)
     data = {"benchmark": f"imperfect {args.part}", "machine": info, "results": results,

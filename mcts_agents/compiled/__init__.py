@@ -18,8 +18,10 @@ the cores have them. The shared kernel compiles per game (``entries``): a game's
 compiles its rules only, after one logged warning where numba's cache does not hold it.
 
 Information Set MCTS for two-player Kuhn poker and Leduc hold'em (``ismcts.CompiledISMCTS``,
-over the cores' tables: ``card_tables``, ``ismcts_kernel``) is chosen by
-``planner.choice.local_searcher`` for those games, not through this registry.
+over the cores' tables: ``card_tables``, ``ismcts_kernel``) and for rlcard's heads-up limit and
+no-limit hold'em (``holdem_search.HoldemISMCTS``: ``holdem_tables``, ``holdem_kernel``, the hand
+evaluator ``holdem_rank``) is chosen by ``planner.choice.local_searcher`` for those games, not
+through this registry.
 
 Compiled playouts for the Python search (``register_playout``; ``planner.choice.local_searcher``
 hands them to ``MCTS`` where ``backend="auto"``): Pig (``rules.pig.pig_playout``), Othello up to

@@ -74,8 +74,8 @@ def supports(game: Any) -> str | None:
     if type(game) in (LeducHoldem, RLCardLeduc):
         return None
     return (
-        f"no compiled ISMCTS for {type(game).__name__} (two-player Kuhn poker and Leduc "
-        "hold'em only, OpenSpiel's rules or rlcard's)"
+        f"no compiled ISMCTS for {type(game).__name__} (two-player Kuhn poker, Leduc hold'em "
+        "with OpenSpiel's rules or rlcard's, and rlcard's limit and no-limit hold'em only)"
     )
 
 

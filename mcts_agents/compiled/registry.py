@@ -176,5 +176,6 @@ def warm_up() -> None:
         return
     paths = [e.searcher for e in _KERNELS.values()] + [e.factory for e in _PLAYOUTS.values()]
     paths.append("mcts_agents.compiled.ismcts_kernel:simulate")  # the card games' ISMCTS
+    paths.append("mcts_agents.compiled.holdem_kernel:simulate")  # hold'em's ISMCTS
     for path in paths:
         importlib.import_module(path.partition(":")[0]).warm_up()

@@ -2,7 +2,9 @@
 
 ``SearchConfig.information`` decides first. A game with private information gets Information
 Set MCTS (``ismcts.ISMCTS``, multiple-observer by default, single-observer on request; the
-compiled ``compiled.ismcts.CompiledISMCTS`` for Kuhn and Leduc poker where ``backend`` allows), PIMC
+compiled ``compiled.ismcts.CompiledISMCTS`` for Kuhn and Leduc poker and
+``compiled.holdem_search.HoldemISMCTS`` for rlcard's limit and no-limit hold'em where ``backend``
+allows), PIMC
 (``pimc.PIMC``) or, only when asked for by name, the ``"oracle"``: ``MCTS`` on the true hidden
 state. Searching such a game as if it were visible (``"perfect"``) is refused. Every other game
 gets the perfect-information search, where ``SearchConfig.backend`` decides: ``"python"`` always
@@ -17,6 +19,7 @@ parallelism.
 from __future__ import annotations
 
 from mcts_agents import compiled
+from mcts_agents.compiled import holdem_search
 from mcts_agents.compiled import ismcts as compiled_ismcts
 from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.search.config import Budget, SearchConfig
@@ -54,8 +57,12 @@ def local_searcher(
     if not is_perfect_information(game):
         if mode in ("auto", "mo_ismcts", "so_ismcts"):
             if config.backend != "python":  # the compiled ISMCTS where it plays the game
-                reason = compiled_ismcts.unsupported(game, config)
+                holdem = holdem_search.supports(game) is None
+                kernel = holdem_search if holdem else compiled_ismcts
+                reason = kernel.unsupported(game, config)
                 if reason is None:
+                    if holdem:
+                        return holdem_search.HoldemISMCTS(game, budget, config, seed)
                     return compiled_ismcts.CompiledISMCTS(game, budget, config, seed)
                 if config.backend == "numba":
                     raise InvalidOptionError(f"backend='numba' cannot search {game!r}: {reason}")
