@@ -25,10 +25,13 @@ the medians of the ratios of runs made side by side (a load change hits both). F
 simulations (N x iterations over the batched kernel's simulations per second on those cores,
 i.e. steps over the seconds spent in the kernel calls), and ``kernel share`` the steps/s
 reached over that bound (the seconds in the kernel over the whole step time; the target is
->= 0.8); ``search share`` is the same for the whole batched searches (seeds, roots, kernel,
-moves); ``sync kernel share`` is the share of ``sync``'s time in its own kernel calls (one tree
-each): with the same kernel, no batching can beat ``sync`` by more than the cores used over
-``sync kernel share``. The cores
+>= 0.8). The native env's kernel call (``board_search.run_kernel``) is the whole search of
+every tree (its seed set, its root found or re-rooted, its simulations, its move: one compiled
+call, in parallel over the trees). ``search share`` is the same for the whole batched searches
+(seeds drawn, kernel, trees grown); ``sync kernel share`` is the share of ``sync``'s time in its
+own kernel calls (one tree each, the simulations only: ``KernelSearcher._run``): with the same
+kernel, no batching can beat ``sync`` by more than the cores used over ``sync kernel share`` (a
+little more here: its roots and moves are outside its share). The cores
 are those the process may run on (``os.sched_setaffinity``, inherited by ``async`` workers)
 and numba's thread count.
 """

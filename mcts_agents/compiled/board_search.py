@@ -7,12 +7,12 @@ episode; ``moves(words, boards)`` then searches the given boards exactly as
 ``searcher.search(game, state)`` followed by ``best_action`` would, without a core state:
 
 1. each searcher's seed drawn from its own generator (``KernelSearcher.begin``'s first line);
-2. every seed set and every root found, re-rooted or added in one compiled call
-   (``board_trees.prepare_*``, in parallel from ``PREPARE_PARALLEL_MIN`` trees; the root key
-   kept here per board, as ``KernelSearcher._root_key`` is kept there);
-3. the simulations of all the trees in ``compiled.batch``'s kernels (one parallel call, again
-   for the trees whose arrays grew);
-4. every move by the final-move rule in one compiled call (``board_trees.pick_*``).
+2. one compiled call over all the trees, in parallel (``board_trees.search_*``), each tree's
+   search whole: its seed set, its root found, re-rooted or added (the root key kept here per
+   board, as ``KernelSearcher._root_key`` is kept there), its simulations (the single kernel's
+   ``run``) and its move by the final-move rule;
+3. the trees whose arrays had to grow: grown, the rest of their simulations run in
+   ``compiled.batch``'s kernels (again for those that grow again), their moves picked.
 
 Same seeds, same moves, same trees: the per-seed equality tests of ``rl.vector`` check it
 against the single-env wrapper, whose searches go through ``searcher.search``.
@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import get_num_threads
+from numba import get_num_threads, typeof
 
 from mcts_agents.compiled import batch, kernel
 from mcts_agents.compiled import connect_four_kernel as c4_kernel
@@ -32,8 +32,10 @@ from mcts_agents.compiled.board_trees import (
     open_shared,
     pick_connect_four,
     pick_shared,
-    prepare_connect_four,
-    prepare_connect_four_serial,
+    search_connect_four,
+    search_connect_four_serial,
+    search_shared,
+    search_shared_serial,
 )
 from mcts_agents.compiled.boards import BoardRules, call_fixed
 from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
@@ -44,12 +46,6 @@ __all__ = ["BoardSearch", "run_kernel", "searchable"]
 
 _FINAL_MOVES = ("visits", "value")
 _GROW_NODES = kernel.GROW_NODES  # this status and those above ask for bigger arrays (both kernels)
-#: Fewer trees than this are prepared (seeds, roots) on one thread. Waking the other threads
-#: for a second parallel region in a step costs more than it saves on a busy machine: measured
-#: (Connect Four, N = 64, 2 cores, load average 5.5) 2,000-2,300 learner steps/s with the
-#: parallel twin from 32 trees against 3,600-3,800 on one thread (the kernel's own parallel
-#: call waits for its threads as well).
-PREPARE_PARALLEL_MIN = 1024
 assert c4_kernel.GROW_NODES == _GROW_NODES and c4_kernel.GROW_EDGES == kernel.GROW_EDGES
 
 
@@ -71,16 +67,22 @@ def searchable(searcher: Any, rules: BoardRules) -> bool:
     )
 
 
-def run_kernel(kept: dict[Any, Any], c4: bool, parallel: bool, *args: Any) -> None:
-    """One call of ``compiled.batch``'s kernels (Connect Four's, or the shared one for
-    ``rules``' game: ``args`` then start with its parameter words); the one place this module
-    enters them (``benchmarks/vector.py`` times it)."""
-    if c4:
-        run = _RUN_CONNECT_FOUR if parallel else _SERIAL_CONNECT_FOUR
-        run(*args)
-        return
-    shared = _RUN_SHARED if parallel else _SERIAL_SHARED
-    call_fixed(kept, shared, kept["game"], *args)
+def run_kernel(kept: dict[Any, Any], function: Any, per_game: bool, *args: Any) -> Any:
+    """``function(*args)``: a batch kernel, the searches of ``board_trees.search_*`` or
+    ``compiled.batch``'s simulations (``per_game``: one compiled per game, ``rules``' game
+    then passed first), through the compiled entry point kept in ``kept`` (the arguments of
+    each ``function`` keep their types); the one place this module enters them
+    (``benchmarks/vector.py`` times it)."""
+    if per_game:
+        return call_fixed(kept, function, kept["game"], *args)
+    entry = kept.get(function)
+    if entry is not None:
+        return entry(*args)
+    result = function(*args)
+    found = function.overloads.get(tuple(typeof(a) for a in args))
+    if found is not None:
+        kept[function] = found.entry_point
+    return result
 
 
 # Bound here, not looked up in ``batch`` at each call: a benchmark that times ``batch``'s
@@ -113,11 +115,18 @@ class BoardSearch:
         self._done = np.zeros(n, np.int64)  # each kernel call's simulations and status per tree
         self._status = np.zeros(n, np.int64)
         self._draw: list[Any] = [None] * n  # each searcher's ``rng.getrandbits``
-        # roots, want, c, solver, decisive of a batch (views of their first rows)
-        self._work = (
-            np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.float64),
-            np.zeros(n, np.bool_), np.zeros(n, np.bool_),
-        )  # fmt: skip
+        # each tree's root, simulations wanted and done, kernel status, in a batch's order
+        self._roots = np.zeros(n, np.int64)
+        self._want = np.zeros(n, np.int64)
+        self._limit: int | None = None  # every board's iterations (-1: not all the same)
+        size = self._size
+        self._scratch = (
+            np.zeros((n, size), np.int64),
+            np.zeros((n, size)),
+            np.zeros((n, size), np.int64),
+            np.zeros((n, size), np.int64),
+            np.zeros((n, size), np.bool_),
+        )  # the picks' work space, a row a tree (visits, values, labels, edges, same mover)
 
     def attach(self, i: int, searcher: Any, fresh: bool = False) -> None:
         """Search board ``i`` with ``searcher`` from its current root key on. ``fresh``: the
@@ -137,7 +146,11 @@ class BoardSearch:
             return
         self.searchers[i] = self._last[i] = searcher
         config = searcher.config
-        self.limits[i] = searcher.budget.iterations
+        self.limits[i] = limit = searcher.budget.iterations
+        if self._limit is None:
+            self._limit = limit
+        elif self._limit != limit:
+            self._limit = -1
         self.c[i] = config.c
         self.solver[i] = config.solver
         self.decisive[i] = searcher._decisive()
@@ -165,83 +178,92 @@ class BoardSearch:
         (none over), each searched as its own ``search`` would."""
         count = len(boards)
         draw = self._draw
-        seeds = np.fromiter([draw[i](64) | 1 for i in boards.tolist()], np.uint64, count)
-        # (each searcher's seed from its own generator, as ``KernelSearcher.begin`` draws it)
-        trees = self.trees[boards]
+        seeds = np.fromiter([draw[i](64) for i in boards.tolist()], np.uint64, count)
+        # (each searcher's seed from its own generator, as ``KernelSearcher.begin`` draws it;
+        # ``| 1`` in the compiled call)
+        first = self.searchers[int(boards[0])]
         c4 = self.kind is CompiledConnectFour
-        pool = self._pool(self.searchers[int(boards[0])])
-        work = self._work
-        roots, want, c = work[0][:count], work[1][:count], work[2][:count]
-        solver, decisive = work[3][:count], work[4][:count]
+        pool = self._pool(first)
+        roots, want = self._roots[:count], self._want[:count]
+        done, status = self._done[:count], self._status[:count]
+        moves = np.empty(count, np.int64)
+        limit = self._limit
+        total = (
+            count * limit if limit is not None and limit >= 0 else int(self.limits[boards].sum())
+        )
+        parallel = count > 1 and total >= batch.PARALLEL_MIN and get_num_threads() > 1
         both = (
-            trees, words, boards, self.keys, self.keyed, seeds, self.reuse, self.limits, self.c,
-            self.solver, self.decisive, roots, want, c, solver, decisive,
+            self.trees, words, boards, self.keys, self.keyed, seeds, self.reuse, self.limits,
+            self.c, self.solver, self.decisive, self.by_value,
         )  # fmt: skip
-        parallel = count >= PREPARE_PARALLEL_MIN and get_num_threads() > 1
         if c4:
-            prepare = prepare_connect_four if parallel else prepare_connect_four_serial
-            active, total = prepare(pool.items, *both)
+            search = search_connect_four if parallel else search_connect_four_serial
+            grown = run_kernel(
+                self._kept, search, False, pool.items, first.geometry, *both, roots, want, done,
+                status, moves, self._scratch,
+            )  # fmt: skip
         else:
-            active, total = self.rules.prepare(parallel, pool.items, *both)
-        if active:
-            self._run(c4, pool, boards, trees, roots, want, c, solver, decisive, active, total)
-        moves = np.zeros(count, np.int64)
-        pick = pick_connect_four if c4 else pick_shared
-        pick(pool.items, trees, roots, boards, self.by_value, self._size, moves)
+            codec = self.rules.codec
+            search = search_shared if parallel else search_shared_serial
+            grown = run_kernel(
+                self._kept, search, True, codec.params, pool.items, *both, codec.max_actions,
+                codec.max_depth, roots, want, done, status, moves, self._scratch,
+            )  # fmt: skip
+        if grown:
+            self._finish(c4, pool, boards, moves)
         for j in (moves < 0).nonzero()[0].tolist():  # no edge yet: the first legal move
             moves[j] = self.rules.legal_first(words[boards[j]])
         return moves
 
-    def _run(
-        self, c4: bool, pool: Any, boards: np.ndarray, trees: np.ndarray, roots: np.ndarray,
-        want: np.ndarray, c: np.ndarray, solver: np.ndarray, decisive: np.ndarray, active: int,
-        total: int,
-    ) -> None:  # fmt: skip
-        """The simulations of the trees with ``want[j] > 0`` (``active`` of them, ``total``
-        simulations): one kernel call, then again for the trees whose arrays had to grow
-        (their slots in ``trees`` updated)."""
+    def _finish(self, c4: bool, pool: Any, boards: np.ndarray, moves: np.ndarray) -> None:
+        """The searches of a batch whose trees' arrays had to grow (``status >= GROW_NODES``):
+        each grown (its slot in ``trees`` updated), the rest of its simulations run if its root
+        is still open (one kernel call, again for those that grow again), its move picked."""
         count = len(boards)
-        chosen: Any = slice(None) if active == count else want.nonzero()[0]
-        ran = None
+        roots, status = self._roots[:count], self._status[:count]
+        grew = (status >= _GROW_NODES).nonzero()[0]
+        js, codes = grew, status[grew]
+        left = self._want[:count][grew] - self._done[:count][grew]
         codec = self.rules.codec
+        open_roots = open_connect_four if c4 else open_shared
         while True:
-            run_trees, run_roots, run_want = trees[chosen], roots[chosen], want[chosen]
-            n = len(run_trees)
-            done, status = self._done[:n], self._status[:n]
-            max_nodes = self._no_limit[:n]
-            parallel = n > 1 and total >= batch.PARALLEL_MIN and get_num_threads() > 1
-            items = pool.items
+            for j, code in zip(js.tolist(), codes.tolist(), strict=True):
+                i = int(boards[j])
+                searcher = self.searchers[i]
+                searcher._grow(code)
+                self.trees[i] = pool.slot(searcher)
+            unsolved = np.zeros(len(js), np.bool_)
+            open_roots(pool.items, self.trees[boards[js]], roots[js], unsolved)
+            keep = unsolved & (left > 0)
+            js, left = js[keep], left[keep]
+            n = len(js)
+            if not n:
+                break
+            chosen = boards[js]
+            trees = self.trees[chosen]
+            done, codes = np.zeros(n, np.int64), np.zeros(n, np.int64)
+            parallel = n > 1 and int(left.sum()) >= batch.PARALLEL_MIN and get_num_threads() > 1
+            items, max_nodes = pool.items, self._no_limit[:n]
+            c, solver, decisive = self.c[chosen], self.solver[chosen], self.decisive[chosen]
             if c4:
+                run = _RUN_CONNECT_FOUR if parallel else _SERIAL_CONNECT_FOUR
                 run_kernel(
-                    self._kept, c4, parallel, items, self.searchers[int(boards[0])].geometry,
-                    run_trees, run_roots, run_want, c[chosen], solver[chosen], decisive[chosen],
-                    max_nodes, done, status,
+                    self._kept, run, False, items, self.searchers[int(chosen[0])].geometry,
+                    trees, roots[js], left, c, solver, decisive, max_nodes, done, codes,
                 )  # fmt: skip
             else:
+                shared = _RUN_SHARED if parallel else _SERIAL_SHARED
                 run_kernel(
-                    self._kept, c4, parallel, codec.params, items, run_trees, run_roots, run_want,
-                    c[chosen], solver[chosen], decisive[chosen], max_nodes, codec.max_actions,
-                    codec.max_depth, False, done, status,
+                    self._kept, shared, True, codec.params, items, trees, roots[js], left, c,
+                    solver, decisive, max_nodes, codec.max_actions, codec.max_depth, False, done,
+                    codes,
                 )  # fmt: skip
-            if not np.count_nonzero(status >= _GROW_NODES):  # (no TABLE_FULL: no node limit)
-                return
-            if ran is None:
-                ran = np.zeros(count, np.int64)
-            grown = np.flatnonzero(status >= _GROW_NODES)
-            picked = np.arange(count)[chosen]
-            ran[picked] += done
-            for j in grown.tolist():
-                k = int(picked[j])
-                searcher = self.searchers[int(boards[k])]
-                searcher._grow(int(status[j]))
-                trees[k] = self.trees[boards[k]] = pool.slot(searcher)
-            again = picked[grown]
-            unsolved = np.zeros(len(again), np.bool_)
-            open_roots = open_connect_four if c4 else open_shared
-            open_roots(pool.items, trees[again], roots[again], unsolved)
-            want[again] = np.where(unsolved, want[again] - ran[again], 0)
-            ran[again] = 0
-            chosen = again[want[again] > 0]
-            if not len(chosen):
-                return
-            total = int(want[chosen].sum())
+            again = codes >= _GROW_NODES
+            js, codes, left = js[again], codes[again], (left - done)[again]
+            if not len(js):
+                break
+        picked = np.zeros(len(grew), np.int64)
+        pick = pick_connect_four if c4 else pick_shared
+        pick(pool.items, self.trees[boards[grew]], roots[grew], boards[grew], self.by_value,
+             self._size, picked)  # fmt: skip
+        moves[grew] = picked

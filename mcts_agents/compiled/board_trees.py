@@ -1,10 +1,14 @@
-"""The opponents' trees of N boards (``compiled.board_search``): each step's preparation and
-picks, each one compiled call over all the trees.
+"""The opponents' trees of N boards (``compiled.board_search``): each step's searches, one
+compiled call over all the trees.
 
-- ``prepare_*``: each tree's seed and root, found, re-rooted or added exactly as
-  ``KernelSearcher.begin`` does (its root key kept in the caller's arrays), and the settings the
-  kernel call needs, in parallel over the trees (a serial twin for small batches);
-- ``pick_*``: each tree's move by the final-move rule (``searcher.pick_child``, two players);
+- ``search_*``: for each tree, in parallel over the trees (a serial twin for small batches),
+  the whole of ``KernelSearcher.search`` up to its move: its seed set and its root found,
+  re-rooted or added exactly as ``KernelSearcher.begin`` does (its root key kept in the
+  caller's arrays), its simulations (the single kernel's ``run``), and its move by the
+  final-move rule (``searcher.pick_child``, two players); a tree whose arrays must grow is left
+  to the caller, which grows them, runs the rest of its simulations (``compiled.batch``'s
+  kernels) and picks its move (``pick_*``);
+- ``pick_*``: each tree's move by the final-move rule;
 - ``open_*``: whether each tree's root is unproven.
 
 The trees are ``compiled.batch``'s pool items ``(nd, ed, slots, meta, rng_state)``.
@@ -26,11 +30,14 @@ __all__ = [
     "open_shared",
     "pick_connect_four",
     "pick_shared",
-    "prepare_connect_four",
-    "prepare_connect_four_serial",
-    "prepare_shared",
-    "prepare_shared_serial",
+    "search_connect_four",
+    "search_connect_four_serial",
+    "search_shared",
+    "search_shared_serial",
 ]
+
+_NO_LIMIT = 1 << 62  # (``tree_search.NO_LIMIT``: no node limit)
+assert kernel.GROW_NODES == c4_kernel.GROW_NODES and kernel.DONE == c4_kernel.DONE
 
 
 @njit(cache=True)
@@ -43,26 +50,30 @@ def _clear(meta, sl):
     meta[:] = 0
 
 
-def _prepare_over_trees(name: str, parallel: bool) -> Any:
-    """``KernelSearcher.begin`` of tree ``trees[j]`` at board ``boards[j]`` for every ``j``
-    (the shared kernel, game ``g``): its seed ``seeds[j]`` (drawn from its searcher's own
-    generator), its root found, re-rooted or added (the root key kept in ``keys``/``keyed``)
-    into ``roots[j]``, and the board's settings gathered for the kernel (``want[j]``: its
-    iterations, 0 when its root is proven). In parallel over the trees, or on one thread (small
-    batches); one body, two compiled functions cached under their own ``name`` s. Returns
-    how many trees want simulations and how many they want in all."""
+def _search_over_trees(name: str, parallel: bool) -> Any:
+    """``KernelSearcher.search`` and ``best_action`` of tree ``slots_of[i]`` at board
+    ``i = boards[j]`` for every ``j`` (the shared kernel, game ``g``, two players): its seed
+    ``seeds[j]`` (drawn from its searcher's own generator; ``| 1`` here), its root found,
+    re-rooted or added (the root key kept in ``keys``/``keyed``) into ``roots[j]``, ``want[j]``
+    simulations (its iterations, 0 when its root is proven) of which ``done[j]`` ran with the
+    kernel's ``status[j]``, and its move into ``moves[j]`` (-1: no edge, or arrays to grow:
+    ``status[j] >= GROW_NODES``). ``scratch``: five ``[len(boards) or more, size]`` rows of
+    work space for the picks. In parallel over the trees, or on one thread (small batches);
+    one body, two compiled functions cached under their own ``name`` s. Returns how many
+    trees must grow."""
 
-    def prepare(
-        g, p, items, trees, words, boards, keys, keyed, seeds, reuse, limits, c_all, solver_all,
-        decisive_all, roots, want, c, solver, decisive,
+    def search(
+        g, p, items, slots_of, words, boards, keys, keyed, seeds, reuse, limits, c_all,
+        solver_all, decisive_all, by_value, max_actions, max_depth, roots, want, done, status,
+        moves, scratch,
     ):  # fmt: skip
         literally(g)
-        active = 0
-        total = 0
-        for j in prange(len(trees)):
+        grown = 0
+        visits_b, values_b, labels_b, edges_b, same_b = scratch
+        for j in prange(len(boards)):
             i = boards[j]
-            nd, ed, sl, meta, rng = items[trees[j]]
-            rng[0] = seeds[j]
+            nd, ed, sl, meta, rng = items[slots_of[i]]
+            rng[0] = seeds[j] | np.uint64(1)
             s = words[i]
             meta[META_DEPTH] = 0
             if not reuse[i]:
@@ -82,29 +93,40 @@ def _prepare_over_trees(name: str, parallel: bool) -> Any:
                 root = kernel.find(sl, states, s)
             roots[j] = root
             want[j] = limits[i] if nd[kernel.NODE_PROVEN][root] == UNKNOWN else 0
-            c[j], solver[j], decisive[j] = c_all[i], solver_all[i], decisive_all[i]
+            done[j] = 0
+            status[j] = kernel.DONE
             if want[j] > 0:
-                active += 1
-                total += want[j]
-        return active, total
+                done[j], status[j] = kernel.run(
+                    g, p, nd, ed, sl, meta, rng, root, want[j], c_all[i], solver_all[i],
+                    decisive_all[i], _NO_LIMIT, False, max_actions, max_depth, False,
+                )  # fmt: skip
+            if status[j] >= kernel.GROW_NODES:
+                moves[j] = -1
+                grown += 1
+            else:
+                moves[j] = _pick_shared_one(
+                    nd, ed, root, by_value[i], edges_b[j], same_b[j],
+                    (visits_b[j], values_b[j], labels_b[j]),
+                )  # fmt: skip
+        return grown
 
-    prepare.__name__ = prepare.__qualname__ = name
-    return njit(cache=True, parallel=parallel)(prepare)
+    search.__name__ = search.__qualname__ = name
+    return njit(cache=True, parallel=parallel)(search)
 
 
-def _prepare_connect_four_over_trees(name: str, parallel: bool) -> Any:
-    """``_prepare_over_trees`` for the Connect Four kernel's trees (``CompiledConnectFour``)."""
+def _search_connect_four_over_trees(name: str, parallel: bool) -> Any:
+    """``_search_over_trees`` for the Connect Four kernel's trees (``CompiledConnectFour``)."""
 
-    def prepare(
-        items, trees, words, boards, keys, keyed, seeds, reuse, limits, c_all, solver_all,
-        decisive_all, roots, want, c, solver, decisive,
+    def search(
+        items, geometry, slots_of, words, boards, keys, keyed, seeds, reuse, limits, c_all,
+        solver_all, decisive_all, by_value, roots, want, done, status, moves, scratch,
     ):  # fmt: skip
-        active = 0
-        total = 0
-        for j in prange(len(trees)):
+        grown = 0
+        visits_b, values_b, labels_b, edges_b, same_b = scratch
+        for j in prange(len(boards)):
             i = boards[j]
-            nd, ed, sl, meta, rng = items[trees[j]]
-            rng[0] = seeds[j]
+            nd, ed, sl, meta, rng = items[slots_of[i]]
+            rng[0] = seeds[j] | np.uint64(1)
             cur, mask = words[i, 0], words[i, 1]
             meta[META_DEPTH] = 0
             if not reuse[i]:
@@ -126,22 +148,25 @@ def _prepare_connect_four_over_trees(name: str, parallel: bool) -> Any:
                 root = c4_kernel.find(sl, cur_col, mask_col, cur, mask)
             roots[j] = root
             want[j] = limits[i] if nd[c4_kernel.NODE_PROVEN][root] == UNKNOWN else 0
-            c[j], solver[j], decisive[j] = c_all[i], solver_all[i], decisive_all[i]
+            done[j] = 0
+            status[j] = c4_kernel.DONE
             if want[j] > 0:
-                active += 1
-                total += want[j]
-        return active, total
+                done[j], status[j] = c4_kernel.run(
+                    nd, ed, sl, meta, rng, geometry, root, want[j], c_all[i], solver_all[i],
+                    decisive_all[i], _NO_LIMIT, False,
+                )  # fmt: skip
+            if status[j] >= c4_kernel.GROW_NODES:
+                moves[j] = -1
+                grown += 1
+            else:
+                moves[j] = _pick_connect_four_one(
+                    nd, ed, root, by_value[i], edges_b[j], same_b[j],
+                    (visits_b[j], values_b[j], labels_b[j]),
+                )  # fmt: skip
+        return grown
 
-    prepare.__name__ = prepare.__qualname__ = name
-    return njit(cache=True, parallel=parallel)(prepare)
-
-
-prepare_shared = _prepare_over_trees("prepare_shared", parallel=True)
-prepare_shared_serial = _prepare_over_trees("prepare_shared_serial", parallel=False)
-prepare_connect_four = _prepare_connect_four_over_trees("prepare_connect_four", parallel=True)
-prepare_connect_four_serial = _prepare_connect_four_over_trees(
-    "prepare_connect_four_serial", parallel=False
-)
+    search.__name__ = search.__qualname__ = name
+    return njit(cache=True, parallel=parallel)(search)
 
 
 @njit(cache=True)
@@ -216,6 +241,47 @@ def _buffers(size):
 
 
 @njit(cache=True)
+def _pick_shared_one(nd, ed, root, by_value, edges, same, buf):
+    """``KernelSearcher.best_action`` (two players) at ``root`` of a shared kernel's tree (-1: no
+    edge yet); ``edges``, ``same``, ``buf``: work space of the most legal moves of a
+    position."""
+    player = nd[kernel.NODE_PLAYER]
+    n = 0
+    e = nd[kernel.NODE_FIRST][root]
+    while e >= 0:  # newest first
+        edges[n] = e
+        n += 1
+        e = ed[kernel.EDGE_NEXT][e]
+    if n == 0:
+        return -1
+    for k in range(n // 2):  # oldest first
+        edges[k], edges[n - 1 - k] = edges[n - 1 - k], edges[k]
+    for k in range(n):
+        same[k] = player[ed[kernel.EDGE_CHILD][edges[k]]] == player[root]
+    return _choose(
+        ed[kernel.EDGE_VISITS], ed[kernel.EDGE_VALUE], ed[kernel.EDGE_ACTION],
+        ed[kernel.EDGE_CHILD], nd[kernel.NODE_PROVEN], same, edges, n, by_value, buf,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def _pick_connect_four_one(nd, ed, root, by_value, edges, same, buf):
+    """``_pick_shared_one`` for the Connect Four kernel's trees (a node's edges are one block;
+    ``same`` all False: the players alternate)."""
+    first = nd[c4_kernel.NODE_FIRST][root]
+    n = nd[c4_kernel.NODE_NEXP][root] if first >= 0 else 0
+    if n == 0:
+        return -1
+    for k in range(n):
+        edges[k] = first + k
+        same[k] = False
+    return _choose(
+        ed[c4_kernel.EDGE_VISITS], ed[c4_kernel.EDGE_VALUE], ed[c4_kernel.EDGE_ACTION],
+        ed[c4_kernel.EDGE_CHILD], nd[c4_kernel.NODE_PROVEN], same, edges, n, by_value, buf,
+    )  # fmt: skip
+
+
+@njit(cache=True)
 def pick_shared(items, trees, roots, boards, by_value, size, moves):
     """``KernelSearcher.best_action`` (two players) at ``roots[j]`` of the shared kernel's
     tree ``trees[j]`` (board ``boards[j]``, final move by value where ``by_value`` says so),
@@ -226,48 +292,26 @@ def pick_shared(items, trees, roots, boards, by_value, size, moves):
     same = np.zeros(size, np.bool_)
     for j in range(len(trees)):
         nd, ed = items[trees[j]][:2]
-        root = roots[j]
-        player = nd[kernel.NODE_PLAYER]
-        n = 0
-        e = nd[kernel.NODE_FIRST][root]
-        while e >= 0:  # newest first
-            edges[n] = e
-            n += 1
-            e = ed[kernel.EDGE_NEXT][e]
-        if n == 0:
-            moves[j] = -1
-            continue
-        edges[:n] = edges[:n][::-1].copy()
-        for k in range(n):
-            same[k] = player[ed[kernel.EDGE_CHILD][edges[k]]] == player[root]
-        moves[j] = _choose(
-            ed[kernel.EDGE_VISITS], ed[kernel.EDGE_VALUE], ed[kernel.EDGE_ACTION],
-            ed[kernel.EDGE_CHILD], nd[kernel.NODE_PROVEN], same, edges, n, by_value[boards[j]],
-            buf,
-        )  # fmt: skip
+        moves[j] = _pick_shared_one(nd, ed, roots[j], by_value[boards[j]], edges, same, buf)
 
 
 @njit(cache=True)
 def pick_connect_four(items, trees, roots, boards, by_value, size, moves):
-    """``pick_shared`` for the Connect Four kernel's trees (a node's edges are one block)."""
+    """``pick_shared`` for the Connect Four kernel's trees."""
     buf = _buffers(size)
     edges = np.zeros(size, np.int64)
-    same = np.zeros(size, np.bool_)  # the players alternate
+    same = np.zeros(size, np.bool_)
     for j in range(len(trees)):
         nd, ed = items[trees[j]][:2]
-        root = roots[j]
-        first = nd[c4_kernel.NODE_FIRST][root]
-        n = nd[c4_kernel.NODE_NEXP][root] if first >= 0 else 0
-        if n == 0:
-            moves[j] = -1
-            continue
-        for k in range(n):
-            edges[k] = first + k
-        moves[j] = _choose(
-            ed[c4_kernel.EDGE_VISITS], ed[c4_kernel.EDGE_VALUE], ed[c4_kernel.EDGE_ACTION],
-            ed[c4_kernel.EDGE_CHILD], nd[c4_kernel.NODE_PROVEN], same, edges, n,
-            by_value[boards[j]], buf,
-        )  # fmt: skip
+        moves[j] = _pick_connect_four_one(nd, ed, roots[j], by_value[boards[j]], edges, same, buf)
+
+
+search_shared = _search_over_trees("search_shared", parallel=True)
+search_shared_serial = _search_over_trees("search_shared_serial", parallel=False)
+search_connect_four = _search_connect_four_over_trees("search_connect_four", parallel=True)
+search_connect_four_serial = _search_connect_four_over_trees(
+    "search_connect_four_serial", parallel=False
+)
 
 
 @njit(cache=True)
@@ -286,7 +330,7 @@ def open_connect_four(items, trees, roots, out):
 
 # Compiled into this module's own cache: emptied with the kernels' when the sources change.
 entries.GROUPS["board_trees"] = (
-    prepare_shared, prepare_shared_serial, prepare_connect_four, prepare_connect_four_serial,
+    search_shared, search_shared_serial, search_connect_four, search_connect_four_serial,
     pick_shared, pick_connect_four, open_shared, open_connect_four,
 )  # fmt: skip
 entries.check_sources("board_trees")

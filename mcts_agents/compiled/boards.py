@@ -28,7 +28,6 @@ from numba import literally, njit, typeof, types
 
 from mcts_agents.compiled import dispatch, entries
 from mcts_agents.compiled.batch import _for_game
-from mcts_agents.compiled.board_trees import prepare_shared, prepare_shared_serial
 from mcts_agents.compiled.common import UNKNOWN, popcount
 
 __all__ = [
@@ -189,8 +188,8 @@ entries.check_sources("boards")
 
 
 class BoardRules:
-    """One game's rules over ``[N, W]`` words (see the module): ``play``, ``observe``, ``movers``
-    and ``begin`` (the shared kernel's roots), each one compiled call for all the boards.
+    """One game's rules over ``[N, W]`` words (see the module): ``play``, ``observe`` and
+    ``waiting``, each one compiled call for all the boards.
 
     Args:
         codec: the game's ``rules.Codec``.
@@ -247,7 +246,3 @@ class BoardRules:
         """How many of ``boards`` wait for their opponent's move (game on, the opponent of seat
         ``seats[i]`` to move): those into ``out[:count]``."""
         return int(self._call(_waiting_boards, self.p, words, values, seats, boards, out))
-
-    def prepare(self, parallel: bool, *args: Any) -> tuple[int, int]:
-        """``prepare_shared`` (in parallel) or ``prepare_shared_serial`` for this game."""
-        return self._call(prepare_shared if parallel else prepare_shared_serial, self.p, *args)

@@ -30,6 +30,7 @@ __all__ = ["SingleAgentVsOpponent"]
 IllegalActionMode = Literal["lose", "raise"]
 _ILLEGAL_MODES = ("lose", "raise")
 _SEED_LIMIT = 2**31 - 1
+_SEED_MASK = 2**32 - 1
 
 
 #: ``metadata["render_fps"]`` where the AEC env declares none (one frame a move, a second each).
@@ -58,8 +59,9 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
             games such as ``connect_four_v3`` and ``tictactoe_v3``). The wrapper owns it.
         opponent: an agent with ``act(env) -> action`` (``MCTSAgent``, ``RandomAgent``, a
             ``PolicyAgent``, ...) playing every other seat, or a mapping seat -> agent (every seat
-            the learner may not hold needs one). Agents with ``reset(seed=...)`` are reset and
-            reseeded at each ``reset`` (an ``MCTSAgent`` forgets its node table).
+            the learner may not hold needs one). Agents with ``reset(seed=...)`` are reset at
+            each ``reset`` (an ``MCTSAgent`` forgets its node table), and reseeded at a seeded
+            one (see Seeding).
         learner: the learner's seat (e.g. ``"player_1"``; default: the env's first seat,
             ``possible_agents[0]``), or ``"random"`` for a seeded random seat per episode
             (every seat must then share one observation and action space).
@@ -84,7 +86,10 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
 
     Seeding: ``reset(seed=s)`` seeds ``np_random``, from which the AEC env's seed, the learner's
     seat and the opponents' seeds are drawn; the same seed gives the same episode when the
-    opponents are seeded by ``reset(seed=...)`` and the learner plays the same actions.
+    opponents are seeded by ``reset(seed=...)`` and the learner plays the same actions. A
+    ``reset()`` without a seed (the next episode, an autoreset) draws the AEC env's seed and the
+    seat from ``np_random`` and does not reseed the opponents: their generators go on from the
+    last episode, so a seeded first reset fixes every later episode of the same actions too.
 
     Raises (besides the argument checks, ``TypeError``/``ValueError`` naming the argument):
     ``GameOverError`` from ``reset`` if the game ends before the learner's first turn, and from
@@ -229,23 +234,29 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         return self._observation(), {"learner": self.seat}
 
     def _start_episode(self, seed: int | None) -> int:
-        """``reset`` up to the AEC env's: seed ``np_random``, draw the AEC env's seed (returned),
-        the learner's seat and the opponents' seeds, and reset the opponents."""
+        """``reset`` up to the AEC env's: seed ``np_random`` (if seeded), draw the AEC env's seed
+        (returned) and the learner's seat from it in one draw, and reset the opponents: each
+        distinct one forgets its tree, and is reseeded from ``np_random`` only on a seeded
+        reset (its own generator goes on across the unseeded ones: a random number generator
+        seeded again each episode cost more than the rest of the reset)."""
         if seed is None and not self._has_reset:
             seed = self.seed
         if seed is not None:  # (gymnasium's ``Env.reset`` does nothing else)
             super().reset(seed=seed)
         self._has_reset = True
-        rng = self.np_random
-        env_seed = int(rng.integers(_SEED_LIMIT))
+        bits = self.np_random.bit_generator
+        raw = int(bits.random_raw())  # 64 random bits (a generator call costs ~4x as much)
+        env_seed = (raw & _SEED_MASK) % _SEED_LIMIT
         if self.learner == "random":
-            self.seat = self.seats[int(rng.integers(len(self.seats)))]
+            self.seat = self.seats[(raw >> 32) % len(self.seats)]
         else:
             self.seat = self.learner
-        # Each distinct opponent object is reset once, with its own seed.
+        # Each distinct opponent object is reset once (with its own seed if seeded).
         distinct = {id(agent): agent for agent in self.opponents.values()}
         for agent in distinct.values():
-            opponent_seed = int(rng.integers(_SEED_LIMIT))
+            opponent_seed = None
+            if seed is not None:
+                opponent_seed = (int(bits.random_raw()) & _SEED_MASK) % _SEED_LIMIT
             reset = getattr(agent, "reset", None)
             if callable(reset):
                 reset(seed=opponent_seed)

@@ -262,15 +262,43 @@ def test_constructor_seed_is_the_first_resets_seed() -> None:
     assert first_reset(11, None) == first_reset(None, 11)
 
 
-def test_opponents_are_reset_and_reseeded_every_episode() -> None:
+def test_opponents_are_reset_every_episode_and_reseeded_at_seeded_resets() -> None:
     opponent = LowestLegal()
     env = SingleAgentVsOpponent(connect_four_v0.env(), opponent, learner="player_1")
     env.reset(seed=1)
     env.reset()
     env.reset(seed=1)
-    assert len(opponent.resets) == 3
-    assert all(isinstance(s, int) for s in opponent.resets)
-    assert opponent.resets[0] == opponent.resets[2] != opponent.resets[1]
+    env.reset(seed=2)
+    assert len(opponent.resets) == 4
+    assert opponent.resets[1] is None  # an unseeded reset: the opponent's generator goes on
+    assert all(isinstance(s, int) for s in opponent.resets[::2] + opponent.resets[3:])
+    assert opponent.resets[0] == opponent.resets[2] != opponent.resets[3]
+
+
+def test_a_seeded_first_reset_fixes_the_later_unseeded_episodes() -> None:
+    """The opponent is not reseeded at an unseeded reset: its generator goes on, so two
+    wrappers seeded alike play the same later episodes (and another seed other ones)."""
+
+    def episodes(seed: int) -> list[Any]:
+        env = SingleAgentVsOpponent(
+            connect_four_v0.env(), MCTSAgent(iterations=20), learner="random", seed=seed
+        )
+        rng = random.Random(0)
+        traces = []
+        for _ in range(3):
+            env.reset()
+            trace, done = [], False
+            while not done:
+                action = rng.choice(np.flatnonzero(env.action_masks()).tolist())
+                observation, reward, terminated, truncated, _ = env.step(action)
+                trace.append((observation.tobytes(), reward))
+                done = terminated or truncated
+            traces.append(trace)
+        return traces
+
+    first = episodes(3)
+    assert episodes(3) == first
+    assert episodes(4) != first
 
 
 def test_mcts_opponent_forgets_its_table_between_episodes() -> None:

@@ -107,16 +107,17 @@ def test_board_search_moves_are_each_searchers_own_search(game: Any, options: An
 
 
 @pytest.mark.parametrize("game", [MNK(3, 3, 3), ConnectFour()], ids=str)
-def test_board_search_prepares_many_trees_in_parallel_as_each_searcher_would(
+def test_board_search_searches_many_trees_in_parallel_as_each_searcher_would(
     game: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """From ``PREPARE_PARALLEL_MIN`` trees on (8 here), the seeds and roots are prepared in the
-    parallel twin (``prepare_*``): the same moves and trees as each searcher's own search."""
+    """From ``batch.PARALLEL_MIN`` simulations on (8 here), the trees are searched (seeds, roots,
+    simulations, moves) in the parallel twin (``search_*``): the same moves and trees as each
+    searcher's own search."""
     import numba
 
-    from mcts_agents.compiled import board_search
+    from mcts_agents.compiled import batch
 
-    monkeypatch.setattr(board_search, "PREPARE_PARALLEL_MIN", 8)
+    monkeypatch.setattr(batch, "PARALLEL_MIN", 8)
     before = numba.get_num_threads()
     numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
     try:
