@@ -11,6 +11,12 @@ result within this backend, not across backends). ``planner.choice.local_searche
 for these games where ``SearchConfig.backend`` allows (``"auto"``, ``"numba"``) and numba is
 installed; every other hidden-information game runs the Python ``ISMCTS``.
 
+One addition of its own: ``search_from="auto"`` on a small game (``AUTO_MATCHING_KEYS``: Kuhn
+poker) plays regret-matching self-play from the start instead of Smooth UCT (regret matching
+plus with sampled values corrected by baselines per history, linear averaging; see
+``ismcts_kernel``), and the policy it returns (``SearchResult.improved_policy``, which
+``SearchResult.policy`` gives, and ``stored_policy``) is its average strategy.
+
 The search reads the true state only through the player to move's own card, the public card and
 the public betting node: the opponent's card never reaches the kernel.
 """
@@ -59,7 +65,7 @@ AUTO_D = 0.003
 #: 1M); a time limit of ``AUTO_LEAST_SECONDS`` is about that many simulations.
 AUTO_LEAST = 100_000
 AUTO_LEAST_SECONDS = 0.025
-#: ``search_from="auto"`` on a game of at most this many information-set keys (Kuhn poker: 1,600;
+#: ``search_from="auto"`` on a game of at most this many information-set keys (Kuhn poker: 704;
 #: Leduc: 91,532) plays regret-matching self-play from the start instead of Smooth UCT: each
 #: simulation one sampled game that updates regrets at the information sets it visits with
 #: sampled values corrected by baselines, the average strategy read as the policy
@@ -299,12 +305,12 @@ class CompiledISMCTS:
                        self_play_iterations=iterations)  # fmt: skip
 
     def stored_policy(self, game: Any, state: Any) -> dict[int, float] | None:
-        """The normalised visits stored at the information set of the player to move in
-        ``state``, without searching; ``None`` where fewer visits than legal actions are stored
-        (a search there would fall back). After a search from the start, the table holds the
-        self-play's statistics at every information set: what a search of the same seed and
-        budget rooted at any of them reads (``benchmarks/imperfect.py`` scores a whole policy
-        with one search this way)."""
+        """The policy stored at the information set of the player to move in ``state`` (the
+        normalised visits, or regret matching's average strategy), without searching; ``None``
+        where fewer visits than legal actions are stored (a search there would fall back).
+        After a search from the start, the table holds the self-play's statistics at every
+        information set: what a search of the same seed and budget rooted at any of them reads
+        (``benchmarks/imperfect.py`` scores a whole policy with one search this way)."""
         player = game.to_play(state)
         legal = list(game.legal_actions(state))
         root = self._key(*root_of(self._tables, state, player), player)
