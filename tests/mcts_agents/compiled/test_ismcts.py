@@ -288,6 +288,8 @@ def test_regret_matching_self_play_of_kuhn_at_10k_simulations() -> None:
 
 
 def test_regret_matching_same_seed_same_policy_and_only_where_small() -> None:
+    from mcts_agents.compiled.ismcts import AUTO_MATCHING_LEAST
+
     state = at(KUHN, [2, 0, 0])
 
     def run(seed: int) -> dict[int, float]:
@@ -296,6 +298,8 @@ def test_regret_matching_same_seed_same_policy_and_only_where_small() -> None:
 
     assert run(5) == run(5)
     assert run(5) != run(6)
+    few = make_searcher(KUHN, Budget(iterations=AUTO_MATCHING_LEAST - 1), SearchConfig(), 5)
+    assert few.search(KUHN, state).improved_policy == ()  # Smooth UCT, better at 1,000
     so = make_searcher(KUHN, Budget(iterations=3000), SearchConfig(information="so_ismcts"), 5)
     assert so.search(KUHN, state).improved_policy == ()  # SO keys cannot hold both seats' regrets
     leduc = make_searcher(LEDUC, Budget(iterations=100_000), SearchConfig(), 0)
