@@ -69,18 +69,18 @@ AUTO_LEAST_SECONDS = 0.025
 #: Leduc: 91,532) plays regret-matching self-play from the start instead of Smooth UCT: each
 #: simulation one sampled game that updates regrets at the information sets it visits with
 #: sampled values corrected by baselines, the average strategy read as the policy
-#: (``docs/benchmarks.md`` run 25: Kuhn 0.028 -> 0.011 at 10k simulations), at a budget of
+#: (``docs/benchmarks.md`` run 25: Kuhn 0.028 -> 0.009 at 10k simulations), at a budget of
 #: ``AUTO_MATCHING_LEAST`` simulations or ``AUTO_MATCHING_SECONDS`` and more (below, Smooth UCT
 #: measured better: 0.065 against 0.103 at 1,000 simulations, about equal at 2,000).
 AUTO_MATCHING_KEYS = 10_000
 AUTO_MATCHING_LEAST = 2_000
 AUTO_MATCHING_SECONDS = 0.002
 #: its exploration (the share of uniform play mixed into the regret-matching strategy), value
-#: estimate (2: with baselines) and flags (7: regret matching plus, linear averaging, baselines
-#: per history); see ``ismcts_kernel``
+#: estimate (2: with baselines) and flags (15: regret matching plus, linear averaging, baselines
+#: per history, regrets weighted by the opponent's sigma / q); see ``ismcts_kernel``
 MATCH_EXPLORE = 0.05
 MATCH_VALUES = 2
-MATCH_FLAVOUR = 7
+MATCH_FLAVOUR = 15
 DEFAULT_C = SearchConfig().c
 #: ``SearchConfig`` fields the compiled ISMCTS implements only at these values.
 OPTIONS = {"rollout_depth": None, "evaluator": None, "selection": "ucb1", "fpu": None}

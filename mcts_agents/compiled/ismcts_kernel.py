@@ -17,7 +17,8 @@ its value estimate (0: the sampled return over the chosen action's sampling prob
 1: times the later nodes' sigma / q too (outcome sampling), 2: corrected by baselines as in
 VR-MCCFR, Schmid et al. 2019) and its flags (1: regret matching plus, 2: linear averaging,
 4: the baselines per history, the opponent's card included, in ``base_n``/``base_w``; else
-per information set from ``edge_w``). ``meta``: nodes in the table, summed path depth.
+per information set from ``edge_w``; 8: the regrets weighted by the opponent's ``sigma / q``
+along the path, so that its exploration does not bias them). ``meta``: nodes in the table, summed path depth.
 
 Regret matching (Lanctot et al. 2014, Lisy et al. 2015, as self-play from the start): at each
 information set the strategy ``sigma`` is the normalised positive regrets (``regret``), the
@@ -119,6 +120,7 @@ def simulate(
     path_q = np.empty(MAX_DEPTH)
     path_all = np.zeros((MAX_DEPTH, actions))
     path_other = np.empty(MAX_DEPTH, np.int64)
+    path_ratio = np.ones(MAX_DEPTH)  # the opponent's sigma / q before each node
     sigma = np.empty(actions)
     reach = np.ones(2)
     root_key = _key(root_node, own, own, public, player, player, nodes, w)
@@ -162,6 +164,7 @@ def simulate(
                 for b in range(actions):  # the average strategy, weighted by own sigma / q
                     average[key, b] += weight * sigma[b]
                 path_sigma[depth] = sigma[a]
+                path_ratio[depth] = reach[1 - mover] if flavour & 8 else 1.0
                 for b in range(actions):
                     path_all[depth, b] = sigma[b]
                 path_q[depth] = (1.0 - explore) * sigma[a] + explore / (free + tried)
@@ -249,7 +252,7 @@ def simulate(
                         expected += path_all[d, b] * base
                 for b in range(actions):
                     if avail[key, b] > 0:
-                        regret[key, b] += sigma[b] - expected
+                        regret[key, b] += path_ratio[d] * (sigma[b] - expected)
                         if flavour & 1 and regret[key, b] < 0.0:  # regret matching plus
                             regret[key, b] = 0.0
                 if flavour & 4:
