@@ -18,7 +18,8 @@ its value estimate (0: the sampled return over the chosen action's sampling prob
 VR-MCCFR, Schmid et al. 2019) and its flags (1: regret matching plus, 2: linear averaging,
 4: the baselines per history, the opponent's card included, in ``base_n``/``base_w``; else
 per information set from ``edge_w``; 8: the regrets weighted by the opponent's ``sigma / q``
-along the path, so that its exploration does not bias them). ``meta``: nodes in the table, summed path depth.
+along the path, so that its exploration does not bias them). ``meta``: nodes in the table,
+summed path depth.
 
 Regret matching (Lanctot et al. 2014, Lisy et al. 2015, as self-play from the start): at each
 information set the strategy ``sigma`` is the normalised positive regrets (``regret``), the
