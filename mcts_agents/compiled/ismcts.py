@@ -69,16 +69,13 @@ AUTO_LEAST_SECONDS = 0.025
 #: Leduc: 91,532) plays regret-matching self-play from the start instead of Smooth UCT: each
 #: simulation one sampled game that updates regrets at the information sets it visits with
 #: sampled values corrected by baselines, the average strategy read as the policy
-#: (``docs/benchmarks.md`` run 25: Kuhn 0.028 -> 0.009 at 10k simulations), at a budget of
-#: ``AUTO_MATCHING_LEAST`` simulations or ``AUTO_MATCHING_SECONDS`` and more (below, Smooth UCT
-#: measured better: 0.065 against 0.103 at 1,000 simulations, about equal at 2,000).
+#: (``docs/benchmarks.md`` run 25: Kuhn 0.028 -> 0.009 at 10k simulations, 0.065 -> 0.035 at
+#: 1k, 0.003 -> 0.0008 at 1M; equal at 300).
 AUTO_MATCHING_KEYS = 10_000
-AUTO_MATCHING_LEAST = 2_000
-AUTO_MATCHING_SECONDS = 0.002
 #: its exploration (the share of uniform play mixed into the regret-matching strategy), value
 #: estimate (2: with baselines) and flags (15: regret matching plus, linear averaging, baselines
 #: per history, regrets weighted by the opponent's sigma / q); see ``ismcts_kernel``
-MATCH_EXPLORE = 0.05
+MATCH_EXPLORE = 0.2
 MATCH_VALUES = 2
 MATCH_FLAVOUR = 15
 DEFAULT_C = SearchConfig().c
@@ -163,8 +160,7 @@ class CompiledISMCTS:
         """Where this search starts and its Smooth UCT settings. ``search_from="auto"``: from
         the start with the tuned schedule when the budget allows enough self-play (a budget of
         ``AUTO_LEAST`` simulations or ``AUTO_LEAST_SECONDS``; any in Kuhn poker), else from
-        here with the config's settings; on a small game (``AUTO_MATCHING_KEYS``) with a
-        budget of ``AUTO_MATCHING_LEAST`` simulations or ``AUTO_MATCHING_SECONDS``, regret
+        here with the config's settings; on a small game (``AUTO_MATCHING_KEYS``) regret
         matching instead of Smooth UCT. The table is cleared when that changes."""
         config, budget = self.config, self.budget
         start = config.search_from == "start"
@@ -175,10 +171,6 @@ class CompiledISMCTS:
             else:
                 start = budget.time_limit is None or budget.time_limit >= seconds
         matching = int(self.auto and start and self._small and not self.single_observer)
-        if budget.iterations is not None:
-            matching &= budget.iterations >= AUTO_MATCHING_LEAST
-        elif budget.time_limit is not None:
-            matching &= budget.time_limit >= AUTO_MATCHING_SECONDS
         if (start != self.from_start or matching != self._matching) and self.table_size():
             self._clear()
         self.from_start, self._matching = start, matching
