@@ -66,12 +66,13 @@ AUTO_D = 0.003
 AUTO_LEAST = 100_000
 AUTO_LEAST_SECONDS = 0.025
 #: ``search_from="auto"`` on a game of at most this many information-set keys (Kuhn poker: 704;
-#: Leduc: 91,532) plays regret-matching self-play from the start instead of Smooth UCT: each
+#: Leduc: 18,032, rlcard's 5,824) plays regret-matching self-play from the start instead of
+#: Smooth UCT (its history baselines take the cards + 1 times the key space): each
 #: simulation one sampled game that updates regrets at the information sets it visits with
 #: sampled values corrected by baselines, the average strategy read as the policy
 #: (``docs/benchmarks.md`` run 25: Kuhn 0.028 -> 0.009 at 10k simulations, 0.065 -> 0.035 at
-#: 1k, 0.003 -> 0.0008 at 1M; equal at 300).
-AUTO_MATCHING_KEYS = 10_000
+#: 1k, 0.003 -> 0.0008 at 1M, equal at 300; Leduc 0.088 -> 0.036 with 1 s a decision).
+AUTO_MATCHING_KEYS = 100_000
 #: its exploration (the share of uniform play mixed into the regret-matching strategy), value
 #: estimate (2: with baselines) and flags (15: regret matching plus, linear averaging, baselines
 #: per history, regrets weighted by the opponent's sigma / q); see ``ismcts_kernel``

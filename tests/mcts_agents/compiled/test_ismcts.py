@@ -287,7 +287,7 @@ def test_regret_matching_self_play_of_kuhn_at_10k_simulations() -> None:
     assert values[False] < 0.02 < values[True]  # uniform play: 0.458
 
 
-def test_regret_matching_same_seed_same_policy_and_only_where_small() -> None:
+def test_regret_matching_same_seed_same_policy_and_only_under_auto_with_mo() -> None:
     state = at(KUHN, [2, 0, 0])
 
     def run(seed: int) -> dict[int, float]:
@@ -300,4 +300,11 @@ def test_regret_matching_same_seed_same_policy_and_only_where_small() -> None:
     assert so.search(KUHN, state).improved_policy == ()  # SO keys cannot hold both seats' regrets
     leduc = make_searcher(LEDUC, Budget(iterations=100_000), SearchConfig(), 0)
     result = leduc.search(LEDUC, at(LEDUC, [0, 3]))
-    assert result.search_from == "start" and result.improved_policy == ()  # Smooth UCT
+    assert result.search_from == "start" and result.improved_policy  # regret matching
+    smooth = SearchConfig(search_from="start", smooth=0.1)  # asked for: Smooth UCT
+    assert (
+        make_searcher(LEDUC, Budget(iterations=1000), smooth, 0)
+        .search(LEDUC, at(LEDUC, [0, 3]))
+        .improved_policy
+        == ()
+    )
