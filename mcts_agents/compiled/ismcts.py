@@ -11,11 +11,12 @@ result within this backend, not across backends). ``planner.choice.local_searche
 for these games where ``SearchConfig.backend`` allows (``"auto"``, ``"numba"``) and numba is
 installed; every other hidden-information game runs the Python ``ISMCTS``.
 
-One addition of its own: ``search_from="auto"`` on a small game (``AUTO_MATCHING_KEYS``: Kuhn
-poker) plays regret-matching self-play from the start instead of Smooth UCT (regret matching
-plus with sampled values corrected by baselines per history, linear averaging; see
-``ismcts_kernel``), and the policy it returns (``SearchResult.improved_policy``, which
-``SearchResult.policy`` gives, and ``stored_policy``) is its average strategy.
+One addition of its own: ``search_from="auto"`` where it plays from the start on a game of at
+most ``AUTO_MATCHING_KEYS`` keys (Kuhn and Leduc poker) plays regret-matching self-play instead
+of Smooth UCT (regret matching plus with sampled values corrected by baselines per history,
+regrets weighted by the opponent's sigma / q, linear averaging; see ``ismcts_kernel``), and the
+policy it returns (``SearchResult.improved_policy``, which ``SearchResult.policy`` gives, and
+``stored_policy``) is its average strategy.
 
 The search reads the true state only through the player to move's own card, the public card and
 the public betting node: the opponent's card never reaches the kernel.

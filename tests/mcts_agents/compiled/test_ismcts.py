@@ -270,7 +270,7 @@ def kuhn_policy(searcher: CompiledISMCTS, spiel: Any) -> dict[str, list[tuple[in
 
 
 def test_regret_matching_self_play_of_kuhn_at_10k_simulations() -> None:
-    """The default on Kuhn poker (a small game) is regret-matching self-play from the start,
+    """The default on Kuhn poker is regret-matching self-play from the start,
     read as its average strategy: OpenSpiel's exact exploitability at 10k simulations is
     under Smooth UCT's (docs/benchmarks.md run 25: medians 0.009 against 0.028)."""
     pyspiel = pytest.importorskip("pyspiel")
