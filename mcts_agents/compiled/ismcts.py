@@ -11,6 +11,13 @@ result within this backend, not across backends). ``planner.choice.local_searche
 for these games where ``SearchConfig.backend`` allows (``"auto"``, ``"numba"``) and numba is
 installed; every other hidden-information game runs the Python ``ISMCTS``.
 
+One addition of its own: ``search_from="auto"`` where it plays from the start on a game of at
+most ``AUTO_MATCHING_KEYS`` keys (Kuhn and Leduc poker) plays regret-matching self-play instead
+of Smooth UCT (regret matching plus with sampled values corrected by baselines per history,
+regrets weighted by the opponent's sigma / q, linear averaging; see ``ismcts_kernel``), and the
+policy it returns (``SearchResult.improved_policy``, which ``SearchResult.policy`` gives, and
+``stored_policy``) is its average strategy.
+
 The search reads the true state only through the player to move's own card, the public card and
 the public betting node: the opponent's card never reaches the kernel.
 """
@@ -59,6 +66,20 @@ AUTO_D = 0.003
 #: 1M); a time limit of ``AUTO_LEAST_SECONDS`` is about that many simulations.
 AUTO_LEAST = 100_000
 AUTO_LEAST_SECONDS = 0.025
+#: ``search_from="auto"`` on a game of at most this many information-set keys (Kuhn poker: 704;
+#: Leduc: 18,032, rlcard's 5,824) plays regret-matching self-play from the start instead of
+#: Smooth UCT (its history baselines take the cards + 1 times the key space): each
+#: simulation one sampled game that updates regrets at the information sets it visits with
+#: sampled values corrected by baselines, the average strategy read as the policy
+#: (``docs/benchmarks.md`` run 25: Kuhn 0.028 -> 0.009 at 10k simulations, 0.065 -> 0.035 at
+#: 1k, 0.003 -> 0.0008 at 1M, equal at 300; Leduc 0.088 -> 0.036 with 1 s a decision).
+AUTO_MATCHING_KEYS = 100_000
+#: its exploration (the share of uniform play mixed into the regret-matching strategy), value
+#: estimate (2: with baselines) and flags (15: regret matching plus, linear averaging, baselines
+#: per history, regrets weighted by the opponent's sigma / q); see ``ismcts_kernel``
+MATCH_EXPLORE = 0.2
+MATCH_VALUES = 2
+MATCH_FLAVOUR = 15
 DEFAULT_C = SearchConfig().c
 #: ``SearchConfig`` fields the compiled ISMCTS implements only at these values.
 OPTIONS = {"rollout_depth": None, "evaluator": None, "selection": "ucb1", "fpu": None}
@@ -123,16 +144,26 @@ class CompiledISMCTS:
         self._edge_n = np.zeros((size, actions), np.int64)
         self._edge_w = np.zeros((size, actions), np.float64)
         self._avail = np.zeros((size, actions), np.int64)
+        #: regret matching's tables, allocated only where ``search_from="auto"`` can use it
+        small = t.keys <= AUTO_MATCHING_KEYS
+        self._small = small
+        rows = size if small else 1
+        self._regret = np.zeros((rows, actions))
+        self._average = np.zeros((rows, actions))
+        self._base_n = np.zeros((rows * (t.cards + 1), actions))
+        self._base_w = np.zeros((rows * (t.cards + 1), actions))
         self._meta = np.zeros(2, np.int64)
         self._eta, self._decay = ismcts_kernel.SMOOTH_ETA, ismcts_kernel.SMOOTH_D
-        self._opts_f = np.zeros(6)
+        self._opts_f = np.zeros(7)
+        self._matching = 0
         self._resolve()
 
     def _resolve(self) -> None:
         """Where this search starts and its Smooth UCT settings. ``search_from="auto"``: from
         the start with the tuned schedule when the budget allows enough self-play (a budget of
         ``AUTO_LEAST`` simulations or ``AUTO_LEAST_SECONDS``; any in Kuhn poker), else from
-        here with the config's settings; the table is cleared when that changes."""
+        here with the config's settings; on a small game (``AUTO_MATCHING_KEYS``) regret
+        matching instead of Smooth UCT. The table is cleared when that changes."""
         config, budget = self.config, self.budget
         start = config.search_from == "start"
         if self.auto:
@@ -141,9 +172,10 @@ class CompiledISMCTS:
                 start = budget.iterations >= least
             else:
                 start = budget.time_limit is None or budget.time_limit >= seconds
-        if start != self.from_start and self.table_size():
+        matching = int(self.auto and start and self._small and not self.single_observer)
+        if (start != self.from_start or matching != self._matching) and self.table_size():
             self._clear()
-        self.from_start = start
+        self.from_start, self._matching = start, matching
         smooth = -1.0 if config.smooth is None else float(config.smooth)
         c, decay = config.c, self._decay
         if self.auto and start:  # Smooth UCT's schedule tuned on Leduc (docs/benchmarks.md)
@@ -151,7 +183,7 @@ class CompiledISMCTS:
             c = AUTO_C if config.c == DEFAULT_C else c
             decay = AUTO_D
         t = self._tables
-        self._opts_f[:] = [c, smooth, t.low, t.high, self._eta, decay]
+        self._opts_f[:] = [c, smooth, t.low, t.high, self._eta, decay, MATCH_EXPLORE]
 
     # ------------------------------------------------------------------ Searcher protocol
     def reset(self, seed: int | None = None) -> None:
@@ -162,7 +194,8 @@ class CompiledISMCTS:
             self._word = _seed_word(self.rng)
 
     def _clear(self) -> None:
-        for array in (self._exists, self._visits, self._edge_n, self._edge_w, self._avail):
+        for array in (self._exists, self._visits, self._edge_n, self._edge_w, self._avail,
+                      self._regret, self._average, self._base_n, self._base_w):  # fmt: skip
             array.fill(0)
         self._meta[0] = 0
         self._root_key = -1
@@ -212,7 +245,8 @@ class CompiledISMCTS:
             self._meta[0] += 1
         self._meta[1] = 0
         opts_i = np.array([int(self.from_start), int(self.single_observer), player, node, own,
-                           public, self.budget.max_nodes or 0], np.int64)  # fmt: skip
+                           public, self.budget.max_nodes or 0, self._matching, MATCH_VALUES,
+                           MATCH_FLAVOUR], np.int64)  # fmt: skip
         t = self._tables
         timed = self.budget.time_limit is not None or self.should_stop is not None
 
@@ -224,7 +258,8 @@ class CompiledISMCTS:
                 self._kernel(
                     n, t.kind, t.to_play, t.child, t.after_public, t.pool, t.pool_len, t.unseen,
                     t.unseen_len, t.payoff, self._exists, self._visits, self._edge_n,
-                    self._edge_w, self._avail, self._meta, self._opts_f, opts_i, self._word,
+                    self._edge_w, self._avail, self._regret, self._average, self._base_n,
+                    self._base_w, self._meta, self._opts_f, opts_i, self._word,
                 )
             )  # fmt: skip
 
@@ -274,20 +309,30 @@ class CompiledISMCTS:
                        self_play_iterations=iterations)  # fmt: skip
 
     def stored_policy(self, game: Any, state: Any) -> dict[int, float] | None:
-        """The normalised visits stored at the information set of the player to move in
-        ``state``, without searching; ``None`` where fewer visits than legal actions are stored
-        (a search there would fall back). After a search from the start, the table holds the
-        self-play's statistics at every information set: what a search of the same seed and
-        budget rooted at any of them reads (``benchmarks/imperfect.py`` scores a whole policy
-        with one search this way)."""
+        """The policy stored at the information set of the player to move in ``state`` (the
+        normalised visits, or regret matching's average strategy), without searching; ``None``
+        where fewer visits than legal actions are stored (a search there would fall back).
+        After a search from the start, the table holds the self-play's statistics at every
+        information set: what a search of the same seed and budget rooted at any of them reads
+        (``benchmarks/imperfect.py`` scores a whole policy with one search this way)."""
         player = game.to_play(state)
         legal = list(game.legal_actions(state))
         root = self._key(*root_of(self._tables, state, player), player)
-        visits = self._root_stats(root, legal)[0]
-        total = sum(visits)
-        if total < len(legal):
+        if sum(self._root_stats(root, legal)[0]) < len(legal):
             return None
-        return {a: n / total for a, n in zip(legal, visits, strict=True)}
+        return dict(zip(legal, self._policy(root, legal), strict=True))
+
+    def _policy(self, root: int, legal: list[int]) -> list[float]:
+        """The policy read at ``root``: the normalised visits, or after regret-matching
+        self-play the normalised average strategy."""
+        if self._matching:
+            shares = [float(self._average[root, a]) for a in legal]
+        else:
+            shares = [float(n) for n in self._root_stats(root, legal)[0]]
+        total = sum(shares)
+        if total <= 0.0:
+            return [1.0 / len(legal)] * len(legal)
+        return [x / total for x in shares]
 
     # ------------------------------------------------------------------ the answer
     def _root_stats(self, root: int, legal: list[int]) -> tuple[list[int], list[float]]:
@@ -335,6 +380,11 @@ class CompiledISMCTS:
             mean_depth=float(self._meta[1]) / done,
             information="so_ismcts" if self.single_observer else "mo_ismcts",
             search_from="start" if self.from_start else "here",
+            improved_policy=(
+                tuple(zip(legal, self._policy(root, legal), strict=True))
+                if self._matching and total
+                else ()
+            ),
         )
 
 

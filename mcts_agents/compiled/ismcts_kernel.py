@@ -10,9 +10,22 @@ root as ``(node, own card, public card)`` only: the opponent's card never enters
 (determinizations draw it from ``unseen`` with the kernel's own generator).
 
 ``opts_f``: ``c``, ``smooth`` (-1: none), ``low``, ``high`` (the return range), Smooth UCT's
-``eta`` and ``d``. ``opts_i``:
+``eta`` and ``d``, regret matching's exploration. ``opts_i``:
 ``from_start``, ``single`` (single observer), the searching player, the root's node, own card
-and public card, ``max_nodes`` (0: none). ``meta``: nodes in the table, summed path depth.
+and public card, ``max_nodes`` (0: none), ``matching`` (1: regret matching instead of UCB),
+its value estimate (0: the sampled return over the chosen action's sampling probability,
+1: times the later nodes' sigma / q too (outcome sampling), 2: corrected by baselines as in
+VR-MCCFR, Schmid et al. 2019) and its flags (1: regret matching plus, 2: linear averaging,
+4: the baselines per history, the opponent's card included, in ``base_n``/``base_w``; else
+per information set from ``edge_w``; 8: the regrets weighted by the opponent's ``sigma / q``
+along the path, so that its exploration does not bias them). ``meta``: nodes in the table,
+summed path depth.
+
+Regret matching (Lanctot et al. 2014, Lisy et al. 2015, as self-play from the start): at each
+information set the strategy ``sigma`` is the normalised positive regrets (``regret``), the
+move is drawn from ``(1 - explore) sigma + explore uniform``, ``average`` adds ``sigma``
+weighted by the mover's own ``sigma / q`` along the path (and by the node's visits with linear
+averaging), and the sampled values of the simulation's game update the regrets on the way back.
 """
 
 from __future__ import annotations
@@ -86,11 +99,13 @@ def _key(node, c0, c1, pub, mover, observer, nodes, w):
 @njit(cache=True)
 def simulate(
     n, kind, to_play, child, after_public, pool, pool_len, unseen, unseen_len, payoff,
-    exists, visits, edge_n, edge_w, avail, meta, opts_f, opts_i, rng,
+    exists, visits, edge_n, edge_w, avail, regret, average, base_n, base_w, meta, opts_f,
+    opts_i, rng,
 ):  # fmt: skip
     """Run ``n`` simulations (see the module docstring); returns ``n``."""
     c, smooth, low, high = opts_f[0], opts_f[1], opts_f[2], opts_f[3]
-    eta0, decay = opts_f[4], opts_f[5]
+    eta0, decay, explore = opts_f[4], opts_f[5], opts_f[6]
+    matching, tails, flavour = opts_i[7], opts_i[8], opts_i[9]
     scale = 2.0 / (high - low)
     from_start, single, player = opts_i[0], opts_i[1], opts_i[2]
     root_node, own, public, max_nodes = opts_i[3], opts_i[4], opts_i[5], opts_i[6]
@@ -102,6 +117,13 @@ def simulate(
     path_action = np.empty(MAX_DEPTH, np.int64)
     path_mover = np.empty(MAX_DEPTH, np.int64)
     untried = np.empty(actions, np.int64)
+    path_sigma = np.empty(MAX_DEPTH)  # regret matching: the chosen action's sigma and q
+    path_q = np.empty(MAX_DEPTH)
+    path_all = np.zeros((MAX_DEPTH, actions))
+    path_other = np.empty(MAX_DEPTH, np.int64)
+    path_ratio = np.ones(MAX_DEPTH)  # the opponent's sigma / q before each node
+    sigma = np.empty(actions)
+    reach = np.ones(2)
     root_key = _key(root_node, own, own, public, player, player, nodes, w)
     for _ in range(n):
         if from_start:
@@ -125,6 +147,7 @@ def simulate(
             mover = player
             key = root_key
         depth = 0
+        reach[0] = reach[1] = 1.0
         while True:
             tried = 0
             free = 0
@@ -136,7 +159,18 @@ def simulate(
                         free += 1
                     else:
                         tried += 1
-            if free:
+            if matching:
+                a = _match(key, node, child, regret, sigma, explore, rng)
+                weight = reach[mover] * (visits[key] + 1.0 if flavour & 2 else 1.0)
+                for b in range(actions):  # the average strategy, weighted by own sigma / q
+                    average[key, b] += weight * sigma[b]
+                path_sigma[depth] = sigma[a]
+                path_ratio[depth] = reach[1 - mover] if flavour & 8 else 1.0
+                for b in range(actions):
+                    path_all[depth, b] = sigma[b]
+                path_q[depth] = (1.0 - explore) * sigma[a] + explore / (free + tried)
+                reach[mover] *= sigma[a] / path_q[depth]
+            elif free:
                 a = untried[int(random01(rng) * free)]
             else:
                 a = -1
@@ -166,6 +200,7 @@ def simulate(
             path_key[depth] = key
             path_action[depth] = a
             path_mover[depth] = mover
+            path_other[depth] = c1 if mover == 0 else c0
             depth += 1
             node = child[node, a]
             node, c0, c1, pub = _deal(
@@ -183,7 +218,7 @@ def simulate(
                 r0 = _playout(kind, child, after_public, pool, pool_len, payoff, w, node, c0,
                               c1, pub, rng)  # fmt: skip
                 break
-            if free and visits[nxt] == 0:  # stored, never evaluated: evaluate it now
+            if free and visits[nxt] == 0 and not matching:  # stored, never evaluated: now
                 r0 = _playout(kind, child, after_public, pool, pool_len, payoff, w, node, c0,
                               c1, pub, rng)  # fmt: skip
                 break
@@ -195,13 +230,80 @@ def simulate(
         v0 = (r0 - low) * scale - 1.0
         v1 = (-r0 - low) * scale - 1.0
         meta[1] += depth
-        for d in range(depth):
+        tail = 1.0  # regret matching: the suffix's sigma / q below each node
+        u0 = v0  # regret matching with baselines: seat 0's estimate of the value below
+        for d in range(depth - 1, -1, -1):
             key = path_key[d]
             a = path_action[d]
+            mover = path_mover[d]
+            v = v1 if mover else v0
+            if matching and tails == 2:  # baselines: each action's mean return so far
+                u = -u0 if mover else u0
+                expected = 0.0
+                h = key * w + path_other[d] + 1
+                for b in range(actions):
+                    if avail[key, b] > 0:
+                        if flavour & 4:  # the history's baseline (the opponent's card too)
+                            base = base_w[h, b] / base_n[h, b] if base_n[h, b] else 0.0
+                        else:
+                            base = edge_w[key, b] / edge_n[key, b] if edge_n[key, b] else 0.0
+                        if b == a:
+                            base += (u - base) / path_q[d]
+                        sigma[b] = base
+                        expected += path_all[d, b] * base
+                for b in range(actions):
+                    if avail[key, b] > 0:
+                        regret[key, b] += path_ratio[d] * (sigma[b] - expected)
+                        if flavour & 1 and regret[key, b] < 0.0:  # regret matching plus
+                            regret[key, b] = 0.0
+                if flavour & 4:
+                    base_n[h, a] += 1.0
+                    base_w[h, a] += v
+                u0 = -expected if mover else expected
+            elif matching:
+                # sampled counterfactual values: v * tail / q for the chosen action, 0 others
+                chosen = v * tail / path_q[d]
+                mean = path_sigma[d] * chosen
+                for b in range(actions):
+                    if avail[key, b] > 0 or b == a:
+                        regret[key, b] -= mean
+                regret[key, a] += chosen
+                if tails:
+                    tail *= path_sigma[d] / path_q[d]
             visits[key] += 1
             edge_n[key, a] += 1
-            edge_w[key, a] += v1 if path_mover[d] else v0
+            edge_w[key, a] += v
     return n
+
+
+@njit(cache=True)
+def _match(key, node, child, regret, sigma, explore, rng):
+    """Regret matching at ``key``: fills ``sigma`` (positive regrets normalised, uniform if
+    none) and draws from ``(1 - explore) sigma + explore uniform``."""
+    actions = child.shape[1]
+    positive = 0.0
+    legal = 0
+    for b in range(actions):
+        sigma[b] = 0.0
+        if child[node, b] >= 0:
+            legal += 1
+            if regret[key, b] > 0.0:
+                positive += regret[key, b]
+    for b in range(actions):
+        if child[node, b] >= 0:
+            if positive <= 0.0:
+                sigma[b] = 1.0 / legal
+            elif regret[key, b] > 0.0:
+                sigma[b] = regret[key, b] / positive
+    u = random01(rng)
+    a = -1
+    for b in range(actions):
+        if child[node, b] >= 0:
+            a = b
+            u -= (1.0 - explore) * sigma[b] + explore / legal
+            if u < 0.0:
+                break
+    return a
 
 
 _WARM: list[bool] = []
@@ -223,8 +325,10 @@ def warm_up() -> None:
         8, t.kind, t.to_play, t.child, t.after_public, t.pool, t.pool_len, t.unseen,
         t.unseen_len, t.payoff, np.zeros(size, np.int8), np.zeros(size, np.int64),
         np.zeros((size, actions), np.int64), np.zeros((size, actions), np.float64),
-        np.zeros((size, actions), np.int64), np.zeros(2, np.int64),
-        np.array([1.4, -1.0, t.low, t.high, SMOOTH_ETA, SMOOTH_D]),
-        np.array([1, 0, 0, 2, 0, -1, 0], np.int64),
+        np.zeros((size, actions), np.int64), np.zeros((size, actions)),
+        np.zeros((size, actions)), np.zeros((size * (t.cards + 1), actions)),
+        np.zeros((size * (t.cards + 1), actions)), np.zeros(2, np.int64),
+        np.array([1.4, -1.0, t.low, t.high, SMOOTH_ETA, SMOOTH_D, 0.0]),
+        np.array([1, 0, 0, 2, 0, -1, 0, 0, 1, 0], np.int64),
         np.array([np.uint64(88172645463325252)], np.uint64),
     )  # fmt: skip

@@ -129,7 +129,9 @@ class SearchConfig:
             Smooth UCT's tuned schedule where the compiled ISMCTS runs the game (Kuhn and
             Leduc poker, ``mcts_agents.compiled.ismcts``: millions of self-play simulations a
             second reach near-equilibrium play) and the budget allows enough of them (Leduc:
-            100k simulations or 0.025 s), ``"here"`` everywhere else. ``"here"``: a
+            100k simulations or 0.025 s; regret-matching self-play there instead of Smooth UCT,
+            read as its average strategy), ``"here"`` everywhere else.
+            ``"here"``: a
             determinization
             of the current information set, drawn uniformly from what the player cannot see
             (the classic ISMCTS; it does not weigh the worlds by the opponents' past actions).

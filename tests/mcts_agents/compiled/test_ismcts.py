@@ -249,3 +249,62 @@ def test_auto_plays_from_the_start_where_the_budget_allows_enough_self_play() ->
     assert result.search_from == "start" and result.reused_nodes == 0  # the table was cleared
     timed = make_searcher(LEDUC, Budget(time_limit=0.01), SearchConfig(), 0)
     assert timed.search(LEDUC, state).search_from == "here"
+
+
+def kuhn_policy(searcher: CompiledISMCTS, spiel: Any) -> dict[str, list[tuple[int, float]]]:
+    """The searcher's stored policy at each of Kuhn's 12 information states."""
+    policy = {}
+    stack = [spiel.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if state.is_chance_node():
+            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
+            continue
+        stored = searcher.stored_policy(KUHN, at(KUHN, state.history()))
+        assert stored is not None
+        policy[state.information_state_string()] = sorted(stored.items())
+        stack.extend(state.child(a) for a in state.legal_actions())
+    return policy
+
+
+def test_regret_matching_self_play_of_kuhn_at_10k_simulations() -> None:
+    """The default on Kuhn poker is regret-matching self-play from the start,
+    read as its average strategy: OpenSpiel's exact exploitability at 10k simulations is
+    under Smooth UCT's (docs/benchmarks.md run 25: medians 0.009 against 0.028)."""
+    pyspiel = pytest.importorskip("pyspiel")
+    spiel = pyspiel.load_game("kuhn_poker")
+    values = {}
+    for options in ({}, {"search_from": "start", "smooth": 0.1, "c": 0.8}):
+        searcher = make_searcher(KUHN, Budget(iterations=10_000), SearchConfig(**options), 0)
+        assert isinstance(searcher, CompiledISMCTS)
+        result = searcher.search(KUHN, at(KUHN, [0, 1]))
+        assert result.search_from == "start"
+        assert bool(result.improved_policy) == (not options)  # the average strategy, if any
+        assert sum(result.policy.values()) == pytest.approx(1.0)
+        values[bool(options)] = pyspiel.exploitability(spiel, kuhn_policy(searcher, spiel))
+    assert values[False] < 0.02 < values[True]  # uniform play: 0.458
+
+
+def test_regret_matching_same_seed_same_policy_and_only_under_auto_with_mo() -> None:
+    state = at(KUHN, [2, 0, 0])
+
+    def run(seed: int) -> dict[int, float]:
+        searcher = make_searcher(KUHN, Budget(iterations=3000), SearchConfig(), seed)
+        return searcher.search(KUHN, state).policy
+
+    assert run(5) == run(5)
+    assert run(5) != run(6)
+    so = make_searcher(KUHN, Budget(iterations=3000), SearchConfig(information="so_ismcts"), 5)
+    assert so.search(KUHN, state).improved_policy == ()  # SO keys cannot hold both seats' regrets
+    leduc = make_searcher(LEDUC, Budget(iterations=100_000), SearchConfig(), 0)
+    result = leduc.search(LEDUC, at(LEDUC, [0, 3]))
+    assert result.search_from == "start" and result.improved_policy  # regret matching
+    smooth = SearchConfig(search_from="start", smooth=0.1)  # asked for: Smooth UCT
+    assert (
+        make_searcher(LEDUC, Budget(iterations=1000), smooth, 0)
+        .search(LEDUC, at(LEDUC, [0, 3]))
+        .improved_policy
+        == ()
+    )
