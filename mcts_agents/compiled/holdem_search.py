@@ -32,17 +32,17 @@ from typing import Any
 import numpy as np
 
 from mcts_agents.compiled.holdem_tables import HoldemTables, holdem_tables, supports
+from mcts_agents.compiled.ismcts import option_problem, root_result
 from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.ismcts import check_game
-from mcts_agents.search.result import ChildStats, SearchResult
+from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import (
     Progress,
     StopCheck,
     check_room,
     game_identity,
     most_visited_is_best,
-    pick_child,
     reporter,
     run_budget,
 )
@@ -62,8 +62,6 @@ MAX_SLOTS = 1 << 21
 #: until a node lands there), so that a timed search seldom rehashes (a rehash of a million
 #: slots takes a quarter of a second on a loaded core)
 RATE_GUESS = 2_000_000
-#: ``SearchConfig`` fields the compiled search implements only at these values.
-OPTIONS = {"rollout_depth": None, "evaluator": None, "selection": "ucb1", "fpu": None}
 
 
 def unsupported(game: Any, config: SearchConfig) -> str | None:
@@ -73,10 +71,9 @@ def unsupported(game: Any, config: SearchConfig) -> str | None:
     reason = supports(game)
     if reason is not None:
         return reason
-    for name, wanted in OPTIONS.items():
-        value = getattr(config, name)
-        if value != wanted:
-            return f"the compiled hold'em ISMCTS needs {name}={wanted!r}, got {value!r}"
+    problem = option_problem(config, "the compiled hold'em ISMCTS")
+    if problem is not None:
+        return problem
     if not numba_available():
         return "numba is not installed (pip install 'mcts-agents[fast]')"
     return None
@@ -324,35 +321,4 @@ class HoldemISMCTS:
         reused: int,
     ) -> SearchResult:  # fmt: skip
         visits, values = self._root_stats(root, legal)
-        if any(visits):
-            best = legal[pick_child(visits, values, [None] * len(legal), self.config.final_move)]
-        else:
-            best = legal[0]
-        children = sorted(
-            (
-                ChildStats(a, n, v, None, None)
-                for a, n, v in zip(legal, visits, values, strict=True)
-            ),
-            key=lambda c: (-c.visits, c.action),
-        )
-        total = sum(visits)
-        root_value = (
-            sum(v * n for v, n in zip(values, visits, strict=True)) / total if total else 0.0
-        )
-        return SearchResult(
-            best_action=best,
-            iterations=iterations,
-            elapsed=elapsed,
-            nodes=self.table_size(),
-            reused_nodes=reused,
-            pruned_nodes=0,
-            children=tuple(children),
-            principal_variation=(best,),
-            root_value=root_value,
-            proven=None,
-            to_play=player,
-            backend="numba",
-            mean_depth=float(self._meta[1]) / max(1, iterations),
-            information="so_ismcts" if self.single_observer else "mo_ismcts",
-            search_from="start" if self.from_start else "here",
-        )
+        return root_result(self, legal, visits, values, player, iterations, elapsed, reused)

@@ -85,6 +85,16 @@ DEFAULT_C = SearchConfig().c
 OPTIONS = {"rollout_depth": None, "evaluator": None, "selection": "ucb1", "fpu": None}
 
 
+def option_problem(config: SearchConfig, searcher: str) -> str | None:
+    """The first ``SearchConfig`` field (of ``OPTIONS``) that ``searcher`` (named in the
+    sentence) does not implement at its value, as a sentence; ``None`` if there is none."""
+    for name, wanted in OPTIONS.items():
+        value = getattr(config, name)
+        if value != wanted:
+            return f"{searcher} needs {name}={wanted!r}, got {value!r}"
+    return None
+
+
 def unsupported(game: Any, config: SearchConfig) -> str | None:
     """Why the compiled ISMCTS cannot run this search (a sentence), or ``None`` if it can."""
     from mcts_agents.compiled.registry import numba_available
@@ -92,10 +102,9 @@ def unsupported(game: Any, config: SearchConfig) -> str | None:
     reason = supports(game)
     if reason is not None:
         return reason
-    for name, wanted in OPTIONS.items():
-        value = getattr(config, name)
-        if value != wanted:
-            return f"the compiled ISMCTS needs {name}={wanted!r}, got {value!r}"
+    problem = option_problem(config, "the compiled ISMCTS")
+    if problem is not None:
+        return problem
     if not numba_available():
         return "numba is not installed (pip install 'mcts-agents[fast]')"
     return None
@@ -348,44 +357,51 @@ class CompiledISMCTS:
         reused: int,
     ) -> SearchResult:  # fmt: skip
         visits, values = self._root_stats(root, legal)
-        if any(visits):
-            best = legal[pick_child(visits, values, [None] * len(legal), self.config.final_move)]
-        else:
-            best = legal[0]
-        children = sorted(
-            (
-                ChildStats(a, n, v, None, None)
-                for a, n, v in zip(legal, visits, values, strict=True)
-            ),
-            key=lambda c: (-c.visits, c.action),
+        improved = (
+            tuple(zip(legal, self._policy(root, legal), strict=True))
+            if self._matching and sum(visits)
+            else ()
         )
-        total = sum(visits)
-        root_value = (
-            sum(v * n for v, n in zip(values, visits, strict=True)) / total if total else 0.0
+        return root_result(
+            self, legal, visits, values, player, iterations, elapsed, reused, improved
         )
-        done = max(1, iterations)
-        return SearchResult(
-            best_action=best,
-            iterations=iterations,
-            elapsed=elapsed,
-            nodes=self.table_size(),
-            reused_nodes=reused,
-            pruned_nodes=0,
-            children=tuple(children),
-            principal_variation=(best,),
-            root_value=root_value,
-            proven=None,
-            to_play=player,
-            backend="numba",
-            mean_depth=float(self._meta[1]) / done,
-            information="so_ismcts" if self.single_observer else "mo_ismcts",
-            search_from="start" if self.from_start else "here",
-            improved_policy=(
-                tuple(zip(legal, self._policy(root, legal), strict=True))
-                if self._matching and total
-                else ()
-            ),
-        )
+
+
+def root_result(
+    search: Any, legal: list[int], visits: list[int], values: list[float], player: int,
+    iterations: int, elapsed: float, reused: int, improved: tuple[tuple[int, float], ...] = (),
+) -> SearchResult:  # fmt: skip
+    """The ``SearchResult`` of a compiled ISMCTS (``CompiledISMCTS``, ``HoldemISMCTS``: its
+    ``config``, ``table_size()``, ``_meta``, ``single_observer``, ``from_start``) from the root's
+    ``visits`` and mean ``values`` over ``legal``."""
+    if any(visits):
+        best = legal[pick_child(visits, values, [None] * len(legal), search.config.final_move)]
+    else:
+        best = legal[0]
+    children = sorted(
+        (ChildStats(a, n, v, None, None) for a, n, v in zip(legal, visits, values, strict=True)),
+        key=lambda c: (-c.visits, c.action),
+    )
+    total = sum(visits)
+    root_value = sum(v * n for v, n in zip(values, visits, strict=True)) / total if total else 0.0
+    return SearchResult(
+        best_action=best,
+        iterations=iterations,
+        elapsed=elapsed,
+        nodes=search.table_size(),
+        reused_nodes=reused,
+        pruned_nodes=0,
+        children=tuple(children),
+        principal_variation=(best,),
+        root_value=root_value,
+        proven=None,
+        to_play=player,
+        backend="numba",
+        mean_depth=float(search._meta[1]) / max(1, iterations),
+        information="so_ismcts" if search.single_observer else "mo_ismcts",
+        search_from="start" if search.from_start else "here",
+        improved_policy=improved,
+    )
 
 
 def warm_up() -> None:
