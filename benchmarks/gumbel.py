@@ -7,7 +7,8 @@ Run from the repository root (needs the ``az`` extra, torch)::
     python -m benchmarks.gumbel ttt [--iterations 40 | --minutes 3] [--simulations 8]
                                     [--games 200] [--out DIR] [--json PATH]
     python -m benchmarks.gumbel c4 --out runs/c4-gumbel [--minutes 45] [--simulations 16]
-                                   [--teacher K] [--workers 2] [--games 400]
+                                   [--teacher K] [--steps 64] [--gate-simulations N]
+                                   [--no-resign] [--workers 2] [--threads 1] [--games 400]
 
 - ``compare``: the same trained network searched by Gumbel search (``--gumbel``: without the
   root's draw by default, ``gumbel_scale=0``, the stronger to play with) and by PUCT at each
@@ -30,7 +31,9 @@ Run from the repository root (needs the ``az`` extra, torch)::
 - ``c4``: the Connect Four run of the issue: Gumbel self-play at ``--simulations`` per move
   for ``--minutes`` (45) on ``--workers`` processes (``C4_CHANGES``: the PUCT run's network,
   trainer and gate of ``benchmarks.alphazero_connect_four``, without root noise or playout
-  caps; ``--teacher K``: warm-started by K iterations of its teacher's games), then
+  caps; ``--teacher K``: warm-started by K iterations of its teacher's games; ``--steps``
+  training steps an iteration, ``--gate-simulations``, ``--no-resign``; ``--threads`` torch
+  threads for the training steps, while the self-play workers wait), then
   ``benchmarks.alphazero_c4_eval``'s evaluation: 400 games at 200 simulations against MCTS
   with 1,000 uniform-playout iterations, with Gumbel search (the run's ``--c-scale``) and with
   PUCT, and the raw policy against the one-ply win-or-block player.
@@ -297,6 +300,13 @@ def c4(args: argparse.Namespace) -> dict[str, Any]:
         "seed": args.seed,
         "workers": args.workers,
     }
+    if args.steps is not None:
+        settings["steps_per_iteration"] = args.steps
+    if args.gate_simulations is not None:
+        settings["gate_simulations"] = args.gate_simulations
+    if args.no_resign:
+        settings["resign"] = None
+    print(json.dumps(settings, default=str), flush=True)
     summary = train(
         _game("connect_four"),
         args.out,
@@ -359,6 +369,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     three.add_argument("--c-scale", type=float, default=0.1, help="gumbel_c_scale")
     three.add_argument(
         "--teacher", type=int, default=0, help="warm start: K iterations of teacher games"
+    )
+    three.add_argument(
+        "--steps", type=int, default=None, help="training steps an iteration (default: 64)"
+    )
+    three.add_argument(
+        "--gate-simulations", type=int, default=None, help="the gate's (default: --simulations)"
+    )
+    three.add_argument(
+        "--no-resign", action="store_true", help="no resignation in self-play (default: -0.95)"
     )
     for command in (one, two, three):
         command.add_argument("--workers", type=int, default=1, help="processes")
