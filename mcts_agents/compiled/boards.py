@@ -13,7 +13,9 @@ of a step in one call, through the rule sets' own functions (``dispatch.play``, 
   view (the env's ``observation``: the seat's stones then the other's, through the core's
   ``BitPlanes`` layout) and its player to move;
 - ``start_boards``, ``board_results``, ``BoardRules.waiting``: the starts of games, the
-  learners' results, the boards whose opponent is to move.
+  learners' results, the boards whose opponent is to move;
+- ``BoardRules.learn`` and ``BoardRules.settle``: a step of every board in two calls (the
+  learners' moves checked and played; then the results, games over and observations).
 
 The trees' side (roots, picks) is ``compiled.board_trees``; the search itself is
 ``compiled.batch``'s kernels over the same trees (``compiled.board_search.BoardSearch``).
@@ -95,6 +97,61 @@ def _observe_boards(
             n = dispatch.legal(g, p, s, out)
             for k in range(n):
                 masks[i, out[k]] = True
+
+
+@njit(cache=True)
+def _learner_boards(g, p, words, masks, skip, actions, start, values, enders, history, lengths,
+                    scratch):  # fmt: skip
+    """A step's learner moves in one call: if the action ``actions[i] - start`` of every board
+    ``i`` not in ``skip`` (those restarting) is legal (``masks``), play them all and return how
+    many; else change nothing and return ``-1 - i`` for the first board ``i`` whose is not."""
+    literally(g)
+    size = masks.shape[1]
+    for i in range(len(words)):
+        if not skip[i]:
+            a = actions[i] - start
+            if a < 0 or a >= size or not masks[i, a]:
+                return -1 - i
+    n = 0
+    for i in range(len(words)):
+        if skip[i]:
+            continue
+        a = actions[i] - start
+        values[i] = dispatch.play(g, p, words[i], a, scratch)
+        words[i, :] = scratch
+        if values[i] != UNKNOWN:
+            enders[i] = dispatch.to_play(g, p, scratch)
+        history[i, lengths[i]] = a
+        lengths[i] += 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _settle_boards(
+    g, p, kind, words, values, enders, seats, lost, skip, index, planes, masks, movers, out,
+    rewards, over, done,
+):  # fmt: skip
+    """After a step of every board (``skip``: those that restarted): each board's game over
+    (into ``done``), the learner's reward and end of game on the others (``rewards``, ``over``),
+    and every board's observation (``_observe_boards``, no mask where the learner lost by an
+    illegal action); returns how many games are over."""
+    literally(g)
+    count = 0
+    for i in range(len(words)):
+        ended = values[i] != UNKNOWN or lost[i]
+        done[i] = ended
+        if ended:
+            count += 1
+        if skip[i] or values[i] == UNKNOWN:
+            continue
+        rewards[i] = float(values[i] if enders[i] == seats[i] else -values[i])
+        over[i] = True
+    _observe_boards(g, p, kind, words, values, seats, index, planes, masks, movers, out)
+    for i in range(len(words)):
+        if lost[i]:
+            masks[i, :] = False
+    return count
 
 
 @njit(cache=True)
@@ -182,7 +239,8 @@ def call_fixed(kept: dict[Any, Any], dispatcher: Any, g: int, *args: Any) -> Any
 
 # Compiled into this module's own cache: emptied with the kernels' when the sources change.
 entries.GROUPS["boards"] = (
-    _play_boards, _observe_boards, start_boards, board_results, _waiting_boards,
+    _play_boards, _observe_boards, start_boards, board_results, _waiting_boards, _learner_boards,
+    _settle_boards,
 )  # fmt: skip
 entries.check_sources("boards")
 
@@ -241,6 +299,32 @@ class BoardRules:
             _observe_boards, self.p, self.kind, words, values, seats, self.index, planes, masks,
             movers, self.out,
         )  # fmt: skip
+
+    def learn(
+        self, words: Any, masks: Any, skip: Any, actions: Any, start: int, values: Any,
+        enders: Any, history: Any, lengths: Any,
+    ) -> int:  # fmt: skip
+        """The learner's action ``actions[i] - start`` on every board ``i`` not in ``skip``,
+        if each is legal in ``masks``: played (as ``play``), and how many; else nothing played
+        and ``-1 - i``, ``i`` the first board whose action is not (``_learner_boards``)."""
+        found = self._call(
+            _learner_boards, self.p, words, masks, skip, actions, start, values, enders,
+            history, lengths, self.scratch,
+        )  # fmt: skip
+        return int(found)
+
+    def settle(
+        self, words: Any, values: Any, enders: Any, seats: Any, lost: Any, skip: Any,
+        planes: Any, masks: Any, movers: Any, rewards: Any, over: Any, done: Any,
+    ) -> int:  # fmt: skip
+        """Every board's game over (``done``), the rewards and ends of the boards not in
+        ``skip`` (``rewards``, ``over``), and ``observe``; how many games are over
+        (``_settle_boards``)."""
+        count = self._call(
+            _settle_boards, self.p, self.kind, words, values, enders, seats, lost, skip,
+            self.index, planes, masks, movers, self.out, rewards, over, done,
+        )  # fmt: skip
+        return int(count)
 
     def waiting(self, words: Any, values: Any, seats: Any, boards: Any, out: Any) -> int:
         """How many of ``boards`` wait for their opponent's move (game on, the opponent of seat

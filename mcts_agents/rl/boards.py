@@ -178,6 +178,26 @@ class FastBoards:
                 self.words, boards, actions, self.values, self.enders, self.history, self.lengths
             )
 
+    def learn(self, masks: np.ndarray, skip: np.ndarray, actions: np.ndarray, start: int) -> int:
+        """Every board on the words (all of them: the caller checked) not in ``skip``: the
+        learner's action ``actions[i] - start`` if all are legal in ``masks``, and how many
+        were played; else none played and a negative number."""
+        return self.rules.learn(
+            self.words, masks, skip, actions, start, self.values, self.enders, self.history,
+            self.lengths,
+        )  # fmt: skip
+
+    def settle(
+        self, skip: np.ndarray, rewards: np.ndarray, over: np.ndarray, done: np.ndarray
+    ) -> int:
+        """After ``learn`` and ``advance`` of every board: ``done`` (each game over), the
+        rewards and ends of games of those not in ``skip`` (into ``rewards``, ``over``), and
+        ``observe``'s planes, masks and movers; returns how many games are over."""
+        return self.rules.settle(
+            self.words, self.values, self.enders, self.seats, self.lost, skip, self.planes,
+            self.masks, self.movers, rewards, over, done,
+        )  # fmt: skip
+
     def advance(self, boards: np.ndarray) -> None:
         """Play the opponents of ``boards`` (all searched in one batch each round) until each
         learner is to move or its game is over."""
@@ -210,15 +230,17 @@ class FastBoards:
         """Whether each board's game is over (its last result, or an illegal action)."""
         return (self.values != UNKNOWN) | self.lost
 
-    def collect(self, subs: list[Any], out: np.ndarray) -> np.ndarray:
+    def collect(self, subs: list[Any], out: np.ndarray, observed: bool = False) -> np.ndarray:
         """The vector env's ``_collect`` with some sub-envs on the words: every observation
-        into ``out`` (``[N, *shape]``), the boards' from ``observe``, the others' from their AEC
+        into ``out`` (``[N, *shape]``), the boards' from ``observe`` (``observed``: all
+        boards are on the words, observed by ``settle`` since), the others' from their AEC
         envs; returns the masks.
 
         Raises:
             NoLegalActionError: a learner to move with an empty mask, naming the sub-env.
         """
-        self.observe()
+        if not observed:
+            self.observe()
         on = self.on
         masks = self.masks.copy()
         if np.count_nonzero(on) == len(on):

@@ -137,6 +137,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         self._has_reset = False
         self._seat_names: np.ndarray | None = None  # each learner's seat (``info["learner"]``)
         self._fast = _fast_boards(first.aec_env, num_envs) if fast_path else None
+        self._every = np.arange(num_envs, dtype=np.int64)
 
     @property
     def envs(self) -> list[SubEnv]:
@@ -182,6 +183,12 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         if not self._has_reset:
             raise NotResetError("reset() must be called before step()")
         actions = self._check_actions(actions)
+        fast = self._fast
+        if fast is not None and np.count_nonzero(fast.on) == self.num_envs:
+            stepped = self._step_words(fast, actions)
+            if stepped is not None:
+                return stepped
+        self._check_range(actions)
         n = self.num_envs
         rewards = np.zeros(n, dtype=np.float64)
         terminated = np.zeros(n, dtype=bool)
@@ -196,7 +203,6 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         self._check_legality(actions, (waiting & ~allowed).nonzero()[0].tolist())
         moved: list[int] = []
         before = np.zeros(n, dtype=np.float64)
-        fast = self._fast
         fast_moved = np.zeros(0, np.int64)
         if fast is not None and np.count_nonzero(fast.on):
             on = fast.on & waiting
@@ -245,6 +251,47 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         if len(playing) and np.count_nonzero(illegal >= 0):  # (only there: illegal actions)
             infos["illegal_action"], infos["_illegal_action"] = illegal, illegal >= 0
         return observations, rewards, terminated, truncated, infos
+
+    def _step_words(self, fast: Any, actions: np.ndarray) -> Any:
+        """``step`` with every sub-env on the rules' words (``fast``), if every sub-env not
+        restarting has a legal action in ``actions``: the learners' moves in one compiled call,
+        the restarts, the opponents' searches and replies (``FastBoards.advance``), then the
+        results and observations of every board in one more call. ``None`` (nothing changed)
+        if an action is not legal: the general path then raises or penalizes it."""
+        skip = self._autoreset
+        if fast.learn(self._masks, skip, actions, self._start) < 0:
+            return None
+        n = self.num_envs
+        rewards = np.zeros(n, dtype=np.float64)
+        terminated = np.zeros(n, dtype=bool)
+        resetting = skip.nonzero()[0].tolist() if np.count_nonzero(skip) else []
+        observed = True
+        if resetting:
+            self._reset_subs(resetting)
+            observed = bool(np.count_nonzero(fast.on) == n)
+        if observed:
+            fast.advance(self._every)
+            done = np.zeros(n, dtype=bool)
+            if fast.settle(skip, rewards, terminated, done):
+                for i in done.nonzero()[0].tolist():
+                    self._subs[i]._done = True
+        else:  # a restarted sub-env plays on its AEC env: as the general path
+            moved = (~skip).nonzero()[0]
+            self._advance_all(resetting, moved)
+            for i in fast.results(moved, rewards, terminated).tolist():
+                self._subs[i]._done = True
+        for i in resetting:
+            self._check_started(i)
+        final: dict[str, Any] = {}
+        if self.autoreset_mode == AutoresetMode.SAME_STEP and terminated.any():
+            final = self._reset_finished(np.flatnonzero(terminated).tolist())
+            self._autoreset[:] = False
+            observed = False
+        else:
+            self._autoreset = terminated.copy()
+        observations = self._collect(observed)
+        infos = {**self._infos(), **final}
+        return observations, rewards, terminated, np.zeros(n, dtype=bool), infos
 
     def action_masks(self) -> np.ndarray:
         """``[N, A]`` bool: each sub-env's legal actions (all False where its game is over)."""
@@ -374,13 +421,16 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             for i, action in enumerate(array.tolist()):
                 action_index(action, f"the learner of sub-env {i}")  # names the first bad one
             raise ActionTypeError(f"actions must be integers, got dtype {array.dtype}")
+        return array.astype(np.int64)
+
+    def _check_range(self, array: np.ndarray) -> None:
+        """Raise for the first sub-env (not restarting) whose action is outside the space."""
         outside = (array < self._start) | (array >= self._start + self._num_actions)
         for i in np.flatnonzero(outside & ~self._autoreset).tolist() if outside.any() else ():
             raise IllegalActionError(
                 f"action {int(array[i])} of sub-env {i} is outside the action space "
                 f"{self.single_action_space}"
             )
-        return array.astype(np.int64)
 
     def _check_legality(self, actions: np.ndarray, illegal: list[int]) -> None:
         """Raise for the first of the sub-envs ``illegal`` (illegal actions) set to "raise"."""
@@ -445,16 +495,17 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             "_learner": everyone.copy(),
         }
 
-    def _collect(self) -> Any:
+    def _collect(self, observed: bool = False) -> Any:
         """Observe every sub-env once: the batched observations (returned, a copy) and the masks
-        (kept for ``action_masks``, ``info`` and the next step's checks).
+        (kept for ``action_masks``, ``info`` and the next step's checks). ``observed``: every
+        sub-env is on the words and ``FastBoards.settle`` observed them since they last changed.
 
         Raises:
             NoLegalActionError: a learner to move with an empty mask, naming the sub-env.
         """
         fast = self._fast
         if fast is not None and np.count_nonzero(fast.on):
-            self._masks = fast.collect(self._subs, self._observations)
+            self._masks = fast.collect(self._subs, self._observations, observed)
             return np.copy(self._observations)
         masks = np.zeros((self.num_envs, self._num_actions), dtype=bool)
         observations = []
