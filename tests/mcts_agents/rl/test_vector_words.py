@@ -187,3 +187,28 @@ def test_variants_play_the_same_games_on_the_words_as_through_the_aec_envs(env: 
         for a, b in zip(words.step(actions)[:4], aec.step(actions)[:4], strict=True):
             assert data_equivalence(a, b, exact=True)
         assert np.array_equal(words.action_masks(), aec.action_masks())
+
+
+def test_a_restart_that_leaves_the_words_mid_step_plays_as_the_aec_path_does() -> None:
+    """Every sub-env on the words, then new opponents from the next episodes on: sub-env 0's
+    is still a compiled search, 1 and 2 are not. The step whose restart moves one of them off
+    the words (the others staying) and every step after it give the data of the same vector
+    env with every sub-env on its AEC env."""
+    kwargs: dict[str, Any] = {"opponent": "mcts:iterations=15", "learner": "random"}
+    words = VectorVsOpponent(3, "tic_tac_toe", **kwargs)
+    aec = VectorVsOpponent(3, "tic_tac_toe", fast_path=False, **kwargs)
+    assert data_equivalence(words.reset(seed=5)[0], aec.reset(seed=5)[0], exact=True)
+    assert words._fast.on.all()
+    switch = ["mcts:iterations=15", "random", "mcts:iterations=15,backend=python"]
+    words.set_opponent(switch)
+    aec.set_opponent(switch)
+    rng = np.random.default_rng(5)
+    seen = set()
+    for _ in range(16):
+        actions = picks(words.action_masks(), rng)
+        for a, b in zip(words.step(actions)[:4], aec.step(actions)[:4], strict=True):
+            assert data_equivalence(a, b, exact=True)
+        assert np.array_equal(words.action_masks(), aec.action_masks())
+        seen.add(tuple(words._fast.on.tolist()))
+    assert (True, False, True) in seen or (True, True, False) in seen  # one left, one not yet
+    assert tuple(words._fast.on.tolist()) == (True, False, False)
