@@ -23,7 +23,6 @@ same way.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,6 +44,7 @@ from mcts_agents.errors import (
 from mcts_agents.rl.aec_path import advance
 from mcts_agents.rl.single_agent import IllegalActionMode
 from mcts_agents.rl.sub_env import SubEnv, opponent_specs
+from mcts_agents.rl.words_step import fast_boards, step_on_words
 
 __all__ = ["VectorVsOpponent", "make_vector_vs_agent"]
 
@@ -136,7 +136,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         self._masks = np.zeros((num_envs, self._num_actions), dtype=bool)
         self._has_reset = False
         self._seat_names: np.ndarray | None = None  # each learner's seat (``info["learner"]``)
-        self._fast = _fast_boards(first.aec_env, num_envs) if fast_path else None
+        self._fast = fast_boards(first.aec_env, num_envs) if fast_path else None
         self._every = np.arange(num_envs, dtype=np.int64)
 
     @property
@@ -185,7 +185,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         actions = self._check_actions(actions)
         fast = self._fast
         if fast is not None and np.count_nonzero(fast.on) == self.num_envs:
-            stepped = self._step_words(fast, actions)
+            stepped = step_on_words(self, fast, actions)
             if stepped is not None:
                 return stepped
         self._check_range(actions)
@@ -251,47 +251,6 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         if len(playing) and np.count_nonzero(illegal >= 0):  # (only there: illegal actions)
             infos["illegal_action"], infos["_illegal_action"] = illegal, illegal >= 0
         return observations, rewards, terminated, truncated, infos
-
-    def _step_words(self, fast: Any, actions: np.ndarray) -> Any:
-        """``step`` with every sub-env on the rules' words (``fast``), if every sub-env not
-        restarting has a legal action in ``actions``: the learners' moves in one compiled call,
-        the restarts, the opponents' searches and replies (``FastBoards.advance``), then the
-        results and observations of every board in one more call. ``None`` (nothing changed)
-        if an action is not legal: the general path then raises or penalizes it."""
-        skip = self._autoreset
-        if fast.learn(self._masks, skip, actions, self._start) < 0:
-            return None
-        n = self.num_envs
-        rewards = np.zeros(n, dtype=np.float64)
-        terminated = np.zeros(n, dtype=bool)
-        resetting = skip.nonzero()[0].tolist() if np.count_nonzero(skip) else []
-        observed = True
-        if resetting:
-            self._reset_subs(resetting)
-            observed = bool(np.count_nonzero(fast.on) == n)
-        if observed:
-            fast.advance(self._every)
-            done = np.zeros(n, dtype=bool)
-            if fast.settle(skip, rewards, terminated, done):
-                for i in done.nonzero()[0].tolist():
-                    self._subs[i]._done = True
-        else:  # a restarted sub-env plays on its AEC env: as the general path
-            moved = (~skip).nonzero()[0]
-            self._advance_all(resetting, moved)
-            for i in fast.results(moved, rewards, terminated).tolist():
-                self._subs[i]._done = True
-        for i in resetting:
-            self._check_started(i)
-        final: dict[str, Any] = {}
-        if self.autoreset_mode == AutoresetMode.SAME_STEP and terminated.any():
-            final = self._reset_finished(np.flatnonzero(terminated).tolist())
-            self._autoreset[:] = False
-            observed = False
-        else:
-            self._autoreset = terminated.copy()
-        observations = self._collect(observed)
-        infos = {**self._infos(), **final}
-        return observations, rewards, terminated, np.zeros(n, dtype=bool), infos
 
     def action_masks(self) -> np.ndarray:
         """``[N, A]`` bool: each sub-env's legal actions (all False where its game is over)."""
@@ -535,13 +494,3 @@ def make_vector_vs_agent(num_envs: int = 1, env: str = "connect_four", **kwargs:
     """The ``vector_entry_point`` of the ``mcts_agents/<variant>-vs-agent-v0`` ids: a
     ``VectorVsOpponent`` (keywords as its constructor's)."""
     return VectorVsOpponent(num_envs, env, **kwargs)
-
-
-def _fast_boards(aec_env: Any, num_envs: int) -> Any:
-    """``rl.boards.FastBoards`` for ``aec_env``'s game, or ``None`` (no numba, or a game whose
-    boards are not words there)."""
-    if importlib.util.find_spec("numba") is None:
-        return None
-    from mcts_agents.rl.boards import FastBoards
-
-    return FastBoards.build(aec_env, num_envs)
