@@ -64,16 +64,27 @@ def _stones(kind: int, s: np.ndarray, player: int) -> tuple[int, int]:
 
 
 @njit(cache=True)
+def _play_one(g, p, words, i, action, values, enders, history, lengths, scratch):
+    """``action`` on board ``i``, appended to its history; its result if the game ends."""
+    values[i] = dispatch.play(g, p, words[i], action, scratch)
+    words[i, :] = scratch
+    if values[i] != UNKNOWN:
+        enders[i] = dispatch.to_play(g, p, scratch)
+    history[i, lengths[i]] = action
+    lengths[i] += 1
+
+
+@njit(cache=True)
+def _learner_reward(value, ender, seat):
+    """The learner's (seat ``seat``) return of a game whose result is ``value`` for ``ender``."""
+    return float(value if ender == seat else -value)
+
+
+@njit(cache=True)
 def _play_boards(g, p, words, boards, actions, values, enders, history, lengths, scratch):
     literally(g)
     for j in range(len(boards)):
-        i = boards[j]
-        values[i] = dispatch.play(g, p, words[i], actions[j], scratch)
-        words[i, :] = scratch
-        if values[i] != UNKNOWN:
-            enders[i] = dispatch.to_play(g, p, scratch)
-        history[i, lengths[i]] = actions[j]
-        lengths[i] += 1
+        _play_one(g, p, words, boards[j], actions[j], values, enders, history, lengths, scratch)
 
 
 @njit(cache=True)
@@ -114,16 +125,9 @@ def _learner_boards(g, p, words, masks, skip, actions, start, values, enders, hi
                 return -1 - i
     n = 0
     for i in range(len(words)):
-        if skip[i]:
-            continue
-        a = actions[i] - start
-        values[i] = dispatch.play(g, p, words[i], a, scratch)
-        words[i, :] = scratch
-        if values[i] != UNKNOWN:
-            enders[i] = dispatch.to_play(g, p, scratch)
-        history[i, lengths[i]] = a
-        lengths[i] += 1
-        n += 1
+        if not skip[i]:
+            _play_one(g, p, words, i, actions[i] - start, values, enders, history, lengths, scratch)
+            n += 1
     return n
 
 
@@ -145,7 +149,7 @@ def _settle_boards(
             count += 1
         if skip[i] or values[i] == UNKNOWN:
             continue
-        rewards[i] = float(values[i] if enders[i] == seats[i] else -values[i])
+        rewards[i] = _learner_reward(values[i], enders[i], seats[i])
         over[i] = True
     _observe_boards(g, p, kind, words, values, seats, index, planes, masks, movers, out)
     for i in range(len(words)):
@@ -182,7 +186,7 @@ def board_results(boards, values, enders, seats, rewards, over):
             rewards[i] = 0.0
             over[i] = False
             continue
-        rewards[i] = float(value if enders[i] == seats[i] else -value)
+        rewards[i] = _learner_reward(value, enders[i], seats[i])
         over[i] = True
         ended[n] = i
         n += 1
@@ -240,7 +244,7 @@ def call_fixed(kept: dict[Any, Any], dispatcher: Any, g: int, *args: Any) -> Any
 # Compiled into this module's own cache: emptied with the kernels' when the sources change.
 entries.GROUPS["boards"] = (
     _play_boards, _observe_boards, start_boards, board_results, _waiting_boards, _learner_boards,
-    _settle_boards,
+    _settle_boards, _play_one, _learner_reward,
 )  # fmt: skip
 entries.check_sources("boards")
 

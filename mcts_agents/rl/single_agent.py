@@ -244,8 +244,8 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         if seed is not None:  # (gymnasium's ``Env.reset`` does nothing else)
             super().reset(seed=seed)
         self._has_reset = True
-        bits = self.np_random.bit_generator
-        raw = int(bits.random_raw())  # 64 random bits (a generator call costs ~4x as much)
+        # 64 random bits (a generator call costs ~4x as much)
+        raw = int(self.np_random.bit_generator.random_raw())
         env_seed = (raw & _SEED_MASK) % _SEED_LIMIT
         if self.learner == "random":
             self.seat = self.seats[(raw >> 32) % len(self.seats)]
@@ -256,13 +256,17 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         for agent in distinct.values():
             opponent_seed = None
             if seed is not None:
-                opponent_seed = (int(bits.random_raw()) & _SEED_MASK) % _SEED_LIMIT
+                opponent_seed = self._draw_seed()
             reset = getattr(agent, "reset", None)
             if callable(reset):
                 reset(seed=opponent_seed)
         self._returns = dict.fromkeys(self.seats, 0.0)
         self._done = False
         return env_seed
+
+    def _draw_seed(self) -> int:
+        """A seed for an opponent, from 64 random bits of ``np_random``."""
+        return (int(self.np_random.bit_generator.random_raw()) & _SEED_MASK) % _SEED_LIMIT
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Play the learner's ``action``, then the opponents' replies."""

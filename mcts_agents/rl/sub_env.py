@@ -9,7 +9,7 @@ from typing import Any
 
 from mcts_agents.agents.specs import make_agent
 from mcts_agents.errors import InvalidOptionError, OptionTypeError
-from mcts_agents.rl.single_agent import _SEED_LIMIT, _SEED_MASK, SingleAgentVsOpponent
+from mcts_agents.rl.single_agent import SingleAgentVsOpponent
 
 __all__ = ["SubEnv", "check_spec", "learner_flags", "opponent_specs"]
 
@@ -69,7 +69,7 @@ class SubEnv(SingleAgentVsOpponent):
             if seed is None and self._has_reset:
                 # a new opponent mid-run (an autoreset): seeded from this env's generator, so
                 # that a run reset with a seed plays the same games again
-                seed = (int(self.np_random.bit_generator.random_raw()) & _SEED_MASK) % _SEED_LIMIT
+                seed = self._draw_seed()
             agent = make_agent(self._next_spec, seed=seed)
             learner_seats = self.seats if self.learner == "random" else [self.learner]
             self.opponents = self._check_opponents(agent, self.seats, learner_seats)

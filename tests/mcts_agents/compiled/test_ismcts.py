@@ -92,19 +92,7 @@ def test_self_play_of_kuhn_is_near_an_equilibrium() -> None:
     assert isinstance(searcher, CompiledISMCTS)
     result = searcher.search(KUHN, at(KUHN, [0, 1]))
     assert result.search_from == "start" and result.backend == "numba"
-    policy = {}
-    stack = [spiel.new_initial_state()]
-    while stack:
-        state = stack.pop()
-        if state.is_terminal():
-            continue
-        if state.is_chance_node():
-            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
-            continue
-        stored = searcher.stored_policy(KUHN, at(KUHN, state.history()))
-        assert stored is not None
-        policy[state.information_state_string()] = sorted(stored.items())
-        stack.extend(state.child(a) for a in state.legal_actions())
+    policy = kuhn_policy(searcher, spiel)
     assert len(policy) == 12
     assert pyspiel.exploitability(spiel, policy) < 0.03  # uniform play: 0.458
 
