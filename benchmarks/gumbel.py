@@ -8,7 +8,9 @@ Run from the repository root (needs the ``az`` extra, torch)::
                                     [--games 200] [--out DIR] [--json PATH]
     python -m benchmarks.gumbel c4 --out runs/c4-gumbel [--minutes 45] [--simulations 16]
                                    [--teacher K] [--steps 64] [--gate-simulations N]
-                                   [--no-resign] [--workers 2] [--threads 1] [--games 400]
+                                   [--no-resign] [--games-per-iteration 64] [--buffer N]
+                                   [--gate-every 20] [--device cpu] [--workers 2]
+                                   [--threads 1] [--games 400]
 
 - ``compare``: the same trained network searched by Gumbel search (``--gumbel``: without the
   root's draw by default, ``gumbel_scale=0``, the stronger to play with) and by PUCT at each
@@ -32,7 +34,9 @@ Run from the repository root (needs the ``az`` extra, torch)::
   for ``--minutes`` (45) on ``--workers`` processes (``C4_CHANGES``: the PUCT run's network,
   trainer and gate of ``benchmarks.alphazero_connect_four``, without root noise or playout
   caps; ``--teacher K``: warm-started by K iterations of its teacher's games; ``--steps``
-  training steps an iteration, ``--gate-simulations``, ``--no-resign``; ``--threads`` torch
+  training steps an iteration, ``--gate-simulations``, ``--no-resign``,
+  ``--games-per-iteration``, ``--buffer``, ``--gate-every`` (0: no gate), ``--device`` (where
+  the training steps run; the games always run on the CPU workers); ``--threads`` torch
   threads for the training steps, while the self-play workers wait), then
   ``benchmarks.alphazero_c4_eval``'s evaluation: 400 games at 200 simulations against MCTS
   with 1,000 uniform-playout iterations, with Gumbel search (the run's ``--c-scale``) and with
@@ -306,12 +310,20 @@ def c4(args: argparse.Namespace) -> dict[str, Any]:
         settings["gate_simulations"] = args.gate_simulations
     if args.no_resign:
         settings["resign"] = None
+    for option, key in (
+        ("games_per_iteration", "games_per_iteration"),
+        ("buffer", "buffer_capacity"),
+        ("gate_every", "gate_every"),
+    ):
+        if getattr(args, option) is not None:
+            settings[key] = getattr(args, option)
     print(json.dumps(settings, default=str), flush=True)
     summary = train(
         _game("connect_four"),
         args.out,
         config=RunConfig.from_dict(settings),
         minutes=args.minutes,
+        device=args.device,
         on_iteration=lambda line: print(json.dumps(line), flush=True),
     )
     print(
@@ -379,6 +391,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     three.add_argument(
         "--no-resign", action="store_true", help="no resignation in self-play (default: -0.95)"
     )
+    three.add_argument(
+        "--games-per-iteration", type=int, default=None, help="self-play games (default: 64)"
+    )
+    three.add_argument(
+        "--buffer", type=int, default=None, help="replay positions (default: 200,000)"
+    )
+    three.add_argument(
+        "--gate-every", type=int, default=None, help="iterations between gates (default: 20)"
+    )
+    three.add_argument("--device", default=None, help="where the steps run (default: cuda if any)")
     for command in (one, two, three):
         command.add_argument("--workers", type=int, default=1, help="processes")
         command.add_argument("--threads", type=int, default=1, help="torch threads here")
