@@ -9,7 +9,8 @@ Run from the repository root (needs the ``az`` extra, torch)::
     python -m benchmarks.gumbel c4 --out runs/c4-gumbel [--minutes 45] [--simulations 16]
                                    [--teacher K] [--steps 64] [--gate-simulations N]
                                    [--no-resign] [--games-per-iteration 64] [--buffer N]
-                                   [--gate-every 20] [--device cpu] [--workers 2]
+                                   [--gate-every 20] [--precision bfloat16]
+                                   [--device cpu] [--workers 2]
                                    [--threads 1] [--games 400]
 
 - ``compare``: the same trained network searched by Gumbel search (``--gumbel``: without the
@@ -35,12 +36,14 @@ Run from the repository root (needs the ``az`` extra, torch)::
   trainer and gate of ``benchmarks.alphazero_connect_four``, without root noise or playout
   caps; ``--teacher K``: warm-started by K iterations of its teacher's games; ``--steps``
   training steps an iteration, ``--gate-simulations``, ``--no-resign``,
-  ``--games-per-iteration``, ``--buffer``, ``--gate-every`` (0: no gate), ``--device`` (where
-  the training steps run; the games always run on the CPU workers); ``--threads`` torch
+  ``--games-per-iteration``, ``--buffer``, ``--gate-every`` (0: no gate), ``--precision``
+  (the training steps'), ``--device`` (where the training steps run; the games always run on
+  the CPU workers); ``--threads`` torch
   threads for the training steps, while the self-play workers wait), then
   ``benchmarks.alphazero_c4_eval``'s evaluation: 400 games at 200 simulations against MCTS
   with 1,000 uniform-playout iterations, with Gumbel search (the run's ``--c-scale``) and with
-  PUCT, and the raw policy against the one-ply win-or-block player.
+  PUCT, the raw policy against the one-ply win-or-block player, and Gumbel at 8 simulations
+  against PUCT at 32 with the same network (no draw, the run's ``--c-scale``).
 
 Seats, openings and searches are seeded (``--seed``): the same command plays the same games.
 """
@@ -310,6 +313,8 @@ def c4(args: argparse.Namespace) -> dict[str, Any]:
         settings["gate_simulations"] = args.gate_simulations
     if args.no_resign:
         settings["resign"] = None
+    if args.precision is not None:
+        settings["training"] = {**settings["training"], "precision": args.precision}
     for option, key in (
         ("games_per_iteration", "games_per_iteration"),
         ("buffer", "buffer_capacity"),
@@ -341,6 +346,16 @@ def c4(args: argparse.Namespace) -> dict[str, Any]:
     ]
     results.append(
         match(f"policy:model={args.out}", "win-or-block", args.games, args.seed, args.workers)
+    )
+    few = f"az:model={args.out},search=gumbel,gumbel_scale=0,gumbel_c_scale={args.c_scale}"
+    results.append(
+        match(
+            f"{few},simulations=8",
+            f"az:model={args.out},simulations=32,search=puct",
+            args.games,
+            args.seed,
+            args.workers,
+        )
     )
     for r in results:
         low, high = r["ci95"]
@@ -399,6 +414,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     three.add_argument(
         "--gate-every", type=int, default=None, help="iterations between gates (default: 20)"
+    )
+    three.add_argument(
+        "--precision", default=None, choices=("float32", "bfloat16"), help="training steps'"
     )
     three.add_argument("--device", default=None, help="where the steps run (default: cuda if any)")
     for command in (one, two, three):

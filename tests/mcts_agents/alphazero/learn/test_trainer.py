@@ -68,6 +68,26 @@ def test_the_loss_falls_on_selfplay_data(buffer: ReplayBuffer, optimizer: str) -
     assert all(loss.total == pytest.approx(loss.policy + loss.value + loss.l2) for loss in losses)
 
 
+def test_bfloat16_steps_learn_and_keep_float32_weights(buffer: ReplayBuffer) -> None:
+    """Under bfloat16 autocast the first losses match float32's to bfloat16's precision, the
+    loss falls as in float32, and the weights and the optimizer's state stay float32."""
+    losses = {}
+    for precision in ("float32", "bfloat16"):
+        torch.manual_seed(0)
+        config = TrainConfig(batch_size=32, learning_rate=3e-3, precision=precision)
+        trainer = Trainer(build_net(TTT, SMALL, seed=0), config, seed=0)
+        losses[precision] = [trainer.train_step(buffer) for _ in range(150)]
+        assert all(p.dtype == torch.float32 for p in trainer.net.parameters())
+    full, half = losses["float32"], losses["bfloat16"]
+    assert half[0].policy == pytest.approx(full[0].policy, rel=0.02)
+    assert half[0].value == pytest.approx(full[0].value, rel=0.05, abs=0.01)
+    assert half[0].l2 == pytest.approx(full[0].l2, rel=1e-6)  # the weights are float32
+    first = np.mean([loss.total for loss in half[:10]])
+    last = np.mean([loss.total for loss in half[-10:]])
+    assert last < 0.8 * first, (first, last)
+    assert last < 1.15 * np.mean([loss.total for loss in full[-10:]])
+
+
 def test_bad_options_are_refused() -> None:
     for options, message in (
         ({"batch_size": 0}, "batch_size must be an int >= 1"),
@@ -75,12 +95,15 @@ def test_bad_options_are_refused() -> None:
         ({"weight_decay": -1.0}, "weight_decay must be a finite number >= 0"),
         ({"momentum": 1.0}, r"momentum must be a finite number in \[0, 1\)"),
         ({"optimizer": "rmsprop"}, "optimizer must be 'adam' or 'sgd'"),
+        ({"precision": "float16"}, "precision must be 'float32' or 'bfloat16'"),
     ):
         with pytest.raises(InvalidOptionError, match=message):
             TrainConfig(**options)
     net = build_net(TTT, SMALL)
     with pytest.raises(InvalidOptionError, match="Trainer needs a PolicyValueNet"):
         Trainer(object())
+    with pytest.raises(InvalidOptionError, match="the network is on meta"):
+        Trainer(build_net(TTT, SMALL).to("meta"), TrainConfig(precision="bfloat16"))
     trainer = Trainer(net, TrainConfig(batch_size=8))
     with pytest.raises(InvalidOptionError, match="saved with"):
         trainer.load_state_dict(Trainer(net, TrainConfig(batch_size=9)).state_dict())
