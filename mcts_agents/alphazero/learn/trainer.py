@@ -51,9 +51,9 @@ class TrainConfig:
         momentum: SGD's momentum (unused by Adam).
         precision: ``"float32"``, or ``"bfloat16"``: the forward pass of each step runs under
             torch's autocast in bfloat16 (convolutions and matrix products; the weights, the
-            optimizer and the loss stay float32). On a CPU with AVX-512 BF16 (AMD Zen 4, Intel
-            Sapphire Rapids) a Connect Four step took 0.066-0.070 s against 0.115 s in float32
-            (docs/benchmarks.md, run 29); elsewhere it can be slower. CPU and CUDA only.
+            optimizer and the loss stay float32). On a 2-core AMD EPYC with AVX-512 BF16,
+            Connect Four's steps were 1.5x faster than in float32 (docs/benchmarks.md, run
+            30); a CPU without bfloat16 instructions can be slower. CPU and CUDA only.
     """
 
     batch_size: int = 64
