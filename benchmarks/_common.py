@@ -103,6 +103,21 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]], left: int
         print(line(row))
 
 
+def run_with_torch(args: Any, body: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    """``body(args)`` with torch on ``args.threads`` threads: the machine printed first and kept
+    with the results, which are saved at ``args.json`` when it is given."""
+    import torch
+
+    torch.set_num_threads(args.threads)
+    info = machine_info()
+    print_machine(info)
+    data = body(args)
+    data["machine"] = info
+    if args.json:
+        write_json(args.json, data)
+    return data
+
+
 def write_json(path: str, data: dict[str, Any]) -> None:
     """Save ``data`` as indented JSON at ``path`` (parent folders are created)."""
     target = Path(path)

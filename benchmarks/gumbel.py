@@ -63,7 +63,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python benchmarks/...` too
 
-from benchmarks._common import machine_info, print_machine, print_table, write_json
+from benchmarks._common import print_table, run_with_torch
 from mcts_agents import Budget, SearchConfig, derive_seed
 from mcts_agents.ratings import elo_from_rate, wilson_interval
 from mcts_agents.search import MCTS
@@ -425,17 +425,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         command.add_argument("--seed", type=int, default=0)
         command.add_argument("--json", default=None, help="save the results here")
     args = parser.parse_args(argv)
-
-    import torch
-
-    torch.set_num_threads(args.threads)
-    info = machine_info()
-    print_machine(info)
-    data = {"compare": compare, "ttt": ttt, "c4": c4}[args.command](args)
-    data["machine"] = info
-    if args.json:
-        write_json(args.json, data)
-    return data
+    return run_with_torch(args, {"compare": compare, "ttt": ttt, "c4": c4}[args.command])
 
 
 if __name__ == "__main__":

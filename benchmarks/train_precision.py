@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python benchmarks/...` too
 
-from benchmarks._common import machine_info, median, print_machine, print_table, spread, write_json
+from benchmarks._common import median, print_table, run_with_torch, spread
 
 PRECISIONS = ("float32", "bfloat16")
 
@@ -81,17 +81,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--json", default=None, help="save the results here")
     args = parser.parse_args(argv)
-
-    import torch
-
-    torch.set_num_threads(args.threads)
-    info = machine_info()
-    print_machine(info)
-    data = run(args)
-    data["machine"] = info
-    if args.json:
-        write_json(args.json, data)
-    return data
+    return run_with_torch(args, run)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ that ran ``N + M`` steps does (on the CPU, with the same torch build and thread 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 from dataclasses import dataclass
@@ -130,12 +131,12 @@ class Trainer:
         config = TrainConfig() if config is None else config
         check_instance(config, "config", TrainConfig, optional=True)
         check_seed(seed)
-        if config.precision == "bfloat16" and self.device_of(net).type not in BFLOAT16_DEVICES:
+        self.net = net
+        if config.precision == "bfloat16" and self.device.type not in BFLOAT16_DEVICES:
             raise InvalidOptionError(
                 f"precision 'bfloat16' trains under autocast on {' or '.join(BFLOAT16_DEVICES)}; "
-                f"the network is on {self.device_of(net)}"
+                f"the network is on {self.device}"
             )
-        self.net = net
         self.config = config
         self.step = 0
         self.rng = np.random.default_rng(seed)
@@ -147,15 +148,10 @@ class Trainer:
                 net.parameters(), lr=config.learning_rate, momentum=config.momentum
             )
 
-    @staticmethod
-    def device_of(net: PolicyValueNet) -> torch.device:
-        """Where ``net``'s parameters are."""
-        return next(net.parameters()).device
-
     @property
     def device(self) -> torch.device:
         """Where the network's parameters are."""
-        return self.device_of(self.net)
+        return next(self.net.parameters()).device
 
     def train_step(self, buffer: ReplayBuffer) -> Losses:
         """One step on ``config.batch_size`` positions sampled from ``buffer`` by ``rng``."""
@@ -177,11 +173,8 @@ class Trainer:
             torch.from_numpy(np.asarray(values, dtype=np.float32)).to(device),
         )
         self.net.train()
-        with torch.autocast(
-            device.type if device.type in BFLOAT16_DEVICES else "cpu",
-            dtype=torch.bfloat16,
-            enabled=self.config.precision == "bfloat16",
-        ):
+        bfloat16 = self.config.precision == "bfloat16"
+        with torch.autocast(device.type, torch.bfloat16) if bfloat16 else contextlib.nullcontext():
             policy, value, l2 = loss_terms(self.net, *batch, self.config.weight_decay)
         total = policy + value + l2
         self.optimizer.zero_grad(set_to_none=True)
