@@ -159,11 +159,13 @@ def check_seed(
     optional: bool = False,
     error: ErrorClass = InvalidOptionError,
 ) -> Any:
-    """A seed: an int (not a bool), or ``None`` if ``optional``.
+    """A seed: an int or a numpy integer (returned as an int; not a bool), or ``None`` if
+    ``optional``.
 
     Raises ``error``: "seed must be an int [or None], got ``value!r``".
     """
-    return check_int(value, name, optional=optional, error=error)
+    value = check_int(value, name, optional=optional, numpy_ints=True, error=error)
+    return None if value is None else int(value)
 
 
 def check_bool(value: Any, name: str, *, error: ErrorClass = InvalidOptionError) -> bool:

@@ -10,19 +10,46 @@ from typing import Any, Protocol, TextIO, runtime_checkable
 
 from mcts_agents.adapters import game_from_env, hint_if_slow
 from mcts_agents.adapters.aec import legal_actions
+from mcts_agents.checks import check_seed
 from mcts_agents.planner.factory import make_searcher
 from mcts_agents.planner.parallel import (
     check_config_picklable,
     validate_workers,
 )
-from mcts_agents.search.config import Budget, SearchConfig
+from mcts_agents.search.config import MIXED_INFORMATION, Budget, SearchConfig
 from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import Progress, Searcher, StopCheck, game_identity
 
-__all__ = ["AGENT_ARGUMENTS", "Agent", "HumanAgent", "MCTSAgent", "RandomAgent", "SearchingAgent"]
+__all__ = [
+    "AGENT_ARGUMENTS",
+    "Agent",
+    "HumanAgent",
+    "MCTSAgent",
+    "RandomAgent",
+    "SearchingAgent",
+    "play_move",
+]
 
 #: ``MCTSAgent``'s own arguments, besides the ``SearchConfig`` options.
 AGENT_ARGUMENTS = ("iterations", "time_limit", "max_nodes", "seed", "workers")
+
+
+def play_move(result: SearchResult, play: str, rng: random.Random) -> int:
+    """The move an agent plays after ``result`` (``SearchConfig.play``): the best action, or
+    one drawn from ``result.policy`` with ``rng`` (``"sample"``, and ``"auto"`` after an
+    information-set search); a proven win is always played."""
+    mixed = play == "sample" or (play == "auto" and result.information in MIXED_INFORMATION)
+    if not mixed or result.proven == "win":
+        return result.best_action
+    policy = [(a, p) for a, p in result.policy.items() if p > 0]
+    if not policy:
+        return result.best_action
+    draw = rng.random() * sum(p for _, p in policy)
+    for action, p in policy:
+        draw -= p
+        if draw < 0:
+            return int(action)
+    return int(policy[-1][0])  # rounding left the draw at the total
 
 
 @runtime_checkable
@@ -91,12 +118,13 @@ class MCTSAgent:
         # options first: a typo in a budget's name is named, not taken for a missing budget
         self.config = SearchConfig.from_options(options, also=AGENT_ARGUMENTS)
         self.budget = Budget(iterations=iterations, time_limit=time_limit, max_nodes=max_nodes)
-        self.seed = seed
+        self.seed = check_seed(seed, optional=True)
         self.workers = validate_workers(workers)
         if self.workers > 1:
             check_config_picklable(self.config, self.workers)
         self.searcher: Searcher | None = None
         self._identity: Any = None  # the game ``searcher`` was built for
+        self._play_rng = _play_rng(seed)
         self.last_result: SearchResult | None = None
 
     def search(
@@ -141,8 +169,14 @@ class MCTSAgent:
         return result
 
     def act(self, env: Any) -> int:
-        """The action for ``env.agent_selection``."""
-        return self.search(env).best_action
+        """The action for ``env.agent_selection``: the search's ``best_action``, or a draw from
+        its ``policy`` where the game hides information (``SearchConfig.play``)."""
+        return self.choose(self.search(env))
+
+    def choose(self, result: SearchResult) -> int:
+        """The move ``act`` plays after ``result`` (``play_move`` with this agent's ``play``
+        option and its own seeded generator of move draws)."""
+        return play_move(result, self.config.play, self._play_rng)
 
     def prepare(self, env: Any) -> None:
         """Build the searcher for ``env``'s game now, without searching: a compiled kernel or
@@ -165,7 +199,8 @@ class MCTSAgent:
     def reset(self, seed: int | None = None) -> None:
         """Forget the node table(s) (between games); reseed if ``seed`` is given."""
         if seed is not None:
-            self.seed = seed
+            self.seed = check_seed(seed)
+            self._play_rng = _play_rng(seed)
         if self.searcher is not None:
             self.searcher.reset(seed)
 
@@ -197,6 +232,12 @@ class MCTSAgent:
         )
         workers = f", workers={self.workers}" if self.workers > 1 else ""
         return f"MCTSAgent({budget}, seed={self.seed}{workers})"
+
+
+def _play_rng(seed: int | None) -> random.Random:
+    """The generator of an agent's move draws: derived from its seed (apart from the search's
+    own numbers), OS entropy without one."""
+    return random.Random(None if seed is None else f"play {int(seed)}")
 
 
 class RandomAgent:

@@ -25,7 +25,7 @@ from mcts_agents.adapters import game_from_env
 from mcts_agents.agents.agent import MCTSAgent
 from mcts_agents.checks import check_int, is_int
 from mcts_agents.errors import InvalidOptionError
-from mcts_agents.search.game import Game, State
+from mcts_agents.search.game import Game, State, is_perfect_information
 from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import Searcher
 
@@ -151,14 +151,20 @@ def act_batch(agents: Sequence[Any], envs: Sequence[Any], keep_results: bool = T
             searchers.append(agent._searcher_for(game))
             games.append(game)
             states.append(state)
-    if batched and not keep_results:
+    # a move drawn from the search's policy needs the result (only a best action does not)
+    draws = any(
+        agents[i].config.play == "sample"
+        or (agents[i].config.play == "auto" and not is_perfect_information(game))
+        for i, game in zip(batched, games, strict=True)
+    )
+    if batched and not keep_results and not draws:
         for i, move in zip(batched, _moves_batch(searchers, games, states), strict=True):
             agents[i].last_result = None
             actions[i], searched[i] = move, True
     elif batched:
         for i, result in zip(batched, search_batch(searchers, games, states), strict=True):
             agents[i].last_result = result
-            actions[i], searched[i] = result.best_action, True
+            actions[i], searched[i] = agents[i].choose(result), True
     for i, (agent, env) in enumerate(zip(agents, envs, strict=True)):
         if not searched[i]:
             actions[i] = agent.act(env)  # as the agent gives it: the caller checks it

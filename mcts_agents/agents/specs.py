@@ -140,6 +140,7 @@ _AZ_OPTIONS = (
     "virtual_loss=1.0",
     "solver=True",
     "final_move=visits",
+    "play=auto",
     "reuse=True",
     "max_nodes=None",
     "seed=None",

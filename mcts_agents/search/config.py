@@ -13,6 +13,10 @@ from mcts_agents.search.evaluators import BatchEvaluator, is_batch_evaluator
 SelectionName = Literal["ucb1", "ucb1_tuned", "puct", "gumbel"]
 SELECTIONS = ("ucb1", "ucb1_tuned", "puct", "gumbel")
 FinalMove = Literal["visits", "value", "robust_max"]
+PlayMove = Literal["auto", "best", "sample"]
+#: The searches whose ``act`` draws its move by default (``play="auto"``): players hold private
+#: information, and a pure strategy is what an opponent exploits.
+MIXED_INFORMATION = ("mo_ismcts", "so_ismcts", "pimc")
 Playout = Literal["random", "decisive"]
 Backend = Literal["auto", "python", "numba"]
 Information = Literal["auto", "perfect", "oracle", "mo_ismcts", "so_ismcts", "pimc"]
@@ -107,7 +111,16 @@ class SearchConfig:
         solver: MCTS-Solver: prove wins, losses and draws and use the proofs.
         final_move: ``"visits"`` (most visits), ``"value"`` (highest mean) or ``"robust_max"``
             (most visits and highest mean at once; searches up to 50% longer to get one, then
-            falls back to most visits). A proven result overrides the rule.
+            falls back to most visits). A proven result overrides the rule. This is the
+            search's ``SearchResult.best_action``; ``play`` says whether ``act`` plays it.
+        play: how an agent's ``act`` turns the search into a move. ``"best"``: the result's
+            ``best_action``; ``"sample"``: an action drawn from ``SearchResult.policy`` (the
+            search's mixed strategy at the root: regret matching's average strategy, Gumbel's
+            improved policy, else the normalised root visits) by the agent's own seeded
+            generator (same seed, same games), except that a proven win is played; ``"auto"``
+            (default): ``"sample"`` where players hold private information (the search ran
+            ``mo_ismcts``, ``so_ismcts`` or ``pimc``, whose pure strategy an opponent
+            exploits), ``"best"`` on every other game.
         reuse: keep the node table from move to move within a game.
         backend: ``"auto"`` (default): a compiled kernel (``mcts_agents.compiled``, needs the
             ``fast`` extra, numba) where one implements the game and these options, else
@@ -168,6 +181,7 @@ class SearchConfig:
     root_noise: tuple[float, float] | None = None
     solver: bool = True
     final_move: FinalMove = "visits"
+    play: PlayMove = "auto"
     reuse: bool = True
     backend: Backend = "auto"
     information: Information = "auto"
@@ -204,6 +218,7 @@ class SearchConfig:
         for flag in ("expand_all", "solver", "reuse"):
             check_bool(getattr(self, flag), flag)
         check_choice(self.final_move, "final_move", ("visits", "value", "robust_max"))
+        check_choice(self.play, "play", ("auto", "best", "sample"))
         check_choice(self.backend, "backend", ("auto", "python", "numba"))
         check_choice(self.information, "information", INFORMATION_MODES)
         check_int(self.determinizations, "determinizations", low=1)
