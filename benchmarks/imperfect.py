@@ -54,6 +54,7 @@ import pyspiel
 
 from benchmarks._common import machine_info, median, print_machine, print_table, write_json
 from mcts_agents import Budget, MCTSAgent, SearchConfig, make_searcher, play_match, tournament
+from mcts_agents.agents.agent import play_move
 from mcts_agents.arena.results import mean_interval
 from mcts_agents.envs.games.kuhn_poker import KuhnPoker
 from mcts_agents.envs.games.leduc_holdem import LeducHoldem
@@ -66,7 +67,8 @@ CORES: dict[str, tuple[str, Callable[[], Any]]] = {
 }
 #: Our settings measured for exploitability: label -> SearchConfig options.
 OURS: dict[str, dict[str, Any]] = {
-    "ours default (compiled, search_from=auto)": {},
+    "ours default (compiled, search_from=auto): what act plays": {},
+    "ours default but play=best (the argmax act played before)": {"play": "best"},
     "ours MO-ISMCTS, search_from=here": {"search_from": "here"},
     "ours SO-ISMCTS, search_from=here": {"information": "so_ismcts", "search_from": "here"},
     "ours MO-ISMCTS, search_from=start": {"search_from": "start"},
@@ -103,7 +105,9 @@ def ours_policy(
     core: Any, infos: dict[str, tuple[int, list[int]]], iterations: int, seed: int,
     time_limit: float | None = None, **options: Any,
 ) -> dict[str, list[tuple[int, float]]]:  # fmt: skip
-    """Our normalised root visits at every information state (one search each).
+    """What our ``act`` plays at every information state (one search each): a draw from the
+    search's ``SearchResult.policy`` where ``play`` samples (the default on these games), else
+    its ``best_action`` (``play="best"``: a pure strategy).
 
     A compiled search from the start (``search_from`` "start", or "auto" where it means that)
     builds the same table whichever decision it is asked about (self-play from the deal; only
@@ -114,11 +118,16 @@ def ours_policy(
     """
     budget = Budget(iterations=None if time_limit else iterations, time_limit=time_limit)
     config = SearchConfig(**options)
+    pure = config.play == "best"
     shared = None
     policy = {}
     for key, (_, history) in infos.items():
         state = core.apply(core.initial_state(), history)
         stored = None
+        if pure:
+            best = make_searcher(core, budget, config, seed).search(core, state).best_action
+            policy[key] = [(a, float(a == best)) for a in sorted(core.legal_actions(state))]
+            continue
         if shared is None:
             searcher = make_searcher(core, budget, config, seed)
             if getattr(searcher, "from_start", False) and hasattr(searcher, "stored_policy"):
@@ -154,7 +163,7 @@ def cpp_policy(
 
 def exploitability(
     games: Sequence[str], iterations: Sequence[int], seeds: int, backend: str = "auto",
-    only: str | None = None, time_limit: float | None = None,
+    only: str | None = None, time_limit: float | None = None, workers: int = 1,
 ) -> list[dict]:  # fmt: skip
     """``backend``: ours compiled where it can (``"auto"``) or the Python ISMCTS; ``only``: the
     settings whose label contains it (``"cpp"``: OpenSpiel's only); ``time_limit``: ours only,
@@ -176,19 +185,16 @@ def exploitability(
         searches = [s for s in searches if s[0] == "ours" and s[2].get("search_from") != "here"]
         iterations = [0]
     for short in games:
-        name, make = CORES[short]
-        game, infos = information_states(name)
-        core = make()
+        name = CORES[short][0]
         for n in iterations:
             for kind, label, options in searches:
                 started = perf_counter()
-                values = []
-                for seed in range(seeds):
-                    if kind == "ours":
-                        policy = ours_policy(core, infos, n, seed, time_limit, **options)
-                    else:
-                        policy = cpp_policy(game, infos, n, seed, *options)
-                    values.append(pyspiel.exploitability(game, policy))
+                tasks = [(short, kind, n, seed, time_limit, options) for seed in range(seeds)]
+                if workers > 1:
+                    with multiprocessing.get_context("spawn").Pool(min(workers, seeds)) as pool:
+                        values = pool.map(_exploitability_of, tasks)
+                else:
+                    values = [_exploitability_of(task) for task in tasks]
                 row = {
                     "game": name,
                     "iterations": n if time_limit is None else f"{time_limit:g} s",
@@ -213,6 +219,18 @@ def exploitability(
         ],
     )
     return rows
+
+
+def _exploitability_of(task: tuple) -> float:
+    """One seed's exploitability (a pool's task: the game, whose search, budget, seed)."""
+    short, kind, n, seed, time_limit, options = task
+    name, make = CORES[short]
+    game, infos = information_states(name)
+    if kind == "ours":
+        policy = ours_policy(make(), infos, n, seed, time_limit, **options)
+    else:
+        policy = cpp_policy(game, infos, n, seed, *options)
+    return float(pyspiel.exploitability(game, policy))
 
 
 # ---------------------------------------------------------------------------- speed
@@ -315,6 +333,7 @@ def headtohead_game(task: dict[str, Any]) -> dict[str, Any]:
     if core is not None:
         config = SearchConfig.from_options(task.get("options", {}))
         searcher = make_searcher(core, Budget(time_limit=t), config, seed)
+        play_rng = random.Random(f"play {seed}")  # as MCTSAgent's own move draws
     bot = pyspiel.ISMCTSBot(seed, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, UNLIMITED, -1,
                             CPP_FINAL["max-visit"], False, False, t)  # fmt: skip
     seconds = {"ours": 0.0, "theirs": 0.0}
@@ -330,7 +349,7 @@ def headtohead_game(task: dict[str, Any]) -> dict[str, Any]:
         if side == "ours" and searcher is not None:  # our rules core, fed OpenSpiel's moves
             state = core.apply(core.initial_state(), env.unwrapped.game_state.history())
             result = searcher.search(core, state)
-            action, sims = result.best_action, sims + result.iterations
+            action, sims = play_move(result, config.play, play_rng), sims + result.iterations
         elif side == "ours" and agent is not None:
             action = agent.act(env)
             sims += agent.last_result.iterations  # type: ignore[union-attr]
@@ -604,7 +623,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         games = (args.games or "kuhn,leduc").split(",")
         iterations = [int(float(x)) for x in (args.iterations or "1000,10000").split(",")]
         results: Any = exploitability(
-            games, iterations, args.seeds, args.backend, args.only, args.budget_time
+            games, iterations, args.seeds, args.backend, args.only, args.budget_time, args.workers
         )
     elif args.part == "speed":
         results = speed()
