@@ -145,7 +145,7 @@ _AZ_OPTIONS = (
     "max_nodes=None",
     "seed=None",
     "gumbel_max_actions=16",
-    "gumbel_scale=1.0",
+    "gumbel_scale=0.0",
     "gumbel_c_visit=50.0",
     "gumbel_c_scale=0.1",
 )

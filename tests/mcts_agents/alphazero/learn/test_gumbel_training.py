@@ -111,6 +111,14 @@ def test_the_command_line_and_the_spec(tmp_path: Path) -> None:
     action = agent.act(env)
     assert agent.last_result is not None and agent.last_result.improved_policy
     assert action == agent.last_result.best_action
+    # a player's Gumbel search draws no root noise by default (self-play keeps the draw)
+    assert agent.config.gumbel_scale == 0.0 and RunConfig(search="gumbel").gumbel_scale == 1.0
+    moves = {
+        make_agent(f"az:model={run},simulations=8,search=gumbel", seed=s).act(env) for s in range(8)
+    }
+    assert len(moves) == 1, moves
+    noisy = make_agent(f"az:model={run},simulations=8,search=gumbel,gumbel_scale=1", seed=1)
+    assert noisy.config.gumbel_scale == 1.0
     with pytest.raises(ValueError, match="search must be 'puct' or 'gumbel', got 'ucb1'"):
         make_agent(f"az:model={run},search=ucb1")
     with pytest.raises(InvalidOptionError, match="needs iterations"):
