@@ -214,7 +214,8 @@ def _check_sizes(data: dict[str, Any], path: Any) -> None:
     observation = _readable(data, "observation_space", path)
     shape = observation.get("_shape")
     sizes = [_count(n) for n in shape] if isinstance(shape, list) else [None]
-    if not (all(n is not None and n >= 1 for n in sizes) and math.prod(sizes) <= numbers):
+    positive = [n for n in sizes if n is not None and n >= 1]
+    if len(positive) != len(sizes) or math.prod(positive) > numbers:
         raise _bad(
             path,
             f"its observation space's _shape {shape!r} is not a list of positive sizes of at "

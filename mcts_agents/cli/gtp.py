@@ -369,17 +369,18 @@ class GtpEngine:
 
     def _time_settings(self, args: list[str]) -> str:
         main, byo, stones = _arguments(args, 3)
-        main, byo = gtp_number(main), gtp_number(byo)
-        stones = int(gtp_number(stones, integer=True))
-        self.main_time, self.byo_yomi, self.byo_stones = main, byo, stones
+        self.main_time, self.byo_yomi, self.byo_stones = (
+            gtp_number(main),
+            gtp_number(byo),
+            int(gtp_number(stones, integer=True)),
+        )
         self.clock = {}
         return ""
 
     def _time_left(self, args: list[str]) -> str:
-        colour, left, stones = _arguments(args, 3)
-        colour, left = self._colour(colour), gtp_number(left)
-        stones = int(gtp_number(stones, integer=True))
-        self.clock[colour] = (left, stones)
+        who, left, stones = _arguments(args, 3)
+        colour = self._colour(who)
+        self.clock[colour] = (gtp_number(left), int(gtp_number(stones, integer=True)))
         return ""
 
     def _showboard(self, args: list[str]) -> str:
