@@ -53,9 +53,10 @@ def parse_vertex(text: str, size: int) -> int | None:
     text = text.strip().upper()
     if text == "PASS":
         return size * size
-    if len(text) < 2 or text[0] not in COLUMNS[:size] or not text[1:].isdigit():
+    row = text[1:]
+    if len(text) < 2 or text[0] not in COLUMNS[:size] or not (row.isascii() and row.isdigit()):
         return None
-    row_from_bottom = int(text[1:])
+    row_from_bottom = int(row) if len(row.lstrip("0")) <= 2 else 0  # (int() refuses 4,300 digits)
     if not 1 <= row_from_bottom <= size:
         return None
     return (size - row_from_bottom) * size + COLUMNS.index(text[0])

@@ -33,7 +33,9 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import io
 import json
+import math
 import os
 import re
 import zipfile
@@ -179,6 +181,89 @@ def _stored(path: Any) -> dict[str, Any]:
     return data
 
 
+def _weight_sizes(path: Any) -> tuple[int, int, int | None]:
+    """``(numbers, widest, actions)`` of the policy's weights in the file (``policy.pth``, read
+    with ``torch.load(weights_only=True)``; its CRC already checked): how many numbers they
+    hold, their largest dimension, and the rows of ``action_net.weight`` (None without it)."""
+    import torch
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            content = archive.read("policy.pth")
+        weights = torch.load(io.BytesIO(content), map_location="cpu", weights_only=True)
+    except Exception as error:  # torch's reader: any failure is a bad file
+        raise _bad(path, f"its weights (policy.pth) cannot be read: {error}") from None
+    if not isinstance(weights, dict) or not all(
+        isinstance(tensor, torch.Tensor) for tensor in weights.values()
+    ):
+        raise _bad(path, "its policy.pth holds no weights")
+    numbers = sum(tensor.numel() for tensor in weights.values())
+    widest = max((int(n) for tensor in weights.values() for n in tensor.shape), default=0)
+    action = weights.get("action_net.weight")
+    actions = int(action.shape[0]) if action is not None and action.dim() == 2 else None
+    return numbers, widest, actions
+
+
+def _check_sizes(data: dict[str, Any], path: Any) -> None:
+    """``ModelFileError`` for a size in the file's data that its weights do not have, before
+    anything of that size is made: the observation space's ``_shape`` (positive, no more
+    inputs than the weights hold numbers; each input has a weight in an MLP or a CNN), its
+    ``dtype`` (bool, integer or float), the action space's ``n`` (the rows of ``action_net``),
+    and the layer widths of ``policy_kwargs`` (no wider than the weights' widest tensor)."""
+    numbers, widest, actions = _weight_sizes(path)
+    observation = _readable(data, "observation_space", path)
+    shape = observation.get("_shape")
+    sizes = [_count(n) for n in shape] if isinstance(shape, list) else [None]
+    positive = [n for n in sizes if n is not None and n >= 1]
+    if len(positive) != len(sizes) or math.prod(positive) > numbers:
+        raise _bad(
+            path,
+            f"its observation space's _shape {shape!r} is not a list of positive sizes of at "
+            f"most {numbers} inputs in all (its weights hold {numbers} numbers)",
+        )
+    dtype = observation.get("dtype")
+    try:
+        kind = np.dtype(dtype).kind if isinstance(dtype, str) else ""
+    except TypeError:
+        kind = ""
+    if kind not in ("b", "i", "u", "f"):
+        raise _bad(path, f"its observation space's dtype {dtype!r} is not a bool, int or float")
+    n = _readable(data, "action_space", path).get("n")
+    count = _count(n)
+    expected = "at least 1" if actions is None else f"its action_net's {actions}"
+    if count is None or not 1 <= count <= numbers or actions not in (None, count):
+        raise _bad(path, f"its action space has {n} actions; expected {expected}")
+    kwargs = data.get("policy_kwargs")
+    if isinstance(kwargs, dict):
+        for key in ("net_arch", "features_extractor_kwargs"):
+            wide = [w for w in _integers(kwargs.get(key)) if w > widest]
+            if wide:
+                raise _bad(
+                    path,
+                    f"its policy_kwargs {key} names {wide[0]} units; its weights are at most "
+                    f"{widest} wide",
+                )
+
+
+def _count(value: Any) -> int | None:
+    """A size in the file's data: an int, or the decimal digits SB3 writes for a numpy int
+    (None for anything else)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,18}", value):
+        return int(value)
+    return None
+
+
+def _integers(item: Any) -> list[int]:
+    """Every int (not bool) in ``item``, through lists and dicts."""
+    if isinstance(item, dict):
+        return [n for value in item.values() for n in _integers(value)]
+    if isinstance(item, list):
+        return [n for value in item for n in _integers(value)]
+    return [item] if type(item) is int else []
+
+
 def _readable(data: dict[str, Any], key: str, path: Any) -> dict[str, Any]:
     item = data.get(key)
     if not isinstance(item, dict):
@@ -221,6 +306,7 @@ def _custom_objects(data: dict[str, Any], path: Any) -> dict[str, Any]:
     objects["policy_class"] = getattr(policies, name)
     observation = _readable(data, "observation_space", path)
     action = _readable(data, "action_space", path)
+    _check_sizes(data, path)  # before anything of a size the file names is made
     try:
         if _space_type(observation) != "Box" or _space_type(action) != "Discrete":
             raise ValueError(

@@ -11,6 +11,15 @@ Commands: ``protocol_version``, ``name``, ``version``, ``known_command``, ``list
 (``12 genmove b``), which the reply repeats (``=12 D4``); a failure is a ``?`` reply naming
 what was wrong (``? illegal move``, ``? unknown command``, ``? invalid vertex``, ...). Vertices
 are GTP's: a column letter without I and the row counted from the bottom (``D4``, ``pass``).
+Numbers are read by one parser (``gtp_number``): ASCII decimals, finite, and signed only where
+the command allows it (``komi``); anything else is GTP's ``? syntax error``, a well-formed
+number out of range its own reply (``boardsize 25``: ``? unacceptable size``), and the engine
+goes on.
+
+The agent must play unattended (no ``human``: its moves would be read from the GTP stream),
+and a model (``az:``, ``policy:``) must be one of Go at the engine's board size; anything else
+exits with code 2 before any command is read. A model plays at any komi and ko rule (neither is
+in its inputs); ``boardsize`` of another size answers ``? unacceptable size``.
 
 The agent (default ``mcts``): a spec with a budget of its own (``mcts:iterations=2000``,
 ``mcts:time=1``) plays by it. A ``mcts`` spec with no budget uses its clock: each move gets
@@ -23,16 +32,23 @@ as the game's end would.
 from __future__ import annotations
 
 import argparse
+import logging
+import math
 import re
 import sys
 from dataclasses import replace
 from time import perf_counter
 from typing import Any, TextIO, cast
 
+from mcts_agents.agents.agent import HumanAgent
+from mcts_agents.agents.models import ModelInfo
 from mcts_agents.envs.games.go import Go, State, parse_vertex, vertex
 from mcts_agents.envs.go_v0 import GoEnv
+from mcts_agents.errors import CheckpointError, SpecError
 
-__all__ = ["COMMANDS", "GtpEngine", "add_gtp_parser", "gtp", "move_time"]
+__all__ = ["COMMANDS", "GtpEngine", "add_gtp_parser", "gtp", "gtp_number", "move_time"]
+
+logger = logging.getLogger(__name__)
 
 COMMANDS = (
     "protocol_version",
@@ -58,10 +74,46 @@ DEFAULT_MOVE_TIME = 1.0
 MARGIN = 0.1
 _COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_INTEGER = re.compile(r"[0-9]+")
+_REAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_VERTEX = re.compile(r"[A-Za-z][0-9]+")
+#: the value of an integer of more digits than this (past every bound the engine has; Python's
+#: ``int`` refuses 4,300 digits).
+HUGE = 10**18
+SYNTAX_ERROR = "syntax error"
 
 
 class GtpError(Exception):
     """A command that fails: its message is the ``?`` reply's text."""
+
+
+def gtp_number(text: str, *, integer: bool = False, signed: bool = False) -> float:
+    """The number GTP's ``text`` writes: ASCII digits only (no other script's digits, no
+    ``_``), finite (no ``inf``, ``nan``, ``1e999``), with a sign only if ``signed``;
+    ``integer``: decimal digits alone, read as an ``int`` (``HUGE`` past 18 digits, so that a
+    range check refuses it rather than ``int()``).
+
+    Raises:
+        GtpError: ``syntax error`` for anything else.
+    """
+    if integer:
+        if not _INTEGER.fullmatch(text):
+            raise GtpError(SYNTAX_ERROR)
+        digits = text.lstrip("0")
+        return int(digits or "0") if len(digits) <= 18 else HUGE
+    if not _REAL.fullmatch(text) or (text[0] == "-" and not signed):
+        raise GtpError(SYNTAX_ERROR)
+    value = float(text)
+    if not math.isfinite(value):
+        raise GtpError(SYNTAX_ERROR)
+    return value
+
+
+def _arguments(args: list[str], count: int) -> list[str]:
+    """``args`` if there are ``count`` of them, else GTP's syntax error."""
+    if len(args) != count:
+        raise GtpError(SYNTAX_ERROR)
+    return args
 
 
 def move_time(
@@ -112,6 +164,7 @@ class GtpEngine:
                 )
             self.spec = replace(self.spec, options={**options, "time_limit": 3600.0})
         self.agent = make_agent(self.spec, seed=seed)
+        self._check_agent(size)
         self.seed = seed
         self.komi = float(komi)
         self.main_time: float | None = None
@@ -119,6 +172,44 @@ class GtpEngine:
         self.clock: dict[int, tuple[float, int]] = {}
         self.done = False
         self._new_board(size)
+
+    def _check_agent(self, size: int) -> None:
+        """``SpecError`` for an agent that cannot play here: one that needs a person, or a
+        model of another game or board size (checked now, not at the first ``genmove``)."""
+        text = self.spec.text
+        if isinstance(self.agent, HumanAgent):
+            raise SpecError(
+                f"agent spec {text!r}: the engine's agent must play unattended (a 'human' "
+                "would read its moves from the GTP stream); give mcts, random, az:model=... "
+                "or policy:model=..."
+            )
+        model = getattr(self.agent, "model", None)
+        if not isinstance(model, ModelInfo):
+            return
+        if model.game is not None and not model.game.startswith("Go("):
+            raise SpecError(
+                f"agent spec {text!r}: model {model.source!r} was trained for {model.game}; "
+                "the engine plays Go: give a model of Go"
+            )
+        # komi and the ko rule are in no model's inputs: the model plays the engine's Go
+        self.agent.model = model = replace(model, game=None)
+        why = self._misfit(size)
+        if why is not None:
+            raise SpecError(
+                f"agent spec {text!r}: {why}; the engine plays Go on a {size}x{size} board "
+                "(--size): give a model of Go at that size"
+            )
+
+    def _misfit(self, size: int) -> str | None:
+        """Why the agent's model cannot play Go at ``size`` (None: it can, or no model)."""
+        model = getattr(self.agent, "model", None)
+        if not isinstance(model, ModelInfo):
+            return None
+        try:
+            model.check(Go(size))
+        except CheckpointError as error:
+            return str(error)
+        return None
 
     # ------------------------------------------------------------------ the board
     def _new_board(self, size: int) -> None:
@@ -148,6 +239,8 @@ class GtpEngine:
         return colour
 
     def _vertex(self, text: str) -> int:
+        if text.lower() != "pass" and not _VERTEX.fullmatch(text):
+            raise GtpError(SYNTAX_ERROR)
         action = parse_vertex(text, self.game.size)
         if action is None:
             raise GtpError("invalid vertex")
@@ -162,7 +255,7 @@ class GtpEngine:
             return None
         words = line.split()
         command_id = ""
-        if words[0].isdigit():
+        if _INTEGER.fullmatch(words[0]):
             command_id = words.pop(0)
             if not words:
                 return f"?{command_id} unknown command\n\n"
@@ -171,6 +264,10 @@ class GtpEngine:
             result = self._dispatch(command, args)
         except GtpError as error:
             return f"?{command_id} {error}\n\n"
+        except ValueError as error:  # the library refused something: the engine goes on
+            logger.warning("GTP %s: %s", command, error)
+            text = " ".join(str(error).split()) or type(error).__name__
+            return f"?{command_id} {text}\n\n"
         return f"={command_id} {result}".rstrip(" ") + "\n\n"
 
     def _dispatch(self, command: str, args: list[str]) -> str:
@@ -194,10 +291,8 @@ class GtpEngine:
         return getattr(self, f"_{command}")(args)
 
     def _boardsize(self, args: list[str]) -> str:
-        if len(args) != 1 or not args[0].isdigit():
-            raise GtpError("boardsize expects one integer")
-        size = int(args[0])
-        if not 5 <= size <= 19:
+        size = int(gtp_number(_arguments(args, 1)[0], integer=True))
+        if not 5 <= size <= 19 or self._misfit(size) is not None:
             raise GtpError("unacceptable size")
         self._new_board(size)
         return ""
@@ -207,12 +302,9 @@ class GtpEngine:
         return ""
 
     def _komi(self, args: list[str]) -> str:
-        try:
-            komi = float(args[0]) if len(args) == 1 else None
-        except ValueError:
-            komi = None
-        if komi is None or not abs(komi) <= 1000:
-            raise GtpError("komi expects one number")
+        komi = gtp_number(_arguments(args, 1)[0], signed=True)
+        if not abs(komi) <= 1000:
+            raise GtpError("komi must be in [-1000, 1000]")
         self.komi = komi
         moves = self.history
         self._new_board(self.game.size)  # the same position under the new komi
@@ -220,9 +312,7 @@ class GtpEngine:
         return ""
 
     def _play(self, args: list[str]) -> str:
-        if len(args) != 2:
-            raise GtpError("play expects a color and a vertex")
-        colour, action = self._colour(args[0]), self._vertex(args[1])
+        colour, action = self._colour(_arguments(args, 2)[0]), self._vertex(args[1])
         state = self._for(colour)
         if not self.game.is_legal(state, action):
             raise GtpError("illegal move")
@@ -230,9 +320,7 @@ class GtpEngine:
         return ""
 
     def _genmove(self, args: list[str]) -> str:
-        if len(args) != 1:
-            raise GtpError("genmove expects a color")
-        colour = self._colour(args[0])
+        colour = self._colour(_arguments(args, 1)[0])
         state = self._for(colour)
         env = self.env
         snapshot = env.save_state()
@@ -280,24 +368,19 @@ class GtpEngine:
         return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
 
     def _time_settings(self, args: list[str]) -> str:
-        try:
-            main, byo, stones = float(args[0]), float(args[1]), int(args[2])
-        except (ValueError, IndexError):
-            raise GtpError("time_settings expects main_time byo_yomi_time stones") from None
-        if len(args) != 3 or main < 0 or byo < 0 or stones < 0:
-            raise GtpError("time_settings expects main_time byo_yomi_time stones")
-        self.main_time, self.byo_yomi, self.byo_stones = main, byo, stones
+        main, byo, stones = _arguments(args, 3)
+        self.main_time, self.byo_yomi, self.byo_stones = (
+            gtp_number(main),
+            gtp_number(byo),
+            int(gtp_number(stones, integer=True)),
+        )
         self.clock = {}
         return ""
 
     def _time_left(self, args: list[str]) -> str:
-        try:
-            colour, left, stones = self._colour(args[0]), float(args[1]), int(args[2])
-        except (ValueError, IndexError):
-            raise GtpError("time_left expects a color, seconds and stones") from None
-        if len(args) != 3 or left < 0 or stones < 0:
-            raise GtpError("time_left expects a color, seconds and stones")
-        self.clock[colour] = (left, stones)
+        who, left, stones = _arguments(args, 3)
+        colour = self._colour(who)
+        self.clock[colour] = (gtp_number(left), int(gtp_number(stones, integer=True)))
         return ""
 
     def _showboard(self, args: list[str]) -> str:
@@ -343,9 +426,9 @@ def add_gtp_parser(commands: Any, int_type: Any) -> None:
 
 def _komi_type(text: str) -> float:
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        value = gtp_number(text.strip(), signed=True)
+    except GtpError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite decimal number") from None
     if not abs(value) <= 1000:
         raise argparse.ArgumentTypeError(f"komi must be in [-1000, 1000], got {text}")
     return value

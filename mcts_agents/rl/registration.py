@@ -15,8 +15,12 @@ from __future__ import annotations
 import gymnasium
 
 from mcts_agents.agents.agent import MCTSAgent
-from mcts_agents.agents.specs import ENV_SPECS, make_agent, make_env
-from mcts_agents.rl.single_agent import IllegalActionMode, SingleAgentVsOpponent
+from mcts_agents.agents.specs import ENV_SPECS, make_env
+from mcts_agents.rl.single_agent import (
+    IllegalActionMode,
+    SingleAgentVsOpponent,
+    opponent_from_spec,
+)
 
 __all__ = ["gym_id", "make_vs_agent", "prepare_opponents", "register_envs"]
 
@@ -41,12 +45,15 @@ def make_vs_agent(
     the agent spec ``opponent``; the other arguments are ``SingleAgentVsOpponent``'s.
 
     Raises:
-        SpecError: a bad env or agent spec, naming it.
+        SpecError: a bad env or agent spec, or an opponent that does not play unattended
+            (``human``), naming it.
+        InvalidOptionError: a bad argument of ``SingleAgentVsOpponent`` (an
+            ``illegal_reward`` that is not a finite number, ...).
     """
     aec = make_env(env, render_mode=render_mode)
     wrapper = SingleAgentVsOpponent(
         aec,
-        make_agent(opponent, seed=seed),
+        opponent_from_spec(opponent, seed),
         learner=learner,
         seed=seed,
         illegal_action=illegal_action,

@@ -14,7 +14,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from mcts_agents.agents.agent import HumanAgent
 from mcts_agents.agents.play import action_index, play_game
+from mcts_agents.agents.specs import make_agent
+from mcts_agents.checks import check_number
 from mcts_agents.errors import (
     GameOverError,
     IllegalActionError,
@@ -22,9 +25,10 @@ from mcts_agents.errors import (
     NoLegalActionError,
     NotResetError,
     OptionTypeError,
+    SpecError,
 )
 
-__all__ = ["SingleAgentVsOpponent"]
+__all__ = ["SingleAgentVsOpponent", "check_unattended", "opponent_from_spec"]
 
 #: What ``SingleAgentVsOpponent.step`` does with an action the mask forbids.
 IllegalActionMode = Literal["lose", "raise"]
@@ -43,6 +47,33 @@ def _legal_from_mask(mask: np.ndarray, start: int) -> list[int]:
 
 def _has_act(agent: Any) -> bool:
     return callable(getattr(agent, "act", None))
+
+
+def check_unattended(agent: Any, seat: str | None = None) -> None:
+    """``InvalidOptionError`` for an opponent that needs a person (a ``HumanAgent``): an RL
+    env's opponents move inside ``reset`` and ``step``, with no one there to type."""
+    if isinstance(agent, HumanAgent):
+        where = f" for seat {seat!r}" if seat is not None else ""
+        raise InvalidOptionError(
+            f"opponent{where} {agent.name!r} is a HumanAgent; an RL env's opponents must play "
+            "unattended (they move inside reset and step): give an agent such as MCTSAgent, "
+            "or a spec such as 'mcts:iterations=200'"
+        )
+
+
+def opponent_from_spec(spec: str, seed: int | None = None) -> Any:
+    """The agent of the spec ``spec`` (``make_agent``), as an RL env's opponent.
+
+    Raises:
+        SpecError: a bad spec, or one of an agent that does not play unattended (``human``),
+            naming it.
+    """
+    agent = make_agent(spec, seed=seed)
+    try:
+        check_unattended(agent)
+    except InvalidOptionError as error:
+        raise SpecError(f"agent spec {spec!r}: {error}") from None
+    return agent
 
 
 class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
@@ -73,7 +104,8 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
             the action and the legal actions, and the episode goes on. An action outside the
             action space always raises (``IllegalActionError``, or ``ActionTypeError`` for a
             non-integer).
-        illegal_reward: the learner's reward for an illegal action under ``"lose"``.
+        illegal_reward: the learner's reward for an illegal action under ``"lose"`` (a
+            finite number, checked here and whenever it is set).
 
     Spaces: ``observation_space`` is the learner seat's ``"observation"`` space and observations
     are ``env.observe(learner)["observation"]``; ``action_space`` is the seat's ``Discrete``
@@ -136,7 +168,7 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         self.learner: str = learner
         self.seed = seed
         self.illegal_action: IllegalActionMode = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = illegal_reward
         self.observation_space = observation_space
         self.action_space = action_space
         self._start = int(action_space.start)
@@ -153,6 +185,17 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         self._returns: dict[str, float] = {}
         self._done = True
         self._has_reset = False
+
+    @property
+    def illegal_reward(self) -> float:
+        """The learner's reward for an illegal action under ``"lose"``."""
+        return self._illegal_reward
+
+    @illegal_reward.setter
+    def illegal_reward(self, value: float) -> None:
+        self._illegal_reward = check_number(
+            value, "illegal_reward", note="the learner's reward for an illegal action"
+        )
 
     # ------------------------------------------------------------------ checks
     @staticmethod
@@ -180,12 +223,14 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
                         f"opponent for seat {seat!r} ({type(agent).__name__}) has no "
                         "act(env) method"
                     )
+                check_unattended(agent, seat)
             return dict(opponent)
         if not _has_act(opponent):
             raise OptionTypeError(
                 f"opponent must be an agent with an act(env) method (e.g. MCTSAgent) or a "
                 f"mapping seat -> agent, got {type(opponent).__name__}"
             )
+        check_unattended(opponent)
         return dict.fromkeys(seats, opponent)
 
     @staticmethod

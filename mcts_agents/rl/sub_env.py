@@ -7,9 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mcts_agents.agents.specs import make_agent
 from mcts_agents.errors import InvalidOptionError, OptionTypeError
-from mcts_agents.rl.single_agent import SingleAgentVsOpponent
+from mcts_agents.rl.single_agent import SingleAgentVsOpponent, opponent_from_spec
 
 __all__ = ["SubEnv", "check_spec", "learner_flags", "opponent_specs"]
 
@@ -19,7 +18,7 @@ class SubEnv(SingleAgentVsOpponent):
     plays (in batches) and whose opponent spec may change between episodes."""
 
     def __init__(self, aec_env: Any, spec: str, seed: int | None, **kwargs: Any) -> None:
-        super().__init__(aec_env, make_agent(spec, seed=seed), seed=seed, **kwargs)
+        super().__init__(aec_env, opponent_from_spec(spec, seed), seed=seed, **kwargs)
         self.opponent_spec = spec
         self._next_spec: str | None = None
         self.deferred = False  # the vector env plays the opponents after reset
@@ -29,9 +28,10 @@ class SubEnv(SingleAgentVsOpponent):
         """Play ``spec`` (an agent spec) from the next episode on.
 
         Raises:
-            SpecError: a bad spec, naming it (checked now).
+            SpecError: a bad spec, or one of an agent that does not play unattended
+                (``human``), naming it (checked now).
         """
-        make_agent(check_spec(spec))
+        opponent_from_spec(check_spec(spec))
         self._next_spec = spec
 
     def reset(
@@ -70,7 +70,7 @@ class SubEnv(SingleAgentVsOpponent):
                 # a new opponent mid-run (an autoreset): seeded from this env's generator, so
                 # that a run reset with a seed plays the same games again
                 seed = self._draw_seed()
-            agent = make_agent(self._next_spec, seed=seed)
+            agent = opponent_from_spec(self._next_spec, seed)
             learner_seats = self.seats if self.learner == "random" else [self.learner]
             self.opponents = self._check_opponents(agent, self.seats, learner_seats)
             self.opponent, self.opponent_spec, self._next_spec = agent, self._next_spec, None

@@ -398,3 +398,11 @@ def test_a_seki_neither_side_can_approach_and_its_shared_liberties_are_nobodys()
     grid = game.grid(state)
     reference = go_base.Position(board=np.where(grid == 2, -1, grid).astype(np.int8), komi=7.5)
     assert reference.score() == 33 - 14 - 7.5
+
+
+@pytest.mark.parametrize(
+    "text", ["D\u00b2", "D\u0663", "D\uff14", "D+4", "D 4", "D4.0", "D-4", "D" + "9" * 5000]
+)
+def test_a_vertex_whose_row_is_not_ascii_digits_is_no_point(text: str) -> None:
+    assert parse_vertex(text, 9) is None
+    assert parse_vertex("d4", 9) == parse_vertex("D004", 9) == (9 - 4) * 9 + 3

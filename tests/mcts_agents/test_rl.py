@@ -20,10 +20,10 @@ from pettingzoo import AECEnv
 from pettingzoo.classic import connect_four_v3, tictactoe_v3
 from pettingzoo.utils import BaseWrapper
 
-from mcts_agents import MCTSAgent, RandomAgent
+from mcts_agents import HumanAgent, MCTSAgent, RandomAgent
 from mcts_agents.adapters import legal_actions
 from mcts_agents.envs import connect_four_v0, multi_mnk_v0, othello_v0, tic_tac_toe_v0
-from mcts_agents.errors import GameOverError, IllegalActionError
+from mcts_agents.errors import GameOverError, IllegalActionError, InvalidOptionError, SpecError
 from mcts_agents.rl import PolicyAgent, SingleAgentVsOpponent
 
 
@@ -421,6 +421,16 @@ class SoloEnv(AECEnv[str, Any, int]):
         ({"opponent": {"seat_9": RandomAgent(), "player_1": RandomAgent()}}, ValueError, "seat_9"),
         ({"learner": "player_7"}, ValueError, "player_7"),
         ({"illegal_action": "ignore"}, ValueError, "ignore"),
+        ({"illegal_reward": float("nan")}, InvalidOptionError, "illegal_reward .*nan"),
+        ({"illegal_reward": float("-inf")}, InvalidOptionError, "illegal_reward .*-inf"),
+        ({"illegal_reward": "-1"}, InvalidOptionError, "illegal_reward .*'-1'"),
+        ({"illegal_reward": True}, InvalidOptionError, "illegal_reward .*True"),
+        ({"opponent": HumanAgent()}, InvalidOptionError, "'human'.*unattended"),
+        (
+            {"opponent": {"player_1": HumanAgent(name="Ann")}},
+            InvalidOptionError,
+            "player_1.*'Ann'.*unattended",
+        ),
         ({"aec_env": "connect_four"}, TypeError, "AECEnv.*str"),
         (
             {"aec_env": SoloEnv(["solo"], spaces.Dict({"observation": spaces.Discrete(2)}))},
@@ -573,3 +583,23 @@ def test_gymnasium_make_builds_a_registered_setup_with_its_spec() -> None:
     assert "mcts_agents/leduc_holdem-vs-agent-v0" in registered and len(registered) >= 14
     with pytest.raises(ValueError, match="unknown kind 'wizard'"):
         gymnasium.make(gym_id("connect_four"), opponent="wizard")
+
+
+def test_an_rl_env_refuses_a_human_opponent_and_a_reward_that_is_not_finite() -> None:
+    """The audit: ``opponent="human"`` prompted on stdout at the first reset and died with
+    EOFError; ``illegal_reward=nan`` gave the learner NaN rewards."""
+    import gymnasium
+
+    from mcts_agents.rl import gym_id, make_vs_agent
+
+    with pytest.raises(SpecError, match=r"'human'.*unattended"):
+        make_vs_agent("tic_tac_toe", opponent="human")
+    with pytest.raises(SpecError, match=r"'human:name=Ann'.*'Ann'.*unattended"):
+        gymnasium.make(gym_id("tic_tac_toe"), opponent="human:name=Ann")
+    with pytest.raises(InvalidOptionError, match=r"illegal_reward .*nan"):
+        make_vs_agent("tic_tac_toe", opponent="random", illegal_reward=float("nan"))
+    env = make_vs_agent("tic_tac_toe", opponent="random")
+    with pytest.raises(InvalidOptionError, match=r"illegal_reward .*inf"):
+        env.illegal_reward = float("inf")
+    env.illegal_reward = -2
+    assert env.illegal_reward == -2.0

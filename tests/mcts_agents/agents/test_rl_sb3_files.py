@@ -116,3 +116,37 @@ def test_a_damaged_or_foreign_sb3_file_is_refused(saved: Path, tmp_path: Path) -
     (tmp_path / "text.zip").write_text("not a model\n")
     with pytest.raises(ModelFileError, match=r"text\.zip' is not a MaskablePPO model"):
         load_sb3(tmp_path / "text.zip")
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "match"),
+    [
+        # 1 TiB of bounds from a file of 60 KB: a raw MemoryError before
+        (("observation_space", "_shape"), [2**20, 2**20], r"_shape \[1048576, 1048576\]"),
+        # 90,000 inputs: SB3 built layers for them before its weights were found to differ
+        (("observation_space", "_shape"), [300, 300], r"_shape \[300, 300\]"),
+        (("observation_space", "_shape"), [3, 0, 2], r"_shape \[3, 0, 2\]"),
+        (("observation_space", "_shape"), [3, -3, 2], r"_shape \[3, -3, 2\]"),
+        (("observation_space", "dtype"), "V100000000000", "dtype 'V100000000000'"),
+        (("action_space", "n"), 2**40, r"1099511627776 actions.* 9"),
+        (("action_space", "n"), 10, "10 actions.* 9"),
+        (("policy_kwargs",), {"net_arch": [20000, 20000]}, "net_arch.*20000"),
+        (("policy_kwargs",), {"net_arch": {"pi": [64], "vf": [2**40]}}, "net_arch.*1099511627776"),
+    ],
+)
+def test_a_size_the_weights_do_not_have_is_refused_before_anything_is_built(
+    saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: Any, value: Any, match: str
+) -> None:
+    def change(data: dict) -> None:
+        target = data
+        for key in where[:-1]:
+            target = target[key]
+        target[where[-1]] = value
+
+    def built(*args: Any, **kwargs: Any) -> None:
+        pytest.fail("SB3 was asked to build the model")
+
+    rewrite(saved, tmp_path / "sized.zip", change)
+    monkeypatch.setattr(sb3_contrib.MaskablePPO, "load", built)
+    with pytest.raises(ModelFileError, match=rf"sized\.zip' .*{match}"):
+        load_sb3(tmp_path / "sized.zip")

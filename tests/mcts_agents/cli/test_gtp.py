@@ -13,6 +13,7 @@ import pytest
 
 from mcts_agents.cli.gtp import COMMANDS, DEFAULT_MOVE_TIME, GtpEngine, move_time
 from mcts_agents.envs.games.go import Go, parse_vertex, vertex
+from mcts_agents.errors import SpecError
 
 
 class Client:
@@ -123,11 +124,11 @@ def test_input_is_cleaned_as_the_protocol_says() -> None:
     assert engine.handle("# a comment only") is None
     assert engine.handle("   ") is None
     assert engine.handle("3\tname # the name\x01") == "=3 mcts-agents\n\n"
-    assert engine.handle("komi x") == "? komi expects one number\n\n"
+    assert engine.handle("komi x") == "? syntax error\n\n"
     assert engine.handle("komi 6.5") == "=\n\n" and engine.game.komi == 6.5
-    assert engine.handle("time_settings 60 x 1").startswith("? time_settings")
+    assert engine.handle("time_settings 60 x 1") == "? syntax error\n\n"
     assert engine.handle("time_left b 30 0") == "=\n\n"
-    assert engine.handle("play b") == "? play expects a color and a vertex\n\n"
+    assert engine.handle("play b") == "? syntax error\n\n"
 
 
 def test_the_clock_gives_each_move_its_share() -> None:
@@ -157,3 +158,155 @@ def test_bad_agent_specs_exit_with_code_2_before_reading_commands() -> None:
         timeout=60,
     )
     assert done.returncode == 2 and done.stdout == "" and "nonsense" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "time_left b inf 0",
+        "time_left b 1e999 0",
+        "time_left b nan 0",
+        "time_left b -1 0",
+        "time_left b 30 -1",
+        "time_left b \u0663\u0660 0",  # Arabic-Indic digits: float() reads them as 30
+        "time_left b 30 0.5",
+        "time_settings inf 0 0",
+        "time_settings nan 0 0",
+        "time_settings 60 1e999 1",
+        "time_settings 60 -5 1",
+        "time_settings 60 5",
+        "komi nan",
+        "komi inf",
+        "komi -infinity",
+        "komi \u0667",
+        "komi 1_0",
+        "boardsize \u00b2",  # passes str.isdigit(), and int() refuses it
+        "boardsize \u0669",
+        "boardsize -9",
+        "boardsize 9.0",
+        "boardsize",
+        "play b D\u00b2",
+        "play b D\u0663",
+        "play b D-4",
+        "play b 44",
+    ],
+)
+def test_numbers_not_finite_ascii_and_in_their_sign_are_syntax_errors(command: str) -> None:
+    engine = GtpEngine(7, 0.5, agent_spec="random")
+    assert engine.handle(command) == "? syntax error\n\n"
+    # nothing changed, and the engine goes on
+    assert engine.clock == {} and engine.main_time is None
+    assert engine.game.size == 7 and engine.game.komi == 0.5 and len(engine.history) == 1
+    assert engine.handle("name") == "= mcts-agents\n\n"
+
+
+def test_well_formed_numbers_out_of_range_are_refused_as_gtp_says() -> None:
+    engine = GtpEngine(7, 0.5, agent_spec="random")
+    assert engine.handle("boardsize " + "9" * 5000) == "? unacceptable size\n\n"
+    assert engine.handle("boardsize 00000000000000000000000000009") == "=\n\n"
+    assert engine.game.size == 9
+    assert engine.handle("komi 1e300").startswith("? komi")
+    assert engine.handle("komi -6.5") == "=\n\n" and engine.game.komi == -6.5
+    assert engine.handle("komi +.5") == "=\n\n" and engine.game.komi == 0.5
+    assert engine.handle("play b Z9") == "? invalid vertex\n\n"  # well formed, off the board
+    assert engine.handle("play b D" + "9" * 5000) == "? invalid vertex\n\n"
+    assert engine.handle("play b d4") == "=\n\n"
+    assert engine.handle("time_left w 2.5 " + "1" * 5000) == "=\n\n"
+    assert engine.handle("\u00b2 name") == "? unknown command\n\n"  # not an id
+
+
+def test_the_engine_stays_up_after_numbers_it_cannot_read() -> None:
+    started = Client("random")
+    try:
+        for command in ("boardsize \u00b2", "play b D\u00b2", "time_left b inf 0", "komi nan"):
+            assert started.send(command) == (False, "", "syntax error"), command
+        assert started.send("boardsize " + "9" * 5000) == (False, "", "unacceptable size")
+        assert started.ok("name") == "mcts-agents"
+        assert started.send("quit") == (True, "", "")
+        assert started.close() == 0
+    finally:
+        if started.process.poll() is None:
+            started.process.kill()
+            started.process.wait()
+
+
+def test_a_clock_of_no_end_does_not_buy_an_hour_of_search() -> None:
+    engine = GtpEngine(7, agent_spec="mcts:seed=0")
+    assert engine.clocked
+    assert engine.handle("time_left b inf 0") == "? syntax error\n\n"
+    assert engine.handle("time_settings 1e999 0 0") == "? syntax error\n\n"
+    assert engine._move_time(0) == DEFAULT_MOVE_TIME
+
+
+def test_an_agent_that_needs_a_person_is_refused_before_any_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mcts_agents", "gtp", "human"],
+        input="name\ngenmove b\nD4\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "'human'" in done.stderr and "unattended" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Untrained networks saved for tic-tac-toe and for 7x7 Go."""
+    pytest.importorskip("torch")
+    from mcts_agents.alphazero.learn import NetConfig, build_net, save_net
+    from mcts_agents.envs.games.mnk import MNK
+
+    folder = tmp_path_factory.mktemp("models")
+    small = NetConfig(channels=8, blocks=1, value_hidden=8)
+    made = {}
+    for name, game in (("ttt", MNK(3, 3, 3, name="tic_tac_toe")), ("go7", Go(7, 7.5))):
+        made[name] = str(folder / f"{name}.pt")
+        save_net(made[name], build_net(game, small, seed=0), game)
+    return made
+
+
+class TestModels:
+    """``az:``/``policy:`` specs: a model of Go at the engine's board size, or refused."""
+
+    @pytest.mark.parametrize("kind", ["az", "policy"])
+    def test_a_model_of_another_game_or_size_exits_2_before_any_command(
+        self, models: dict[str, str], kind: str
+    ) -> None:
+        for model, size in ((models["ttt"], "7"), (models["go7"], "9")):
+            spec = f"{kind}:model={model}" + (",simulations=4" if kind == "az" else "")
+            with pytest.raises(SpecError, match=r"(?s)agent spec .*Go"):
+                GtpEngine(int(size), agent_spec=spec)
+            done = subprocess.run(
+                [sys.executable, "-m", "mcts_agents", "gtp", "--size", size, spec],
+                input="name\ngenmove b\n",
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert done.returncode == 2 and done.stdout == "", done.stdout
+            assert model in done.stderr
+
+    def test_a_go_model_plays_its_size_at_any_komi_and_refuses_other_sizes(
+        self, models: dict[str, str]
+    ) -> None:
+        engine = GtpEngine(7, 0.5, agent_spec=f"az:model={models['go7']},simulations=4")
+        assert engine.handle("boardsize 9") == "? unacceptable size\n\n"
+        assert engine.game.size == 7
+        assert engine.handle("boardsize 7") == "=\n\n"
+        assert engine.handle("komi 6.5") == "=\n\n"
+        reply = engine.handle("genmove b")
+        assert reply is not None and reply.startswith("= "), reply
+        assert parse_vertex(reply[2:].strip(), 7) is not None
+
+
+@pytest.mark.parametrize("komi", ["nan", "inf", "\u0667", "1_0", "1e999"])
+def test_the_komi_option_takes_only_finite_ascii_numbers(komi: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mcts_agents", "gtp", "--komi", komi, "random"],
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == "" and "--komi" in done.stderr

@@ -298,3 +298,26 @@ def test_an_opponents_bad_reply_raises_naming_the_opponent_and_the_sub_env(
     env.envs[1].opponents = {"player_1": Stubborn(reply)}
     with pytest.raises(error, match=message):
         env.step(np.array([0, 0]))
+
+
+def test_a_human_opponent_and_a_reward_that_is_not_finite_are_refused_at_once() -> None:
+    """The audit: ``set_opponent("human")`` was taken, then the human prompted on stdout at
+    the next reset and died with EOFError; ``illegal_reward=nan`` gave NaN rewards."""
+    with pytest.raises(SpecError, match=r"'human'.*unattended"):
+        native(TTT, 2, opponent="human")
+    with pytest.raises(SpecError, match=r"'human'.*unattended"):
+        native(TTT, 2, opponent=["random", "human"])
+    with pytest.raises(InvalidOptionError, match=r"illegal_reward .*nan"):
+        native(TTT, 2, opponent="random", illegal_reward=float("nan"))
+    env = native(TTT, 2, opponent="random", seed=0)
+    with pytest.raises(SpecError, match=r"'human'.*unattended"):
+        env.set_opponent("human")
+    with pytest.raises(SpecError, match=r"'human'.*unattended"):
+        env.call("set_opponent", "human")
+    with pytest.raises(SpecError, match=r"'human'.*unattended"):
+        env.reset(seed=0, options={"opponent": "human"})
+    with pytest.raises(InvalidOptionError, match=r"illegal_reward .*nan"):
+        env.set_attr("illegal_reward", float("nan"))
+    env.reset(seed=0)  # still the random opponent, and a finite reward
+    assert env.get_attr("opponent_spec") == ("random", "random")
+    assert env.get_attr("illegal_reward") == (-1.0, -1.0)
