@@ -383,7 +383,11 @@ class Go(BoardGame[State]):
         if self.superko:
             hash_of = self.hash_of
             problem = history_problem(
-                seen, board_hash, recent, HISTORY, lambda b, w: hash_of(0, b) ^ hash_of(1, w)
+                seen,
+                (black, white, board_hash),
+                recent,
+                HISTORY,
+                lambda b, w: hash_of(0, b) ^ hash_of(1, w),
             )
             if problem:
                 invalid(name, problem)

@@ -106,16 +106,21 @@ def impossible_hash(size: int, hashes: Iterable[int]) -> int:
 
 def history_problem(
     seen: frozenset[int],
-    board_hash: int,
+    board: tuple[int, int, int],
     recent: tuple[tuple[int, int], ...],
     history: int,
     hash_of: Callable[[int, int], int],
 ) -> str:
-    """Why ``seen`` is no history of a game whose board has hash ``board_hash`` and whose last
-    boards (newest first, at most ``history`` kept) are ``recent``, given ``hash_of(black,
-    white)``; ``""`` if none is found (the module docstring's first rule)."""
+    """Why ``seen`` is no history of a game whose board is ``board`` (black, white, hash) and
+    whose last boards (newest first, at most ``history`` kept) are ``recent``, given
+    ``hash_of(black, white)``; ``""`` if none is found (the module docstring's first rule).
+    Each board's hash is the one after it XOR the hash of the stones that differ (a move's)."""
+    black, white, board_hash = board
     boards = {board_hash}
-    boards.update(hash_of(black, white) for black, white in recent)
+    for earlier_black, earlier_white in recent:
+        board_hash ^= hash_of(black ^ earlier_black, white ^ earlier_white)
+        black, white = earlier_black, earlier_white
+        boards.add(board_hash)
     if not boards <= seen:
         return f"seen lacks the hash of {len(boards - seen)} board(s) of recent or of the board"
     if len(recent) < history and len(seen) > len(boards):
