@@ -49,6 +49,7 @@ from mcts_agents.envs.core.checks import bits_field, int_field, invalid, short, 
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import BoardGame
 from mcts_agents.envs.core.params import check_int
+from mcts_agents.envs.games.go_history import history_problem, impossible_hash, key_extras
 from mcts_agents.envs.games.go_layout import COLUMNS, layout, parse_vertex, vertex, zobrist_table
 from mcts_agents.envs.games.go_playout import playout
 
@@ -297,7 +298,8 @@ class Go(BoardGame[State]):
         return (h, state[6]) if self.superko else (h,)
 
     def check_key(self, key: object) -> None:
-        """A key is ``(hash,)`` (simple ko) or ``(hash, seen)`` (superko): 64-bit ints."""
+        """A key is ``(hash,)`` (simple ko) or ``(hash, seen)`` (superko): 64-bit ints; ``hash``
+        a board's in ``seen`` with the side, ko and passes, ``seen`` boards' (``go_history``)."""
         length = 2 if self.superko else 1
         if type(key) is not tuple or len(key) != length:
             invalid(self.name, f"a key is a tuple of {length} fields, got {short(key)}")
@@ -308,6 +310,10 @@ class Go(BoardGame[State]):
                 invalid(self.name, f"a key's seen is a non-empty frozenset, got {short(seen)}")
             for h in seen:
                 int_field(self.name, "a key's seen hash", h, 0, _MASK64)
+            extras = key_extras(self.size)
+            if not any(key[0] ^ h in extras for h in seen):
+                invalid(self.name, "the key's hash is that of no board in its seen")
+            self._check_seen_boards(seen, "a key's seen")
 
     def is_reachable(self, state: State, key: Hashable) -> bool:
         """Captures let stones come and go, so a board alone proves little; True, except that
@@ -323,8 +329,10 @@ class Go(BoardGame[State]):
     def check_state(self, state: object) -> None:
         """Stones on the board and on distinct points, every group with a liberty, the hash
         the stones', the ko point empty and next to the last capture's stones only, the passes
-        0 to 2 (no ko after a pass), ``seen`` holding the board (superko; empty otherwise), the
-        history boards valid. See ``BoardGame.check_state``."""
+        0 to 2 (no ko after a pass), ``seen`` (superko; empty otherwise) a history of the game:
+        the board's and ``recent``'s hashes, no more while ``recent`` is short, only boards'
+        hashes where the hash can tell (``go_history``); the history boards valid.
+        See ``BoardGame.check_state``."""
         name = self.name
         black, white, player, ko, passes, board_hash, seen, recent = state_fields(
             name, state, _FIELDS
@@ -372,6 +380,24 @@ class Go(BoardGame[State]):
             bits_field(name, f"recent[{i}] white", pair[1], self.board)
             if pair[0] & pair[1]:
                 invalid(name, f"recent[{i}] has two stones on one point")
+        if self.superko:
+            hash_of = self.hash_of
+            problem = history_problem(
+                seen,
+                (black, white, board_hash),
+                recent,
+                HISTORY,
+                lambda b, w: hash_of(0, b) ^ hash_of(1, w),
+            )
+            if problem:
+                invalid(name, problem)
+            self._check_seen_boards(seen, "seen")
+
+    def _check_seen_boards(self, seen: frozenset[int], field: str) -> None:
+        """Each hash of ``seen`` a board's, where the hash can tell (5x5 and 6x6)."""
+        junk = impossible_hash(self.size, seen)
+        if junk >= 0:
+            invalid(self.name, f"{field} holds {junk:#x}, the Zobrist hash of no board")
 
     def rollout(self, state: State, rng: random.Random) -> tuple[float, ...]:
         """Uniformly random legal moves (the pass among them) to two passes in a row, on bare

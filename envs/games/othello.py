@@ -25,6 +25,7 @@ from mcts_agents.envs.core.checks import bits_field, int_field, invalid, state_f
 from mcts_agents.envs.core.errors import InvalidParameterError
 from mcts_agents.envs.core.game import BoardGame
 from mcts_agents.envs.games.othello_bits import flips, masks, moves
+from mcts_agents.envs.games.othello_checks import OPENING, PositionChecks, opening
 
 State = tuple[int, int, int, int]
 #: ``moves`` field of a finished game.
@@ -237,6 +238,8 @@ class Othello(BoardGame[State]):
         white = (1 << ((h - 1) * size + h - 1)) | (1 << (h * size + h))
         black = (1 << ((h - 1) * size + h)) | (1 << (h * size + h - 1))
         self._initial: State = (black, white, 0, self._moves(black, white))
+        self._checks = PositionChecks(size, black | white)
+        self._opening: frozenset[State] | None = None  # check_state's, made when first needed
 
     def params(self) -> dict[str, Hashable]:
         return {"size": self.size}
@@ -288,6 +291,9 @@ class Othello(BoardGame[State]):
             return (other, own, 1 - player, 0)  # the other player must pass
         return (own, other, 0, TERMINAL) if player == 0 else (other, own, 0, TERMINAL)
 
+    def _children(self, state: State) -> list[State]:
+        return [self.next_state(state, action) for action in self.legal_actions(state)]
+
     def is_terminal(self, state: State) -> bool:
         return state[3] < 0
 
@@ -304,7 +310,10 @@ class Othello(BoardGame[State]):
     def check_state(self, state: object) -> None:
         """The discs on the board and on distinct squares, the four centre squares taken; the
         moves field is the mover's legal moves, 0 only when the mover must pass and the other
-        can move, ``TERMINAL`` (stored as black, white, 0) only when neither can. See
+        can move, ``TERMINAL`` (stored as black, white, 0) only when neither can; every disc
+        joined to the centre through discs; a position of the first ``OPENING`` placing moves,
+        or one with a square where the last placing move can have been played, by the player
+        not to move or (the other passed) by the player to move (``othello_checks``). See
         ``BoardGame.check_state``."""
         name = self.name
         own, other, player, moves = state_fields(name, state, ("own", "other", "to_play", "moves"))
@@ -328,6 +337,21 @@ class Othello(BoardGame[State]):
             invalid(name, f"moves {moves:#x} are not the mover's legal moves {mine:#x}")
         elif not moves and not theirs:
             invalid(name, "neither player can move, but the game is not marked over")
+        checks, occupied = self._checks, own | other
+        if not checks.connected(occupied):
+            invalid(name, "own, other: a disc is cut off from the centre (each is placed by one)")
+        placed = occupied.bit_count() - 4
+        if placed <= OPENING:
+            if self._opening is None:
+                self._opening = opening(self._initial, self._children)
+            if state not in self._opening:
+                invalid(name, f"own, other: no {placed} placing moves from the start reach this")
+        elif not checks.last_moves(other, own) and (theirs or not checks.last_moves(own, other)):
+            invalid(
+                name,
+                "own, other: no disc can have been the last one placed (one that flipped a line "
+                "through the next two discs its way, leaving no line it brackets unflipped)",
+            )
 
     def is_reachable(self, state: State, key: Hashable) -> bool:
         """Occupied squares stay occupied (colours may flip); finished games reach only themselves.

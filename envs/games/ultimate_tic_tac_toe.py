@@ -30,6 +30,7 @@ import numpy as np
 from mcts_agents.envs.core.bits import BitPlanes
 from mcts_agents.envs.core.checks import bits_field, int_field, invalid, state_fields
 from mcts_agents.envs.core.game import BoardGame
+from mcts_agents.envs.games.ultimate_order import order_problem
 
 State = tuple[int, int, int, int, int, int, int, int]
 RUNNING, WIN_0, WIN_1, DRAW = 0, 1, 2, 3
@@ -180,8 +181,9 @@ class UltimateTicTacToe(BoardGame[State]):
     def check_state(self, state: object) -> None:
         """The stones on distinct cells, X one ahead after an odd ply; each small board won
         by at most one player, by its last stone; the won and closed masks and the status agree
-        with the stones; ``forced`` an open board, the cell of the last move. See
-        ``BoardGame.check_state``."""
+        with the stones; ``forced`` an open board, the cell of the last move; some order of
+        play that puts the stones where they are with this ``forced`` board (``ultimate_order``:
+        exact until a small board closes). See ``BoardGame.check_state``."""
         name = self.name
         fields = ("stones_0", "stones_1", "won_0", "won_1", "closed", "forced", "ply", "status")
         b0, b1, w0, w1, closed, forced, ply, status = state_fields(name, state, fields)
@@ -225,6 +227,9 @@ class UltimateTicTacToe(BoardGame[State]):
             invalid(name, f"status {status}, but the winner did not move last (ply {ply})")
         if forced >= 0 and (status or closed >> forced & 1 or not last & _CELL[forced]):
             invalid(name, f"forced board {forced} is closed, or not the last move's cell")
+        problem = order_problem(b0, b1, closed, forced, ply, status == RUNNING)
+        if problem:
+            invalid(name, problem)
 
     def is_reachable(self, state: State, key: Hashable) -> bool:
         """Stones never leave; won boards stay won by their owner; closed boards take no stone.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -286,6 +287,88 @@ def test_forged_states_are_refused() -> None:
         with pytest.raises(InvalidStateError, match=match):
             raw.restore_state(replace(snapshot, state=bad))
         assert raw.is_reachable(raw.game.key(raw.state))
+
+
+def _random_line(game: Go, rng: random.Random, plies: int) -> list[State]:
+    """The positions of a seeded random game (passes rare), from the start."""
+    states = [game.initial_state()]
+    while len(states) <= plies and not game.is_terminal(states[-1]):
+        legal = game.legal_actions(states[-1])
+        action = rng.choice(legal[:-1]) if len(legal) > 1 and rng.random() < 0.95 else legal[-1]
+        states.append(game.next_state(states[-1], action))
+    return states
+
+
+def _with_seen(state: State, seen: frozenset[int]) -> State:
+    return (*state[:6], seen, state[7])
+
+
+@pytest.mark.parametrize("size", [5, 6])
+def test_a_superko_history_with_a_junk_hash_is_refused(size: int) -> None:
+    """restore_state took a seen holding a junk hash. Now seen must hold the boards of recent
+    and no more while recent is short; on 5x5 and 6x6 each hash must be some board's Zobrist
+    hash (a random value is on 5x5 always, on 6x6 but for about 1 in 120); a key with such a
+    seen, or whose hash is no board's of its seen, is never reachable."""
+    rng = random.Random(size)
+    raw = raw_env(size=size)
+    raw.reset()
+    game = raw.game
+    line = _random_line(game, rng, 12)
+    state = line[12]  # recent is full: seen may hold any earlier boards
+    snapshot = raw.save_state()
+    raw.restore_state(replace(snapshot, state=state, agent_selection=f"player_{state[2]}"))
+    snapshot = raw.save_state()
+    junk = 0x0123456789ABCDEF
+    assert len(state[7]) == 7 and line[9][5] not in line[3][6]
+    for bad, match in [
+        (_with_seen(state, state[6] | {junk}), f"seen holds {junk:#x}, the Zobrist hash of no"),
+        (_with_seen(state, state[6] - {line[9][5]}), "seen lacks"),
+        (_with_seen(line[3], line[3][6] | {line[9][5]}), "seen holds .* hashes after 3 plies"),
+        (_with_seen(line[3], line[3][6] - {line[1][5]}), "seen lacks"),
+    ]:
+        with pytest.raises(InvalidStateError, match=match):
+            raw.restore_state(replace(snapshot, state=bad, agent_selection=f"player_{bad[2]}"))
+        assert raw.save_state() == snapshot
+    key = game.key(state)
+    assert raw.is_reachable(key)
+    assert not raw.is_reachable((key[0], key[1] | {junk}))
+    assert not raw.is_reachable((key[0] ^ 1, key[1]))  # no board of seen has this hash
+    refused = 0
+    for _ in range(1_000):
+        value = rng.getrandbits(64)
+        refused += not raw.is_reachable((key[0], key[1] | {value}))
+    assert refused >= (1_000 if size == 5 else 950)
+
+
+@pytest.mark.parametrize(("size", "games"), [(5, 20), (6, 15), (9, 6)])
+def test_every_position_of_seeded_random_games_is_restored(size: int, games: int) -> None:
+    """Thousands of positions of play, and of play from a board set up by
+    state_from_stones, restore and are reachable from the start of their own game."""
+    rng = random.Random(size)
+    raw = raw_env(size=size)
+    raw.reset()
+    game = raw.game
+    snapshot = raw.save_state()
+    positions = 0
+    for index in range(games):
+        start = game.initial_state()
+        if index % 2:
+            setup = _random_line(game, rng, 12)[-1]
+            start = game.state_from_stones(setup[0], setup[1], setup[2])
+        states = [start]
+        while not game.is_terminal(states[-1]) and len(states) < 4 * game.points:
+            legal = game.legal_actions(states[-1])
+            action = rng.choice(legal[:-1]) if len(legal) > 1 and rng.random() < 0.97 else legal[-1]
+            states.append(game.next_state(states[-1], action))
+        for state in states:
+            game.check_state(state)  # what restore_state asks, and for a live game:
+            if not game.is_terminal(state):
+                turn = f"player_{state[2]}"
+                raw.restore_state(replace(snapshot, state=state, agent_selection=turn))
+            positions += 1
+        raw.restore_state(replace(snapshot, state=start, agent_selection=f"player_{start[2]}"))
+        assert all(raw.is_reachable(game.key(state)) for state in states)
+    assert positions > 20 * games
 
 
 def test_vertices_round_trip_and_skip_i() -> None:

@@ -13,7 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcts_agents.envs import GameOverError, IllegalActionError, InvalidParameterError
+from mcts_agents.envs import (
+    GameOverError,
+    IllegalActionError,
+    InvalidParameterError,
+    InvalidStateError,
+)
 from mcts_agents.envs.games.othello import Othello, State
 from mcts_agents.envs.othello_v0 import OthelloEnv, env, raw_env
 from tests.envs.conftest import assert_state_refused
@@ -665,3 +670,172 @@ def test_forged_othello_states_are_refused_naming_the_problem() -> None:
     ]
     for state, match in forged:
         assert_state_refused(raw, state, match)
+
+
+# ------------------------------------------------------- forged positions (issue 37, item 12)
+GAME_4 = Othello(4)
+
+
+def _every_position(game: Othello) -> set[State]:
+    """Every position play reaches from the start (4x4: 61,875), by the rules' own moves."""
+    found = {game.initial_state()}
+    stack = [game.initial_state()]
+    while stack:
+        state = stack.pop()
+        for action in game.legal_actions(state):
+            child = game.next_state(state, action)
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+@cache
+def _positions_4x4() -> frozenset[State]:
+    return frozenset(_every_position(GAME_4))
+
+
+def _with_moves(game: Othello, own: int, other: int, player: int) -> State:
+    """A position of these discs in the rules' form: the mover's moves, 0 for a pass, or the
+    finished game stored as (black, white, 0, -1)."""
+    mine, theirs = game._moves(own, other), game._moves(other, own)
+    if mine or theirs:
+        return (own, other, player, mine)
+    return (own, other, 0, -1) if player == 0 else (other, own, 0, -1)
+
+
+def _squares(size: int, discs: int) -> set[tuple[int, int]]:
+    return {divmod(i, size) for i in range(size * size) if discs >> i & 1}
+
+
+def _refuted(game: Othello, state: State) -> bool:
+    """Whether this test proves, square by square, that no play reaches ``state`` (whose
+    moves field is the rules'): a disc cut off from the centre (a disc is placed next to a
+    disc it flips, and discs never leave); or no disc that can have been placed last, by the
+    player not to move or, when the other cannot move (it passed, or the game is over), by
+    the player to move. A disc placed last is no centre disc, its next two squares in some
+    direction are its owner's (a flipped run and the disc that bracketed it), and in no
+    direction does a run of the other's discs from it end at one of its owner's (the move
+    would have flipped it)."""
+    n, h = game.size, game.size // 2
+    own, other, _, moves = state
+    centre = {(h - 1, h - 1), (h - 1, h), (h, h - 1), (h, h)}
+    occupied = _squares(n, own | other)
+    reached, grow = set(centre), list(centre)
+    while grow:
+        r, c = grow.pop()
+        for dr, dc in DIRECTIONS:
+            if (r + dr, c + dc) in occupied - reached:
+                reached.add((r + dr, c + dc))
+                grow.append((r + dr, c + dc))
+    if reached != occupied:
+        return True
+
+    def could_be_last(placer: set[tuple[int, int]], others: set[tuple[int, int]]) -> bool:
+        for r, c in placer - centre:
+            flipped = bracketed = False
+            for dr, dc in DIRECTIONS:
+                flipped |= (r + dr, c + dc) in placer and (r + 2 * dr, c + 2 * dc) in placer
+                k = 1
+                while (r + k * dr, c + k * dc) in others:
+                    k += 1
+                bracketed |= k > 1 and (r + k * dr, c + k * dc) in placer
+            if flipped and not bracketed:
+                return True
+        return False
+
+    mine, theirs = _squares(n, own), _squares(n, other)
+    other_passed = moves == -1 or not game._moves(other, own)
+    return not could_be_last(theirs, mine) and not (other_passed and could_be_last(mine, theirs))
+
+
+def _forge(game: Othello, rng: random.Random, added: int) -> State:
+    """The four centre squares coloured at random and ``added`` more discs of random colours
+    on random squares, the side to move at random; the moves field is the rules'."""
+    n = game.size
+    centre = game.initial_state()[0] | game.initial_state()[1]
+    own = other = 0
+    for i in rng.sample([i for i in range(n * n) if not centre >> i & 1], added):
+        own, other = (own | 1 << i, other) if rng.random() < 0.5 else (own, other | 1 << i)
+    for i in range(n * n):
+        if centre >> i & 1:
+            own, other = (own | 1 << i, other) if rng.random() < 0.5 else (own, other | 1 << i)
+    return _with_moves(game, own, other, rng.randrange(2))
+
+
+def test_every_4x4_position_passes_and_forgeries_the_rules_refute_are_refused() -> None:
+    """restore_state took the start plus a lone corner disc (and 4x4 forgeries by the
+    hundred). Now every position play reaches passes (check_state and the env's
+    is_reachable from the start); of 9,000 forged boards, none that the exhaustive list lacks
+    is taken with up to eight discs, and none that this test's own square-by-square
+    reasoning refutes is taken at all."""
+    every = _positions_4x4()
+    assert len(every) == 61_875
+    for state in every:
+        GAME_4.check_state(state)
+    raw = raw_env(size=4)
+    raw.reset()
+    assert all(raw.is_reachable(state) for state in every)
+    rng = random.Random(37)
+    refused = taken_refuted = 0
+    for added in range(1, 13):
+        for _ in range(750):
+            state = _forge(GAME_4, rng, added)
+            try:
+                GAME_4.check_state(state)
+            except InvalidStateError:
+                refused += 1
+                assert state not in every
+                continue
+            assert state in every or added > 4  # the first four moves are checked exactly
+            taken_refuted += _refuted(GAME_4, state)
+    assert taken_refuted == 0
+    assert refused > 4_000  # most forgeries are refused
+
+
+@pytest.mark.parametrize(("size", "games"), [(6, 40), (8, 40), (10, 10)])
+def test_played_positions_pass_and_refuted_forgeries_of_them_are_refused(
+    size: int, games: int
+) -> None:
+    """Seeded random games: every position passes; each position with a disc added on an
+    empty square, or one disc's colour changed, is refused wherever this test refutes it."""
+    game = Othello(size)
+    rng = random.Random(size)
+    positions = refused = 0
+    for _ in range(games):
+        state = game.initial_state()
+        while True:
+            game.check_state(state)
+            positions += 1
+            black, white = game.black_white(state)
+            square = 1 << rng.randrange(size * size)
+            if not (black | white) & square:
+                black |= square
+            elif square & black:
+                black, white = black ^ square, white | square
+            else:
+                black, white = black | square, white ^ square
+            forged = _with_moves(game, black, white, rng.randrange(2))
+            if _refuted(game, forged):
+                with pytest.raises(InvalidStateError, match="own, other"):
+                    game.check_state(forged)
+                refused += 1
+            if game.is_terminal(state):
+                break
+            state = game.next_state(state, rng.choice(game.legal_actions(state)))
+    assert positions > 20 * games and refused > positions // 10
+
+
+@pytest.mark.parametrize("size", [4, 8])
+def test_the_start_plus_a_lone_corner_disc_is_refused(size: int) -> None:
+    raw = raw_env(size=size)
+    raw.reset()
+    game = raw.game
+    black, white, _, _ = game.initial_state()
+    n = size
+    for corner in (0, n - 1, n * (n - 1), n * n - 1):
+        for b, w in ((black | 1 << corner, white), (black, white | 1 << corner)):
+            for player in (0, 1):
+                own, other = (b, w) if player == 0 else (w, b)
+                state = _with_moves(game, own, other, player)
+                assert_state_refused(raw, state, "own, other")

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcts_agents.envs import IllegalActionError
+from mcts_agents.envs import IllegalActionError, InvalidStateError
 from mcts_agents.envs.games.ultimate_tic_tac_toe import (
     DRAW,
     RUNNING,
@@ -513,3 +513,103 @@ def test_forged_ultimate_tic_tac_toe_states_are_refused_naming_the_problem() -> 
     ]
     for state, match in forged:
         assert_state_refused(raw, state, match)
+
+
+# ------------------------------------------------------- forged positions (issue 37, item 12)
+def _accepted(state: Any) -> bool:
+    try:
+        GAME.check_state(state)
+    except InvalidStateError:
+        return False
+    return True
+
+
+def _plies(depth: int) -> list[set[Any]]:
+    """Every position after 0, 1, ..., ``depth`` moves, by the rules' own moves."""
+    levels = [{GAME.initial_state()}]
+    for _ in range(depth):
+        levels.append({GAME.next_state(s, a) for s in levels[-1] for a in GAME.legal_actions(s)})
+    return levels
+
+
+def test_the_first_four_moves_are_checked_exactly() -> None:
+    """restore_state took O's first stone outside the board X sent it to. Until a small board
+    closes the check is exact: every position of the first three moves passes and every
+    two-stone board play does not reach is refused, whatever ``forced`` says; forgeries of
+    three- and four-stone positions (a stone moved to another empty cell, ``forced`` the last
+    stone's cell or free) pass exactly when play reaches them."""
+    levels = _plies(4)
+    assert [len(level) for level in levels] == [1, 81, 720, 6_336, 54_828]
+    for level in levels[:4]:
+        assert all(_accepted(state) for state in level)
+    for x in range(81):
+        for o in set(range(81)) - {x}:
+            for forced in (o % 9, -1):
+                state = (1 << x, 1 << o, 0, 0, 0, forced, 2, RUNNING)
+                assert _accepted(state) == (state in levels[2])
+    rng = random.Random(37)
+    for ply in (3, 4):
+        taken = 0
+        for state in rng.sample(sorted(levels[ply]), 2_000):
+            assert _accepted(state)
+            b0, b1 = state[0], state[1]
+            stone = rng.choice([i for i in range(81) if (b0 | b1) >> i & 1])
+            to = rng.choice([i for i in range(81) if not (b0 | b1) >> i & 1])
+            if b0 >> stone & 1:
+                b0 ^= 1 << stone | 1 << to
+            else:
+                b1 ^= 1 << stone | 1 << to
+            last = (
+                to
+                if (b0 if ply & 1 else b1) >> to & 1
+                else rng.choice([i for i in range(81) if (b0 if ply & 1 else b1) >> i & 1])
+            )
+            for forced in (last % 9, -1):
+                forged = (b0, b1, 0, 0, 0, forced, ply, RUNNING)
+                assert _accepted(forged) == (forged in levels[ply])
+                taken += forged in levels[ply]
+        assert 0 < taken < 2_000  # both answers come up
+
+
+@pytest.mark.parametrize("decisive", [False, True])
+def test_every_position_of_seeded_random_games_passes(decisive: bool) -> None:
+    """Small boards won and filled: free moves, walks broken at closed boards. The checks
+    after the first moves are necessary conditions only; none refuses a position of play."""
+    rng = random.Random(int(decisive))
+    raw = UltimateTicTacToeEnv()
+    raw.reset()
+    positions = 0
+    for _ in range(400):
+        state = GAME.initial_state()
+        while True:
+            GAME.check_state(state)
+            positions += 1
+            if GAME.is_terminal(state):
+                break
+            choices = GAME.decisive_choices(state) if decisive else GAME.legal_actions(state)
+            state = GAME.next_state(state, rng.choice(choices))
+        assert raw.is_reachable(state)  # a finished game's key, from the start
+    assert positions > 20_000
+
+
+def test_stones_no_order_of_play_fits_are_refused() -> None:
+    raw = UltimateTicTacToeEnv()
+    raw.reset()
+    match = "stones_0, stones_1, forced"
+    # X on cell 0 of board 4 sends O to board 0, but O played in board 5
+    assert_state_refused(raw, (1 << act(4, 0), 1 << act(5, 3), 0, 0, 0, 3, 2, RUNNING), match)
+    # two loops, X 0 -> 1 -> 0 (O) and X 3 -> 4 -> 3 (O): no free move joins them
+    two_loops = (
+        1 << act(0, 1) | 1 << act(3, 4),
+        1 << act(1, 0) | 1 << act(4, 3),
+        *(0, 0, 0, 3, 4, RUNNING),
+    )
+    assert_state_refused(raw, two_loops, match)
+    # O to move but free, with X's only stone on an open board's cell
+    assert_state_refused(raw, (1 << act(4, 0), 0, 0, 0, 0, -1, 1, RUNNING), "forced -1")
+    # O on cell 5 sends X to board 5, but X's stones are in boards 0 and 6: two free moves
+    o_stone = 1 << act(1, 5)
+    assert_state_refused(
+        raw, (1 << act(0, 1) | 1 << act(6, 7), o_stone, *(0, 0, 0, 7, 3, 0)), match
+    )
+    assert raw.is_reachable((1 << act(0, 1) | 1 << act(5, 7), o_stone, *(0, 0, 0, 7, 3, 0)))
