@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import time
 from typing import Any
 
-__all__ = ["add_warm_up_parser", "warm_up"]
+__all__ = ["add_warm_up_parser", "prepare_agent", "warm_up"]
 
 
 def add_warm_up_parser(commands: Any, int_type: Any) -> None:
@@ -60,3 +61,42 @@ def warm_up(args: argparse.Namespace) -> int:
     finally:
         quiet.setLevel(level)
     return 0
+
+
+def prepare_agent(agent: Any, env: Any) -> None:
+    """``agent.prepare(env)`` (its searcher built, its kernel compiled or loaded) before any
+    clock runs, with a line on stderr before and after where the kernel is about to be
+    compiled: ``compiling the go kernel (Go's tree search), once ...`` / ``... done in 83.0 s``.
+    """
+    prepare = getattr(agent, "prepare", None)
+    if prepare is None:
+        return
+    kernel = None
+    config = getattr(agent, "config", None)
+    if config is not None:
+        from mcts_agents.adapters import game_from_env
+        from mcts_agents.compiled.warm import kernel_for
+
+        kernel = kernel_for(game_from_env(env)[0], config)
+        kernel = None if kernel is None or kernel.cached() else kernel
+    if kernel is not None:
+        print(
+            f"mcts-agents: compiling the {kernel.name} kernel ({kernel.title}), once (up to a "
+            "minute or two; 'mcts-agents warm-up' does it ahead) ...",
+            file=sys.stderr,
+            flush=True,
+        )
+    start = time.perf_counter()
+    quiet = logging.getLogger("mcts_agents.compiled")  # the line above says it
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        prepare(env)
+    finally:
+        quiet.setLevel(level)
+    if kernel is not None:
+        print(
+            f"mcts-agents: ... done in {time.perf_counter() - start:.1f} s",
+            file=sys.stderr,
+            flush=True,
+        )

@@ -19,7 +19,7 @@ from typing import Any
 from mcts_agents.compiled.rules import RULE_SETS
 from mcts_agents.errors import InvalidOptionError, describe_unknown
 
-__all__ = ["KERNELS", "Kernel", "kernels_named", "warm_up_kernel"]
+__all__ = ["KERNELS", "Kernel", "kernel_for", "kernels_named", "warm_up_kernel"]
 
 
 def _attribute(path: str) -> Any:
@@ -130,3 +130,22 @@ def warm_up_kernel(kernel: Kernel) -> float:
     start = time.perf_counter()
     kernel.warm_up()
     return time.perf_counter() - start
+
+
+def kernel_for(game: Any, config: Any) -> Kernel | None:
+    """The kernel a search of ``game`` with ``config`` (a ``SearchConfig``) runs, or ``None``
+    (the Python search: ``registry.unsupported`` said why)."""
+    from mcts_agents.compiled.registry import unsupported
+    from mcts_agents.compiled.rules import codec
+    from mcts_agents.envs.games.connect_four import ConnectFour
+    from mcts_agents.envs.games.go import Go
+
+    if unsupported(game, config) is not None:
+        return None
+    by_name = {kernel.name: kernel for kernel in KERNELS}
+    if isinstance(game, Go):
+        return by_name["go"]
+    if isinstance(game, ConnectFour) and game.k == 4:
+        return by_name["connect_four"]
+    game_id = codec(game).game_id
+    return next((kernel for kernel in KERNELS if kernel.game_id == game_id), None)
