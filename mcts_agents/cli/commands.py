@@ -100,7 +100,7 @@ class _Filled:
         return self.parser
 
 
-class Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
+class Commands(argparse._SubParsersAction):
     """The subcommand action: a command of ``COMMANDS`` gets its options when it is named."""
 
     int_type: Callable[..., Any] | None = None
@@ -120,7 +120,7 @@ class Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
 _DEFINED = "_mcts_agents_defined"
 
 
-def add_commands(commands: Commands, int_type: Callable[..., Any]) -> None:
+def add_commands(commands: Any, int_type: Callable[..., Any]) -> None:
     """List every command of ``COMMANDS`` on ``commands`` (their options come when named;
     ``int_type(low, high=None)``: the parser's int type)."""
     commands.int_type = int_type
@@ -128,7 +128,7 @@ def add_commands(commands: Commands, int_type: Callable[..., Any]) -> None:
         commands.add_parser(name, help=command.help)
 
 
-def define(commands: Commands, name: str) -> None:
+def define(commands: Any, name: str) -> None:
     """Import command ``name``'s module and add its options to its parser (once)."""
     command = COMMANDS.get(name)
     parser = commands.choices.get(name)

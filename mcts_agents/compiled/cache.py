@@ -128,8 +128,9 @@ def njit(*args: Any, **options: Any) -> Any:
 
     def define(function: Callable[..., Any]) -> Any:
         # numba picks a function's cache folder when it is defined (``enable_caching``).
-        from numba.core import config
+        from numba.core import config as numba_config
 
+        config: Any = numba_config
         with _defining:
             previous = config.CACHE_DIR
             config.CACHE_DIR = str(folder)
