@@ -15,15 +15,21 @@ factory has a bug reads ``myenv:env() failed (TypeError: 'module' object is not 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import sysconfig
 import traceback
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from mcts_agents import envs
-
 __all__ = ["add_debug_option", "traceback_text", "user_code_root"]
+
+
+def _envs_file() -> str:
+    """Where ``mcts_agents.envs`` lives (found, not imported: ``--help`` stays fast)."""
+    spec = importlib.util.find_spec("mcts_agents.envs")
+    return (spec.origin if spec is not None else None) or __file__
+
 
 _DEBUG_HELP = "on an error, print the full traceback (for bug reports and your own env's errors)"
 #: Folders whose code is never the user's: this package, its envs, the standard library.
@@ -31,7 +37,7 @@ _NOT_USER = tuple(
     Path(p).resolve()
     for p in (
         Path(__file__).parent.parent,
-        Path(envs.__file__ or __file__).parent,
+        Path(_envs_file()).parent,
         sysconfig.get_paths()["stdlib"],
         sysconfig.get_paths()["platstdlib"],
     )

@@ -438,5 +438,8 @@ def gtp(args: argparse.Namespace) -> int:
     """Build the engine (a bad spec exits with code 2 before any command is read), then
     answer GTP on stdin/stdout until ``quit`` or the end of the input."""
     engine = GtpEngine(args.size, args.komi, args.superko, args.agent, args.seed)
+    from mcts_agents.cli.warm_up import prepare_agent  # the kernel before any clock runs
+
+    prepare_agent(engine.agent, engine.env)
     engine.run(sys.stdin, sys.stdout)
     return 0

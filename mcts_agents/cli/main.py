@@ -31,20 +31,16 @@ import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
+# Only what the parser needs: a command imports the library when it runs (``--help`` is fast).
 from mcts_agents import __version__
-from mcts_agents.agents.agent import HumanAgent, MCTSAgent, RandomAgent
-from mcts_agents.agents.play import Move, play_game
-from mcts_agents.agents.specs import EnvSpec, listing, make_agent, parse_agent_spec, parse_env_spec
-from mcts_agents.arena import play_match, runner, tournament
+from mcts_agents.cli.commands import COMMANDS, Commands, Parser, add_commands, int_type, run_command
 from mcts_agents.cli.debug import add_debug_option, traceback_text
-from mcts_agents.cli.gtp import add_gtp_parser, gtp
-from mcts_agents.cli.rate import add_rate_parser, rate
-from mcts_agents.cli.serve import add_serve_parser, serve
-from mcts_agents.cli.train import add_train_parser, train
-from mcts_agents.errors import SpecError
-from mcts_agents.plotting import check_plot_path
+
+if TYPE_CHECKING:
+    from mcts_agents.agents.play import Move
+    from mcts_agents.agents.specs import EnvSpec
 
 
 class UsageError(Exception):
@@ -53,8 +49,15 @@ class UsageError(Exception):
 
 #: most games (per pair) one arena command plays; more is a typo, not a plan.
 MAX_GAMES = 1_000_000
-#: most worker processes of one arena command (the arena's own limit).
-MAX_WORKERS = runner.MAX_WORKERS
+
+
+def _max_workers() -> int:
+    """Most worker processes of one arena command (the arena's own limit)."""
+    from mcts_agents.arena import runner
+
+    return runner.MAX_WORKERS
+
+
 #: seats ``play`` can fill (``--p0`` ... ``--p3``) and their defaults.
 SEAT_DEFAULTS = ("human", "mcts:time=1", "mcts:time=1", "mcts:time=1")
 
@@ -136,6 +139,10 @@ def _check_output_file(option: str, text: str, *, make_folders: bool) -> None:
 # ------------------------------------------------------------------------------ commands
 def demo(name: str, iterations: int, seed: int) -> int:
     """MCTS (player_0) against random (player_1): print every position and the result."""
+    from mcts_agents.agents.agent import MCTSAgent, RandomAgent
+    from mcts_agents.agents.play import play_game
+    from mcts_agents.agents.specs import parse_env_spec
+
     env = _terminal_env(parse_env_spec(name))
     env.reset(seed=seed)
     players: dict[str, MCTSAgent | RandomAgent] = {
@@ -162,6 +169,10 @@ def play(spec: str, seat_specs: Sequence[str | None], seed: int) -> int:
 
     ``seat_specs[i]`` is the agent spec of seat ``i``; ``None`` takes ``SEAT_DEFAULTS[i]``.
     """
+    from mcts_agents.agents.agent import HumanAgent
+    from mcts_agents.agents.play import play_game
+    from mcts_agents.agents.specs import make_agent, parse_env_spec
+
     env = _terminal_env(parse_env_spec(spec))
     seats = env.possible_agents
     if len(seats) > len(SEAT_DEFAULTS):
@@ -208,6 +219,9 @@ def play(spec: str, seat_specs: Sequence[str | None], seed: int) -> int:
 def _check_arena(args: argparse.Namespace) -> tuple[EnvSpec, bool]:
     """Everything about an arena command that can be checked before a game is played: the env
     spec and whether this is a round robin."""
+    from mcts_agents.agents.specs import parse_agent_spec, parse_env_spec
+    from mcts_agents.plotting import check_plot_path
+
     if len(args.agents) < 2:
         raise UsageError(f"--agents needs at least 2 agent specs, got {args.agents}")
     env_spec = parse_env_spec(args.env)
@@ -237,6 +251,8 @@ def _check_arena(args: argparse.Namespace) -> tuple[EnvSpec, bool]:
 
 def arena(args: argparse.Namespace) -> int:
     """A match (two agents) or a round robin; print the table and the ratings."""
+    from mcts_agents.arena import play_match, tournament
+
     env_spec, round_robin = _check_arena(args)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     options = dict(
@@ -267,31 +283,6 @@ def arena(args: argparse.Namespace) -> int:
 
 
 # -------------------------------------------------------------------------------- parser
-def _int_type(low: int, high: int | None = None) -> Any:
-    """An argparse type: an int in ``[low, high]``."""
-
-    def convert(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-        if value < low or (high is not None and value > high):
-            bounds = f">= {low}" if high is None else f"between {low} and {high}"
-            raise argparse.ArgumentTypeError(f"must be an int {bounds}, got {value}")
-        return value
-
-    convert.__name__ = "int"
-    return convert
-
-
-class _Parser(argparse.ArgumentParser):
-    """Usage errors in one line on stderr, exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        message = " ".join(message.split())
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
-
 _DESCRIPTION = """\
 Monte Carlo Tree Search agents for PettingZoo games.
 
@@ -316,7 +307,7 @@ A bad spec, env, option or value exits with code 2 and a one-line message.
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``mcts-agents`` argument parser."""
-    parser = _Parser(
+    parser = Parser(
         prog="mcts-agents",
         description=_DESCRIPTION,
         epilog=_EXAMPLES,
@@ -324,7 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(
-        dest="command", parser_class=_Parser, title="commands", metavar="COMMAND"
+        dest="command", parser_class=Parser, title="commands", metavar="COMMAND", action=Commands
     )
     commands.add_parser(
         "list",
@@ -343,9 +334,9 @@ def build_parser() -> argparse.ArgumentParser:
         "env", nargs="?", default="connect_four", help=env_help + "; default connect_four"
     )
     demo_parser.add_argument(
-        "--iterations", type=_int_type(1), default=2000, help="MCTS simulations per move"
+        "--iterations", type=int_type(1), default=2000, help="MCTS simulations per move"
     )
-    demo_parser.add_argument("--seed", type=_int_type(0), default=0, help=seed_help)
+    demo_parser.add_argument("--seed", type=int_type(0), default=0, help=seed_help)
 
     play_parser = commands.add_parser(
         "play",
@@ -354,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
         "answer with a summary of their search.",
     )
     play_parser.add_argument("env", help=env_help)
-    play_parser.add_argument("--seed", type=_int_type(0), default=0, help=seed_help)
+    play_parser.add_argument("--seed", type=int_type(0), default=0, help=seed_help)
     for seat, default in enumerate(SEAT_DEFAULTS):
         play_parser.add_argument(
             f"--p{seat}", metavar="SPEC", help=f"agent of seat {seat} (default {default})"
@@ -371,15 +362,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--agents", nargs="+", required=True, metavar="SPEC", help="agent specs (2 or more)"
     )
     arena_parser.add_argument(
-        "--games", type=_int_type(1, MAX_GAMES), default=20, help="games (per pair); default 20"
+        "--games", type=int_type(1, MAX_GAMES), default=20, help="games (per pair); default 20"
     )
     arena_parser.add_argument(
         "--workers",
-        type=_int_type(1, MAX_WORKERS),
+        type=int_type(1, _max_workers),
         default=1,
         help="processes playing games; default 1",
     )
-    arena_parser.add_argument("--seed", type=_int_type(0), default=0, help=seed_help)
+    arena_parser.add_argument("--seed", type=int_type(0), default=0, help=seed_help)
     arena_parser.add_argument("--out", help="JSONL file of the games (resumed if it exists)")
     arena_parser.add_argument(
         "--plot", help="save Elo and the score matrix to this image (.png, .svg, .pdf, ...)"
@@ -399,10 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="progress on stderr (default: when stderr is a terminal)",
     )
-    add_rate_parser(commands, _int_type)
-    add_train_parser(commands, _int_type)
-    add_serve_parser(commands, _int_type)
-    add_gtp_parser(commands, _int_type)
+    add_commands(commands, int_type)  # rate, train, serve, gtp, warm-up: defined when named
     add_debug_option(parser, commands.choices.values())
     return parser
 
@@ -465,13 +453,14 @@ def _run(args: argparse.Namespace) -> int:
             getattr(args, "seed", 0),
         )
     if args.command == "list":
+        from mcts_agents.agents.specs import listing
+
         print(listing())
         return 0
     if args.command == "play":
         return play(args.env, [args.p0, args.p1, args.p2, args.p3], args.seed)
-    handler = {"train": train, "serve": serve, "rate": rate, "gtp": gtp}.get(args.command)
-    if handler is not None:
-        return handler(args)
+    if args.command in COMMANDS:
+        return run_command(args.command, args)
     return arena(args)
 
 
@@ -482,7 +471,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with _command_context():
         try:
             return _run(args)
-        except (UsageError, SpecError) as error:
+        except UsageError as error:
             return _fail(str(error), error=error, args=args)
         except KeyboardInterrupt:
             print("mcts-agents: interrupted", file=sys.stderr)

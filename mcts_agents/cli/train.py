@@ -27,6 +27,7 @@ from mcts_agents.agents.specs import parse_env_spec
 from mcts_agents.alphazero.selfplay import require_perfect_information
 from mcts_agents.errors import InvalidOptionError, TorchNotInstalledError
 from mcts_agents.processes import MAX_WORKERS
+from mcts_agents.search.config import SearchConfig
 
 __all__ = ["add_train_parser", "train"]
 
@@ -121,7 +122,9 @@ def add_train_parser(commands: Any, int_type: Any) -> None:
         "--gumbel-actions", type=int_type(1), help="Gumbel: root actions considered (default 16)"
     )
     run.add_argument(
-        "--gumbel-c-scale", type=_positive_float, help="Gumbel: sigma's c_scale (default 1)"
+        "--gumbel-c-scale",
+        type=_positive_float,
+        help=f"Gumbel: sigma's c_scale (default {SearchConfig().gumbel_c_scale:g})",
     )
     run.add_argument("--search-batch", type=int_type(1), help="leaves per network call")
     run.add_argument("--games", type=int_type(1), help="self-play games per iteration")

@@ -27,11 +27,12 @@ from time import perf_counter
 from typing import Any
 
 import numpy as np
-from numba import get_num_threads, literally, njit, prange, typeof, types
+from numba import get_num_threads, literally, prange, typeof, types
 from numba.typed import List
 
 from mcts_agents.compiled import connect_four_kernel as c4_kernel
 from mcts_agents.compiled import entries, kernel
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
 from mcts_agents.compiled.searcher import CompiledSearch
 from mcts_agents.compiled.tree_search import NO_LIMIT

@@ -19,10 +19,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import literally, njit, prange
+from numba import literally, prange
 
 from mcts_agents.compiled import connect_four_kernel as c4_kernel
 from mcts_agents.compiled import dispatch, entries, kernel
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import META_DEPTH, META_NODES, UNKNOWN
 
 __all__ = [

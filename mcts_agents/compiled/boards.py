@@ -26,10 +26,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import literally, njit, typeof, types
+from numba import literally, typeof, types
 
 from mcts_agents.compiled import dispatch, entries
 from mcts_agents.compiled.batch import _for_game
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import UNKNOWN, popcount
 
 __all__ = [

@@ -8,7 +8,8 @@ words of ``int64`` (an unsigned 64-bit board is stored bit for bit as a signed w
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from mcts_agents.compiled.cache import njit
 
 #: A solver value or terminal value that is not known (values are -1, 0, 1).
 UNKNOWN = 2

@@ -29,9 +29,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from mcts_agents.compiled import common
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import (
     META_DEPTH,
     META_EDGES,

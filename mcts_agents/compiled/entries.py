@@ -13,8 +13,9 @@ game whose entry point numba's cache does not hold: the compile takes tens of se
 
 numba checks only the source file of a cached function (here this one), not the files of the
 functions it calls. ``check_sources()`` (run by ``is_cached``, once per process) keeps a hash of
-the compiled package's and the rules cores' sources beside numba's cache and empties the entry
-points' cache when they changed, so that an edit to ``kernel.py`` or a rule set recompiles.
+the compiled package's and the rules cores' sources beside numba's cache of this folder (in
+``cache.cache_dir()``, a folder per source folder) and empties the entry points' cache when they
+changed, so that an edit to ``kernel.py`` or a rule set recompiles.
 """
 
 from __future__ import annotations
@@ -25,9 +26,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from numba import njit
-
-from mcts_agents.compiled import kernel
+from mcts_agents.compiled import cache, kernel
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.rules import RULE_SETS, RuleSet
 from mcts_agents.envs import games as rules_cores
 
@@ -125,12 +125,12 @@ def check_sources(group: str = "entries") -> bool:
         else GROUPS[group]
     )
     try:
-        stamp = Path(dispatchers[0]._cache._cache_path) / f"{group}{_STAMP}"
+        stamp = Path(dispatchers[0].stats.cache_path) / f"{group}{_STAMP}"
         current = sources_hash()
         if stamp.is_file() and stamp.read_text() == current:
             return False
-        for dispatcher in dispatchers:
-            dispatcher._cache.flush()
+        if not all([cache.empty_cache(dispatcher) for dispatcher in dispatchers]):
+            return False  # another numba, a read-only cache: numba's own rules
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(current)
     except (AttributeError, OSError):  # another numba, a read-only cache: numba's own rules
@@ -140,16 +140,12 @@ def check_sources(group: str = "entries") -> bool:
 
 def dispatchers_cached(dispatchers: Any) -> bool:
     """Whether each numba dispatcher in ``dispatchers`` is compiled in this process or has an
-    entry in numba's cache index for its current source (a private API: where that fails,
-    ``False``)."""
+    entry in numba's cache index for its current source (``cache.cache_index``, a private API:
+    where that fails, ``False``)."""
     for dispatcher in dispatchers:
         if getattr(dispatcher, "signatures", None):
             continue
-        try:
-            index = dispatcher._cache._cache_file._load_index()
-        except Exception:  # another numba: assume a compile
-            return False
-        if not index:
+        if not cache.cache_index(dispatcher):  # nothing cached, or another numba: a compile
             return False
     return True
 

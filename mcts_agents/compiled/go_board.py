@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.go_playout import _lift, _place
 
 __all__ = ["HEAD", "N_EMPTY", "action_of", "board_from_core", "cell_of"]

@@ -44,8 +44,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from mcts_agents.compiled.cache import njit
 from mcts_agents.envs.games.go import Go
 
 __all__ = ["black_wins", "go_playout", "playout_moves", "warm_up"]

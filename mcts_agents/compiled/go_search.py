@@ -44,8 +44,8 @@ import math
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.go_board import (
     EMPTIES,
     EPOS,

@@ -28,8 +28,8 @@ path depth.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import random01
 from mcts_agents.compiled.holdem_rank import seat_value
 from mcts_agents.compiled.holdem_tables import BET, BLIND, DEAL, FOLDED, NODE_BITS

@@ -15,7 +15,8 @@ Python evaluator); ``seat_value(cards, seat)`` is the kernel's: seat ``seat``'s 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from mcts_agents.compiled.cache import njit
 
 __all__ = ["hand_value7", "hand_values", "seat_value"]
 

@@ -31,8 +31,8 @@ averaging), and the sampled values of the simulation's game update the regrets o
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.card_tables import DEAL_0, DEAL_1, DEAL_PUBLIC, OVER, SEAT
 from mcts_agents.compiled.common import random01
 

@@ -40,9 +40,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from mcts_agents.compiled import dispatch as games
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import META_DEPTH, META_EDGES, META_NODES, UNKNOWN, gain, random01
 
 DONE, ROOT_PROVEN, GROW_NODES, GROW_EDGES, TABLE_FULL = 0, 1, 2, 3, 4

@@ -18,7 +18,16 @@ from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import PROGRESS_SECONDS
 from mcts_agents.web.svg import Heat
 
-__all__ = ["PROGRESS_SECONDS", "SearchView", "live_search", "pv_labels", "search_view"]
+__all__ = [
+    "PROGRESS_SECONDS",
+    "SearchView",
+    "compile_note",
+    "compiling_view",
+    "live_search",
+    "prepare_watched",
+    "pv_labels",
+    "search_view",
+]
 
 #: ``report(result so far, final)``: after every progress report of a search, and at its end.
 Report = Callable[[SearchResult, bool], None]
@@ -57,6 +66,7 @@ class SearchView:
         best_action: the move the agent would play now.
         pv: the principal variation (actions) and ``pv_labels`` their names.
         heat: per legal move, its visit share and value (0 for a move not yet visited).
+        compiling: before the first search, what the agent compiles (``compiling_view``).
     """
 
     seat: int
@@ -72,6 +82,7 @@ class SearchView:
     pv: tuple[int, ...]
     pv_labels: tuple[str, ...]
     heat: dict[int, Heat] = field(default_factory=dict)
+    compiling: str | None = None
 
     @property
     def rate(self) -> float:
@@ -99,6 +110,7 @@ class SearchView:
             "best_label": label(self.best_action),
             "pv": list(self.pv),
             "pv_labels": list(self.pv_labels),
+            "compiling": self.compiling,
             "moves": [
                 {
                     "action": action,
@@ -167,3 +179,47 @@ def pv_labels(game: Any, state: Any, pv: Sequence[int]) -> list[str]:
             labels.append(str(action))
             state = None
     return labels
+
+
+def compile_note(player: Any, env: Any) -> str | None:
+    """What the page says while ``player.prepare(env)`` compiles a kernel that numba's cache
+    does not hold (``compiling the kernel for Go's tree search, once ...``); ``None`` where
+    nothing is to compile (a cached kernel, the Python search, an agent without a search)."""
+    config = getattr(player, "config", None)
+    if config is None or getattr(player, "prepare", None) is None:
+        return None
+    try:
+        from mcts_agents.adapters import game_from_env
+        from mcts_agents.compiled.warm import kernel_for
+
+        kernel = kernel_for(game_from_env(env)[0], config)
+        if kernel is None or kernel.cached():
+            return None
+    except Exception:  # a note is a courtesy: the search itself says what is wrong
+        return None
+    return f"compiling the kernel for {kernel.title}, once (up to a minute)"
+
+
+def compiling_view(who: tuple[int, str, str], ply: int, note: str) -> SearchView:
+    """The page's search box while the agent ``who`` (``(seat, agent id, spec)``) compiles its
+    kernel before its first search (``note``: ``compile_note``'s)."""
+    seat, agent, name = who
+    return SearchView(seat, agent, name, ply, False, 0, 0.0, 0.0, None, -1, (), (), {}, note)
+
+
+def prepare_watched(
+    player: Any,
+    env: Any,
+    who: tuple[int, str, str],
+    ply: int,
+    show: Callable[[SearchView | None], None],
+) -> None:
+    """``player.prepare(env)`` (its kernel compiled or loaded, its workers started) with
+    ``show(compiling_view(...))`` before and ``show(None)`` after where a kernel compiles: the
+    page says so instead of "no search yet" for the compile's tens of seconds."""
+    note = compile_note(player, env)
+    if note is not None:
+        show(compiling_view(who, ply, note))
+    player.prepare(env)
+    if note is not None:
+        show(None)

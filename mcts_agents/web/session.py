@@ -34,7 +34,7 @@ from mcts_agents.agents.play import Move as PlayedMove
 from mcts_agents.agents.play import action_index, play_game
 from mcts_agents.envs.core.aec import BoardGameEnv
 from mcts_agents.search.result import SearchResult
-from mcts_agents.web.live import SearchView, live_search, pv_labels, search_view
+from mcts_agents.web.live import SearchView, live_search, prepare_watched, pv_labels, search_view
 
 __all__ = ["Move", "Position", "Seat", "Session", "Snapshot", "core_position", "picture"]
 
@@ -423,9 +423,17 @@ class _Mover:
         return self.session.seats[self.seat].name
 
     def prepare(self, env: Any) -> None:
-        prepare = getattr(self.player, "prepare", None)
-        if prepare is not None:
-            prepare(env)  # kernels load, workers start: not part of the first move
+        if getattr(self.player, "prepare", None) is not None:
+            # kernels load, workers start: not part of the first move (the page says so
+            # while a kernel compiles)
+            session, seat = self.session, self.seat
+            who = (seat, session.seats[seat].agent, session.seats[seat].name)
+            prepare_watched(self.player, env, who, session.position.ply, self._show)
+
+    def _show(self, view: SearchView | None) -> None:
+        with self.session._lock:
+            self.session.search = view
+            self.session.version += 1
 
     def act(self, env: Any) -> Any:
         session, seat, player = self.session, self.seat, self.player

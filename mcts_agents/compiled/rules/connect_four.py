@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from mcts_agents.compiled import connect_four_kernel
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import UNKNOWN, pick_bit, popcount, same_words
 from mcts_agents.compiled.rules import Codec
 from mcts_agents.envs.games.connect_four import ConnectFour, won

@@ -21,8 +21,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import DRAW, UNKNOWN, WIN, covers, random01, same_words
 from mcts_agents.compiled.rules import Codec
 from mcts_agents.envs.games.mnk import MNK

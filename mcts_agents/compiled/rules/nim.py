@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import UNKNOWN, random01
 from mcts_agents.compiled.rules import Codec
 from mcts_agents.envs.games.nim import Nim

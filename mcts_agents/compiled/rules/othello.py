@@ -20,8 +20,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import UNKNOWN, bit_index, pick_bit, popcount, same_words
 from mcts_agents.compiled.rules import Codec
 from mcts_agents.envs.games import othello_bits

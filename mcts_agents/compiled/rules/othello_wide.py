@@ -26,8 +26,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import (
     UNKNOWN,
     bit_index,

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from mcts_agents.compiled.cache import njit
 from mcts_agents.envs.games.pig import OVER, ROLLING, Pig
 
 __all__ = ["pig_playout", "warm_up"]

@@ -33,6 +33,10 @@
       box.appendChild(text("p", "No search yet: the agent's statistics appear here as it thinks.", "hint"));
       return;
     }
+    if (search.compiling) {  // before its first search: the agent's kernel compiles, once
+      box.appendChild(text("p", search.agent + " (" + search.name + "): " + search.compiling + "…", "hint compiling"));
+      return;
+    }
     // a search of an earlier position (its move played since) says so: the board shows none
     const head = !search.current
       ? "its search, before that move (not of the position shown)"

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mcts_agents.agents import play as one_game
 from mcts_agents.arena import match
 from mcts_agents.cli import main as cli
 
@@ -36,7 +37,7 @@ def run(argv: list[str]) -> tuple[int | None, str]:
     err = io.StringIO()
     with (
         mock.patch.object(match, "run_tasks", stop),
-        mock.patch.object(cli, "play_game", stop),
+        mock.patch.object(one_game, "play_game", stop),  # (the CLI imports it when it runs)
         redirect_stdout(io.StringIO()),
         redirect_stderr(err),
     ):

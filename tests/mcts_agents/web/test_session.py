@@ -239,3 +239,38 @@ def test_an_agent_that_fails_stops_the_game_with_its_reason_on_the_page() -> Non
         assert session.play(0) is not None
     finally:
         session.close()
+
+
+def test_the_page_says_the_agent_compiles_its_kernel_before_its_first_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The watch page said "No search yet" for the 12+ s of a first compile: while an agent's
+    ``prepare`` compiles a kernel that numba's cache does not hold, the search box says so,
+    and the first search's report replaces it. (A stand-in compile: the cache check says no,
+    and ``prepare`` waits for the test.)"""
+    import threading
+
+    from mcts_agents.compiled import warm
+
+    monkeypatch.setattr(warm.Kernel, "cached", lambda self: False)
+    release = threading.Event()
+    prepare = MCTSAgent.prepare
+
+    def slow_prepare(self: MCTSAgent, env: Any) -> None:
+        release.wait(30)
+        prepare(self, env)
+
+    monkeypatch.setattr(MCTSAgent, "prepare", slow_prepare)
+    session = new_watch("nim", ["mcts:iterations=30", "mcts:iterations=30"], 0, 0.0)
+    try:
+        wait(lambda: game_json(session)["search"] is not None)
+        search = game_json(session)["search"]
+        assert search["compiling"] == "compiling the kernel for Nim, once (up to a minute)"
+        assert (search["seat"], search["iterations"], search["moves"]) == (0, 0, [])
+        release.set()
+        wait(lambda: len(session.moves) >= 2)
+        search = game_json(session)["search"]
+        assert search["compiling"] is None and search["best_action"] >= 0  # a real search
+    finally:
+        release.set()
+        session.close()
