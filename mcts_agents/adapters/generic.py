@@ -157,6 +157,7 @@ class EnvGame:
         self._globals = GlobalRandom()  # the caller's global random state, put back after steps
         if return_range is not None:
             self.return_range = return_range
+        self._name = describe_env(env)
         self.agents: tuple[Any, ...] = tuple(env.possible_agents)
         self.num_players = len(self.agents)
         self._index = {agent: i for i, agent in enumerate(self.agents)}
@@ -169,6 +170,9 @@ class EnvGame:
         self._start = {a: int(getattr(env.action_space(a), "start", 0)) for a in self.agents}
         self._witnesses: dict[Hashable, EnvState] = {}  # an observation key's first state
         self._seen_alike: dict[Hashable, EnvState] = {}  # (mover, its observation)'s first state
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._name})"
 
     def _find_mask_source(self, env: Any) -> str:
         agent = env.agent_selection

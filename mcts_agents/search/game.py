@@ -88,6 +88,14 @@ class Game(Protocol):
         ...
 
 
+class Cutoff(tuple):  # type: ignore[type-arg]
+    """The per-player values of a playout stopped before the end (``rollout_depth``, the
+    playout cap, the search's clock): values on the search's scale (``cutoff_value`` each), not
+    returns of the game, so the search does not map them from the game's return range."""
+
+    __slots__ = ()
+
+
 def default_rollout(game: Game, state: State, rng: random.Random) -> tuple[float, ...]:
     """Uniformly random playout to the end (chance outcomes by their probabilities), for games
     without a fast ``rollout``."""
@@ -113,7 +121,7 @@ def make_playout(
             fast = getattr(game, "decisive_rollout", fast)
         return fast or (lambda state, rng: default_rollout(game, state, rng))
     chance = has_chance(game)
-    unfinished = (cutoff,) * game.num_players
+    unfinished = Cutoff((cutoff,) * game.num_players)
 
     def capped(state: State, rng: random.Random) -> Sequence[float]:
         for _ in range(depth):
@@ -169,6 +177,7 @@ def range_normalizer(
 
 __all__ = [
     "CHANCE",
+    "Cutoff",
     "Game",
     "State",
     "default_rollout",

@@ -51,14 +51,16 @@ from time import perf_counter
 
 from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.search.config import Budget, SearchConfig
-from mcts_agents.search.game import Game, State, has_chance, make_playout, return_normalizer
+from mcts_agents.search.game import Game, State, has_chance, make_playout
 from mcts_agents.search.game import sample_chance as draw_chance
 from mcts_agents.search.result import ChildStats, SearchResult
+from mcts_agents.search.return_range import checked_normalizer
 from mcts_agents.search.searcher import (
     Progress,
     StopCheck,
     check_room,
     game_identity,
+    game_name,
     most_visited_is_best,
     pick_child,
     reporter,
@@ -333,8 +335,7 @@ def check_game(game: Game, from_start: bool, mode: str) -> None:
     ``"so_ismcts"``, ``"pimc"``): information sets (``information_set``) always; worlds drawn
     from one (``determinize``, and ``can_determinize`` not False) for a search from here;
     the game's start (``initial_state``) for ``search_from="start"``."""
-    text = repr(game)
-    name = text if len(text) <= 80 and not text.startswith("<") else type(game).__name__
+    name = game_name(game)
     needs = ([] if mode == "pimc" else ["information_set"]) + (
         ["initial_state"] if from_start else ["determinize"]
     )
@@ -363,7 +364,7 @@ class _Walk:
         self.game = game
         self.player = player
         self.chance = chance
-        self.normalize = return_normalizer(game)
+        self.normalize = checked_normalizer(game)  # each return checked (NaN, its range)
         self.c = search.config.c
         self.smooth = search.config.smooth
         self.from_start = search.from_start
@@ -434,7 +435,7 @@ class _Walk:
                 while game.is_chance(world):  # type: ignore[attr-defined]
                     world = next_state(world, draw_chance(game, world, rng))
             if is_terminal(world):
-                values = tuple(game.returns(world))
+                values = game.returns(world)
                 break
             mover = to_play(world)
             key = (mover, information_set(world, player if single else mover))
@@ -443,14 +444,13 @@ class _Walk:
             if child is None:
                 if self.max_nodes is None or len(table) < self.max_nodes:
                     table[key] = InfoNode(key, mover)
-                values = tuple(self.rollout(world, rng))
+                values = self.rollout(world, rng)
                 break
             if untried and child.visits == 0:  # stored, never evaluated: evaluate it now
-                values = tuple(self.rollout(world, rng))
+                values = self.rollout(world, rng)
                 break
             node = child
-        if self.normalize is not None:
-            values = self.normalize(values)
+        values = self.normalize(values)
         for visited, i in path:
             visited.visits += 1
             visited.edge_visits[i] += 1
