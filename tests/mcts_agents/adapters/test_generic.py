@@ -10,7 +10,9 @@ refusals that keep the generic path from peeking (hidden cards, dice in ``step``
 
 from __future__ import annotations
 
+import logging
 import random
+import time
 from typing import Any, ClassVar
 
 import gymnasium
@@ -581,3 +583,37 @@ def test_an_env_paying_outside_its_declared_range_is_an_error_naming_it() -> Non
     undeclared.reset()
     result = MCTSAgent(iterations=200, seed=0).search(undeclared)
     assert result.return_range == (-1.0, 5.0) and result.best_action == 1  # take both: win
+
+
+class Endless(Pile):
+    """``Pile`` whose moves add stones: both are legal forever and the game never ends. Past
+    ``GUARD`` stones a step raises, so that a search that does not bound its playouts fails
+    here instead of hanging."""
+
+    metadata = {**Pile.metadata, "name": "endless_v0"}
+    GUARD = 1_000_000
+
+    def step(self, action: int | None) -> None:
+        if self.stones > self.GUARD:
+            raise RuntimeError(f"{self.stones} stones: nothing bounded the playout")
+        super().step(action)
+        self.stones += 2 * (int(action) + 1)  # type: ignore[arg-type]
+
+
+def test_an_env_that_never_ends_is_searched_within_its_time_limit(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``MCTSAgent(time_limit=2).search(env)`` never returned: the playouts on clones went on
+    forever. Now each stops at the cap (one warning) or once the time is up."""
+    env = Endless()
+    env.reset()
+    with caplog.at_level(logging.WARNING, logger="mcts_agents.search.playouts"):
+        result = MCTSAgent(iterations=3, seed=0).search(env)  # playouts of 10,000 moves
+    assert result.best_action in (0, 1) and result.root_value == 0.0  # cut: a draw
+    assert env.stones == 7  # the live env untouched
+    warnings = [r.getMessage() for r in caplog.records if r.name.endswith("playouts")]
+    assert len(warnings) == 1  # once, though every playout reached the cap
+    assert "EnvGame(Endless (endless_v0))" in warnings[0] and "10000 moves" in warnings[0]
+    start = time.perf_counter()
+    MCTSAgent(time_limit=0.3, seed=0, playout_cap=10**9).search(env)  # the clock alone
+    assert time.perf_counter() - start < 20.0  # a 0.3 s bound; slack for a loaded machine
