@@ -137,7 +137,9 @@ class SearchConfig:
             Leduc poker, ``mcts_agents.compiled.ismcts``: millions of self-play simulations a
             second reach near-equilibrium play) and the budget allows enough of them (Leduc:
             100k simulations or 0.025 s; regret-matching self-play there instead of Smooth UCT,
-            read as its average strategy), ``"here"`` everywhere else.
+            read as its average strategy); ``"start"`` for a game that cannot draw worlds of an
+            information set (``can_determinize`` False: OpenSpiel's ``liars_dice``,
+            ``phantom_ttt``, ``dark_hex``); ``"here"`` everywhere else.
             ``"here"``: a
             determinization
             of the current information set, drawn uniformly from what the player cannot see

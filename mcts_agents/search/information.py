@@ -1,7 +1,9 @@
-"""What a game needs for each information mode.
+"""What a game needs for each information mode, and where ``search_from="auto"`` starts.
 
 ``check_game`` refuses, before any simulation, a game that lacks what the mode needs (ISMCTS's,
-PIMC's, the compiled ISMCTS's).
+PIMC's, the compiled ISMCTS's). ``search_from_start`` resolves ``search_from``: ``"auto"`` searches
+from the current information set where the game can draw worlds of it, else from the start of the
+game (OpenSpiel's ``liars_dice``, ``phantom_ttt``, ``dark_hex``: ``can_determinize`` False).
 """
 
 from __future__ import annotations
@@ -10,7 +12,17 @@ from mcts_agents.errors import InvalidOptionError
 from mcts_agents.search.game import Game
 from mcts_agents.search.searcher import game_name
 
-__all__ = ["check_game"]
+__all__ = ["check_game", "search_from_start"]
+
+
+def search_from_start(game: Game, search_from: str) -> bool:
+    """Whether ISMCTS's simulations of ``game`` begin at its start: ``"start"``, or ``"auto"``
+    for a game that cannot draw worlds of an information set (``can_determinize`` False) and
+    has a start (``initial_state``)."""
+    if search_from != "auto":
+        return search_from == "start"
+    cannot = not getattr(game, "can_determinize", True)
+    return cannot and callable(getattr(game, "initial_state", None))
 
 
 def check_game(game: Game, from_start: bool, mode: str) -> None:

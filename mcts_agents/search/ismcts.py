@@ -37,7 +37,8 @@ from the information set does better at that budget (self-play reaches deep deci
 ``check_game`` (``mcts_agents.search.information``) refuses, before any simulation, a game that
 lacks what the mode needs: its information sets, worlds drawn from one (``determinize``; a game
 may say it has none with ``can_determinize = False``, as OpenSpiel's ``phantom_ttt`` does) for a
-search from here, or its start (``initial_state``) for one from the start. From the start, a game
+search from here, or its start (``initial_state``) for one from the start. ``search_from="auto"``
+searches from here where the game draws worlds, else from the start. From the start, a game
 without worlds keeps what the self-play found where it did not reach the current information set.
 
 Playouts, and the walk down the table, are bounded (``mcts_agents.search.playouts``).
@@ -55,7 +56,7 @@ from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.game import Game, State, has_chance
 from mcts_agents.search.game import sample_chance as draw_chance
-from mcts_agents.search.information import check_game
+from mcts_agents.search.information import check_game, search_from_start
 from mcts_agents.search.playouts import bounded_playout, cap_reached, playout_cap, search_stop
 from mcts_agents.search.result import ChildStats, SearchResult
 from mcts_agents.search.return_range import checked_normalizer
@@ -187,6 +188,7 @@ class ISMCTS:
             raise InvalidStateError(
                 f"a search starts where a player is to move, got a chance node of {game!r}"
             )
+        self.from_start = search_from_start(game, self.config.search_from)  # "auto": per game
         check_game(game, self.from_start, "so_ismcts" if self.single_observer else "mo_ismcts")
         player = game.to_play(state)
         legal = list(game.legal_actions(state))  # the player knows its own legal actions
