@@ -94,7 +94,7 @@ class Game(Protocol):
         ...
 
 
-class Cutoff(tuple):  # type: ignore[type-arg]
+class Cutoff(tuple[float, ...]):
     """The per-player values of a playout stopped before the end (``rollout_depth``, the
     playout cap, the search's clock): values on the search's scale (``cutoff_value`` each), not
     returns of the game, so the search does not map them from the game's return range."""

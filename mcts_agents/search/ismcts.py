@@ -385,6 +385,7 @@ class _Walk:
         chance, single, player = self.chance, self.search.single_observer, self.player
         to_play, information_set = game.to_play, game.information_set  # type: ignore[attr-defined]
         path: list[tuple[InfoNode, int]] = []
+        values: Sequence[float]
         while True:
             # every action legal in this world is available here (new ones join the node)
             index, actions, visits, available = (

@@ -136,7 +136,7 @@ def bounded_playout(game: Game, config: SearchConfig, stop: StopCheck | None) ->
         fast = getattr(game, "decisive_rollout", fast)
     default = getattr(type(game), "rollout", None) is BoardGame.rollout  # a core's default loop
     if fast is not None and not (default and fast == game.rollout):  # type: ignore[attr-defined]
-        return fast  # type: ignore[no-any-return]
+        return fast
     draw = game.sample_chance if default else sample_chance  # type: ignore[attr-defined]
     return _loop(game, cap, stop, cut, lambda: cap_reached(game, cap, cutoff), draw)
 
