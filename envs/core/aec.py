@@ -15,6 +15,7 @@ every agent's observation shows only what it may see; ``information_set(agent)``
 from __future__ import annotations
 
 import math
+import operator
 import sys
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -126,7 +127,12 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game. The games are deterministic; ``seed`` seeds ``np_random``."""
+        """Start a new game. The games are deterministic; ``seed`` (``None`` or an integer,
+        numpy's too: a bool is a ``TypeError``) seeds ``np_random``."""
+        if seed is not None:
+            if isinstance(seed, (bool, np.bool_)) or not hasattr(seed, "__index__"):
+                raise TypeError(f"seed must be None or an integer, got {seed!r}")
+            seed = operator.index(seed)
         if seed is not None or not hasattr(self, "_np_random"):
             self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
         self._state = self._resolve_chance(self._game.initial_state())

@@ -19,8 +19,8 @@ Hidden information: ``information_set(state, player)`` is OpenSpiel's
 replayed and repaired where the play forbids it (``redeal``: OpenSpiel's redeals of hearts and
 euchre ignore what the play revealed; where no consistent world turns up, OpenSpiel's own is
 searched, as OpenSpiel's ``ISMCTSBot`` does).
-``can_determinize`` says whether the game implements the latter (found by trying it once at
-construction; ``phantom_ttt``, ``liars_dice`` and ``skat`` do not), and ``determinize`` of a game
+``can_determinize`` says whether the game implements the latter (found by trying it once a
+process per game; ``phantom_ttt``, ``liars_dice`` and ``skat`` do not), and ``determinize`` of a game
 without it raises ``InvalidStateError`` naming what is missing.
 
 Observations (float32, flat): ``information_state_tensor(player)`` where the game provides it,
@@ -50,6 +50,8 @@ INSTALL_HINT = "pip install open_spiel"
 _SPIEL_CHANCE = -1  # pyspiel's kChancePlayerId
 #: OpenSpiel redeals tried for one world consistent with the play (see ``redeal``).
 MAX_REDEALS = 100
+#: OpenSpiel game (its string, parameters included) -> whether it redeals (probed once)
+_REDEALS: dict[str, bool] = {}
 
 
 def import_pyspiel() -> Any:
@@ -272,18 +274,23 @@ class OpenSpielCore(BoardGame[SpielState]):
         self.can_determinize = self.perfect_information or self._probe_determinize()
 
     def _probe_determinize(self) -> bool:
-        """Whether OpenSpiel redeals this game (``resample_from_infostate``): tried once at the
-        first decision of a seeded game."""
+        """Whether OpenSpiel redeals this game (``resample_from_infostate``): tried once a
+        process per game (OpenSpiel prints its refusal on stderr) at the first decision of a
+        seeded game."""
+        known = _REDEALS.get(str(self.spiel_game))
+        if known is not None:
+            return known
         state = self.rollout_to_decision(self._initial, random.Random(0))
-        if state is None:
-            return True  # no decision at all: nothing to redeal
+        known = True  # no decision at all: nothing to redeal
         try:
-            state.spiel.resample_from_infostate(
-                state.spiel.current_player(), random.Random(0).random
-            )
+            if state is not None:
+                state.spiel.resample_from_infostate(
+                    state.spiel.current_player(), random.Random(0).random
+                )
         except Exception:  # pyspiel.SpielError: "ResampleFromInfostate() not implemented"
-            return False
-        return True
+            known = False
+        _REDEALS[str(self.spiel_game)] = known
+        return known
 
     def rollout_to_decision(self, state: SpielState, rng: random.Random) -> SpielState | None:
         """``state`` after chance outcomes drawn with ``rng`` up to a player's decision (None

@@ -57,9 +57,11 @@ from mcts_agents.adapters.probes import (
     refuse_declared_hidden,
     refuse_hidden_state,
     refuse_randomness_at_reset,
+    refuse_simultaneous,
 )
 from mcts_agents.errors import CloneError, GameOverError, IllegalActionError, NoLegalActionError
 from mcts_agents.search.game import CHANCE
+from mcts_agents.search.playouts import CLOCK_EVERY
 
 __all__ = ["OUTCOMES", "EnvGame", "EnvState", "ReachableEnvGame", "env_game"]
 
@@ -157,6 +159,7 @@ class EnvGame:
         self._globals = GlobalRandom()  # the caller's global random state, put back after steps
         if return_range is not None:
             self.return_range = return_range
+        self._name = describe_env(env)
         self.agents: tuple[Any, ...] = tuple(env.possible_agents)
         self.num_players = len(self.agents)
         self._index = {agent: i for i, agent in enumerate(self.agents)}
@@ -169,6 +172,9 @@ class EnvGame:
         self._start = {a: int(getattr(env.action_space(a), "start", 0)) for a in self.agents}
         self._witnesses: dict[Hashable, EnvState] = {}  # an observation key's first state
         self._seen_alike: dict[Hashable, EnvState] = {}  # (mover, its observation)'s first state
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._name})"
 
     def _find_mask_source(self, env: Any) -> str:
         agent = env.agent_selection
@@ -396,7 +402,18 @@ class EnvGame:
         return (key, fingerprint(state.env))
 
     def rollout(self, state: EnvState, rng: random.Random) -> tuple[float, ...]:
-        """Uniformly random playout on one private clone (same moves as ``default_rollout``).
+        """Uniformly random playout to the end on one private clone (``bounded_rollout``
+        without bounds: same moves as ``default_rollout``)."""
+        returns = self.bounded_rollout(state, rng)
+        assert returns is not None  # no bound given: played to the end
+        return returns
+
+    def bounded_rollout(
+        self, state: EnvState, rng: random.Random, max_moves: int | None = None, stop: Any = None
+    ) -> tuple[float, ...] | None:
+        """Uniformly random playout on one private clone: the returns at its end, or ``None``
+        once it played ``max_moves`` steps or ``stop()`` said so (asked every ``CLOCK_EVERY``
+        steps; ``mcts_agents.search.playouts``: an env may never end).
 
         Once a step was seen drawing from the global generators, they are seeded from ``rng``
         for the playout (fresh draws); they are put back afterwards either way.
@@ -408,6 +425,7 @@ class EnvGame:
         kept = self._globals
         kept.refresh()
         seeded = self.draws_globally
+        moves, cut = 0, False
         try:
             if seeded:
                 GlobalRandom.seed(rng.getrandbits(32))
@@ -416,6 +434,12 @@ class EnvGame:
                 legal = state._legal if state.pending is None else None
                 actions = legal if legal is not None else self._legal_now(env, book)
             while not over:
+                moves += 1
+                cut = (max_moves is not None and moves > max_moves) or (
+                    stop is not None and not moves % CLOCK_EVERY and stop()
+                )
+                if cut:
+                    break
                 over = self._advance(env, book, actions[int(rng.random() * len(actions))], rewards)
                 if not over:
                     actions = self._legal_now(env, book)
@@ -426,7 +450,7 @@ class EnvGame:
         self._check_no_draw(env, rngs)
         if drew:
             self._drew_globally(env)
-        return tuple(rewards)
+        return None if cut else tuple(rewards)
 
 
 class ReachableEnvGame(EnvGame):
@@ -448,7 +472,7 @@ def env_game(env: Any, oracle: bool = False) -> tuple[EnvGame, EnvState]:
     check_live(env, agents, selected, terminations, truncations)
     if selected not in env.possible_agents:
         raise CloneError(f"{describe_env(env)}: agent to move {selected!r} is not a possible agent")
-    _refuse_simultaneous(env)
+    refuse_simultaneous(env)
     declared = declared_perfect_information(env)
     if declared is False and not oracle:
         refuse_declared_hidden(env)
@@ -473,16 +497,3 @@ def env_game(env: Any, oracle: bool = False) -> tuple[EnvGame, EnvState]:
     if watch_hidden:
         refuse_hidden_state(env, game, clone)
     return game, root
-
-
-def _refuse_simultaneous(env: Any) -> None:
-    """``CloneError`` for an env whose agents move simultaneously (``CloneError`` names why)."""
-    raw = env.unwrapped
-    simultaneous = bool(getattr(raw, "metadata", {}).get("is_parallelizable", False))
-    converted = type(raw).__name__ == "parallel_to_aec_wrapper"
-    if simultaneous or converted:
-        raise CloneError(
-            f"{describe_env(env)} has simultaneous moves (metadata is_parallelizable or a "
-            "parallel env converted to AEC): a player does not see the others' moves of the "
-            "same turn, and the search supports sequential games only"
-        )

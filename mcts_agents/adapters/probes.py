@@ -49,6 +49,7 @@ __all__ = [
     "declared_return_range",
     "refuse_hidden_state",
     "refuse_randomness_at_reset",
+    "refuse_simultaneous",
 ]
 
 #: Positions the hidden-state probe makes breadth first from a reset copy of the env.
@@ -227,3 +228,16 @@ def _walk(game: Any, state: Any, rng: random.Random) -> None:
             continue
         actions = game.legal_actions(state)
         state = game.next_state(state, actions[int(rng.random() * len(actions))])
+
+
+def refuse_simultaneous(env: Any) -> None:
+    """``CloneError`` for an env whose agents move simultaneously (``CloneError`` names why)."""
+    raw = env.unwrapped
+    simultaneous = bool(getattr(raw, "metadata", {}).get("is_parallelizable", False))
+    converted = type(raw).__name__ == "parallel_to_aec_wrapper"
+    if simultaneous or converted:
+        raise CloneError(
+            f"{describe_env(env)} has simultaneous moves (metadata is_parallelizable or a "
+            "parallel env converted to AEC): a player does not see the others' moves of the "
+            "same turn, and the search supports sequential games only"
+        )

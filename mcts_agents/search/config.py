@@ -83,7 +83,14 @@ class SearchConfig:
             iteration.
         rollout_depth: cap on random-playout length; a capped playout is worth ``cutoff_value``
             to every player. ``None``: play to the end.
-        cutoff_value: value of a playout stopped by ``rollout_depth``.
+        cutoff_value: value of a playout stopped by ``rollout_depth`` (a value in [-1, 1], not
+            a return), by ``playout_cap`` or by the search's clock.
+        playout_cap: the most moves a playout of the Python search plays (chance outcomes
+            included) before it stops, worth ``cutoff_value``, with one warning logged: a
+            safety net for games that may never end (``mcts_agents.search.playouts``; a long
+            playout also stops once the time limit is up). ``None`` (default): 10 times the
+            game's ``max_game_length`` where it declares one, else 10,000. The compiled kernels
+            play games that end and take no cap.
         playout: ``"decisive"`` (default): playouts win at once when they can and block the
             opponent's immediate win, through the game's ``decisive_rollout`` where it has one
             (Connect Four, Othello, ultimate tic-tac-toe, Pig), else uniformly random;
@@ -143,7 +150,9 @@ class SearchConfig:
             Leduc poker, ``mcts_agents.compiled.ismcts``: millions of self-play simulations a
             second reach near-equilibrium play) and the budget allows enough of them (Leduc:
             100k simulations or 0.025 s; regret-matching self-play there instead of Smooth UCT,
-            read as its average strategy), ``"here"`` everywhere else.
+            read as its average strategy); ``"start"`` for a game that cannot draw worlds of an
+            information set (``can_determinize`` False: OpenSpiel's ``liars_dice``,
+            ``phantom_ttt``, ``dark_hex``); ``"here"`` everywhere else.
             ``"here"``: a
             determinization
             of the current information set, drawn uniformly from what the player cannot see
@@ -174,6 +183,7 @@ class SearchConfig:
     expand_all: bool = False
     rollout_depth: int | None = None
     cutoff_value: float = 0.0
+    playout_cap: int | None = None
     playout: Playout = "decisive"
     evaluator: Evaluator | BatchEvaluator | None = None
     batch_size: int = 1
@@ -200,6 +210,7 @@ class SearchConfig:
         check_number(self.fpu, "fpu", optional=True)
         check_int(self.rollout_depth, "rollout_depth", low=0, optional=True)
         check_number(self.cutoff_value, "cutoff_value", low=-1, high=1)
+        check_int(self.playout_cap, "playout_cap", low=1, optional=True)
         check_choice(self.playout, "playout", ("random", "decisive"))
         batched = is_batch_evaluator(self.evaluator)
         if self.evaluator is not None and not batched and not callable(self.evaluator):

@@ -43,6 +43,12 @@ class Game(Protocol):
     ``decisive_rollout(state, rng) -> returns``   the playout of ``playout="decisive"``:
                                                   win at once, block the only threat (else
                                                   ``rollout``)
+    ``bounded_rollout(state, rng, max_moves,      a random playout that stops (``None``)
+    stop) -> returns | None``                     after ``max_moves`` moves or when
+                                                  ``stop()``; preferred to ``rollout``
+                                                  (``mcts_agents.search.playouts``)
+    ``max_game_length: int``                      the longest a game can last: a playout's
+                                                  cap is 10 times it (else 10,000 moves)
     ``return_range: (low, high)``                 returns are normalised to [-1, 1] for the
                                                   search; a proof is a "win" only at ``high``
                                                   (default (-1, 1))
@@ -88,6 +94,14 @@ class Game(Protocol):
         ...
 
 
+class Cutoff(tuple[float, ...]):
+    """The per-player values of a playout stopped before the end (``rollout_depth``, the
+    playout cap, the search's clock): values on the search's scale (``cutoff_value`` each), not
+    returns of the game, so the search does not map them from the game's return range."""
+
+    __slots__ = ()
+
+
 def default_rollout(game: Game, state: State, rng: random.Random) -> tuple[float, ...]:
     """Uniformly random playout to the end (chance outcomes by their probabilities), for games
     without a fast ``rollout``."""
@@ -104,16 +118,17 @@ def default_rollout(game: Game, state: State, rng: random.Random) -> tuple[float
 def make_playout(
     game: Game, kind: str = "decisive", depth: int | None = None, cutoff: float = 0.0
 ) -> Callable[[State, random.Random], Sequence[float]]:
-    """The playout a search runs in ``game``: its ``decisive_rollout`` (for ``kind="decisive"``)
-    or ``rollout`` where it has one, else ``default_rollout``; with ``depth``, uniformly random
-    play stopped after ``depth`` moves, an unfinished playout worth ``cutoff`` to every player."""
+    """A playout in ``game``: its ``decisive_rollout`` (for ``kind="decisive"``) or ``rollout``
+    where it has one, else ``default_rollout``; with ``depth``, uniformly random play stopped
+    after ``depth`` moves, an unfinished playout worth ``cutoff`` to every player. Unbounded:
+    the searches run ``mcts_agents.search.playouts.bounded_playout``, which ends."""
     if depth is None:
         fast = getattr(game, "rollout", None)
         if kind == "decisive":
             fast = getattr(game, "decisive_rollout", fast)
         return fast or (lambda state, rng: default_rollout(game, state, rng))
     chance = has_chance(game)
-    unfinished = (cutoff,) * game.num_players
+    unfinished = Cutoff((cutoff,) * game.num_players)
 
     def capped(state: State, rng: random.Random) -> Sequence[float]:
         for _ in range(depth):
@@ -169,6 +184,7 @@ def range_normalizer(
 
 __all__ = [
     "CHANCE",
+    "Cutoff",
     "Game",
     "State",
     "default_rollout",

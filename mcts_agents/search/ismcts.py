@@ -34,11 +34,14 @@ set's node, the table serves the whole game, and the true state is not read at a
 from 0.164 to about 0.03 at 10,000 simulations; in Leduc, whose decisions lie deeper, a search
 from the information set does better at that budget (self-play reaches deep decisions rarely).
 
-``check_game`` refuses, before any simulation, a game that lacks what the mode needs: its
-information sets, worlds drawn from one (``determinize``; a game may say it has none with
-``can_determinize = False``, as OpenSpiel's ``phantom_ttt`` does) for a search from here, or its
-start (``initial_state``) for one from the start. From the start, a game without worlds keeps
-what the self-play found where it did not reach the current information set.
+``check_game`` (``mcts_agents.search.information``) refuses, before any simulation, a game that
+lacks what the mode needs: its information sets, worlds drawn from one (``determinize``; a game
+may say it has none with ``can_determinize = False``, as OpenSpiel's ``phantom_ttt`` does) for a
+search from here, or its start (``initial_state``) for one from the start. ``search_from="auto"``
+searches from here where the game draws worlds, else from the start. From the start, a game
+without worlds keeps what the self-play found where it did not reach the current information set.
+
+Playouts, and the walk down the table, are bounded (``mcts_agents.search.playouts``).
 """
 
 from __future__ import annotations
@@ -51,9 +54,12 @@ from time import perf_counter
 
 from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.search.config import Budget, SearchConfig
-from mcts_agents.search.game import Game, State, has_chance, make_playout, return_normalizer
+from mcts_agents.search.game import Game, State, has_chance
 from mcts_agents.search.game import sample_chance as draw_chance
+from mcts_agents.search.information import check_game, search_from_start
+from mcts_agents.search.playouts import bounded_playout, cap_reached, playout_cap, search_stop
 from mcts_agents.search.result import ChildStats, SearchResult
+from mcts_agents.search.return_range import checked_normalizer
 from mcts_agents.search.searcher import (
     Progress,
     StopCheck,
@@ -182,6 +188,7 @@ class ISMCTS:
             raise InvalidStateError(
                 f"a search starts where a player is to move, got a chance node of {game!r}"
             )
+        self.from_start = search_from_start(game, self.config.search_from)  # "auto": per game
         check_game(game, self.from_start, "so_ismcts" if self.single_observer else "mo_ismcts")
         player = game.to_play(state)
         legal = list(game.legal_actions(state))  # the player knows its own legal actions
@@ -190,7 +197,8 @@ class ISMCTS:
             root, reused, pruned = self._prepare_game(game, state, player)
         else:
             root, reused, pruned = self._prepare_root(game, state, player)
-        walk = _Walk(self, game, player, chance)
+        stop = search_stop(self.budget, self.config.final_move, start, self.should_stop)
+        walk = _Walk(self, game, player, chance, stop)
         report = reporter(
             self.on_progress,
             lambda n: self._result(root, legal, player, n, perf_counter() - start, reused, pruned),
@@ -328,50 +336,25 @@ class ISMCTS:
         )
 
 
-def check_game(game: Game, from_start: bool, mode: str) -> None:
-    """``InvalidOptionError`` naming what ``game`` lacks for ``mode`` (``"mo_ismcts"``,
-    ``"so_ismcts"``, ``"pimc"``): information sets (``information_set``) always; worlds drawn
-    from one (``determinize``, and ``can_determinize`` not False) for a search from here;
-    the game's start (``initial_state``) for ``search_from="start"``."""
-    text = repr(game)
-    name = text if len(text) <= 80 and not text.startswith("<") else type(game).__name__
-    needs = ([] if mode == "pimc" else ["information_set"]) + (
-        ["initial_state"] if from_start else ["determinize"]
-    )
-    missing = [m for m in needs if not callable(getattr(game, m, None))]
-    if missing:
-        where = "search_from='start'" if from_start else "search_from='here'"
-        raise InvalidOptionError(
-            f"information={mode!r} with {where} needs {' and '.join(needs)} of the game; "
-            f"{name} has no {' and no '.join(missing)}"
-            + ("" if from_start else " (search_from='start' needs initial_state instead)")
-        )
-    if not from_start and not getattr(game, "can_determinize", True):
-        raise InvalidOptionError(
-            f"information={mode!r} draws worlds from the player's information set, which "
-            f"{name} cannot (its rules do not implement a redeal: OpenSpiel's "
-            "resample_from_infostate); search_from='start' deals from the start instead"
-            + (" (ISMCTS only)" if mode == "pimc" else "")
-        )
-
-
 class _Walk:
     """The simulations of one search (what they need, looked up once)."""
 
-    def __init__(self, search: ISMCTS, game: Game, player: int, chance: bool) -> None:
+    def __init__(
+        self, search: ISMCTS, game: Game, player: int, chance: bool, stop: StopCheck | None
+    ) -> None:
         self.search = search
         self.game = game
         self.player = player
         self.chance = chance
-        self.normalize = return_normalizer(game)
+        self.normalize = checked_normalizer(game)  # each return checked (NaN, its range)
         self.c = search.config.c
         self.smooth = search.config.smooth
         self.from_start = search.from_start
         self.rng = search.rng
         self.table = search.table
         self.max_nodes = search.budget.max_nodes
-        config = search.config
-        self.rollout = make_playout(game, config.playout, config.rollout_depth, config.cutoff_value)
+        self.rollout = bounded_playout(game, search.config, stop)
+        self.cap = playout_cap(game, search.config.playout_cap)  # the walk's too: sets may cycle
 
     def simulate(self, state: State, root: InfoNode) -> int:
         """One simulation from a fresh determinization (or from the game's start); returns 1.
@@ -402,6 +385,7 @@ class _Walk:
         chance, single, player = self.chance, self.search.single_observer, self.player
         to_play, information_set = game.to_play, game.information_set  # type: ignore[attr-defined]
         path: list[tuple[InfoNode, int]] = []
+        values: Sequence[float]
         while True:
             # every action legal in this world is available here (new ones join the node)
             index, actions, visits, available = (
@@ -429,12 +413,15 @@ class _Walk:
             else:
                 i = self._choose(node, positions)
             path.append((node, i))
+            if len(path) > self.cap:  # information sets that repeat: a walk with no end
+                values = cap_reached(game, self.cap, self.search.config.cutoff_value)
+                break
             world = next_state(world, actions[i])
             if chance:
                 while game.is_chance(world):  # type: ignore[attr-defined]
                     world = next_state(world, draw_chance(game, world, rng))
             if is_terminal(world):
-                values = tuple(game.returns(world))
+                values = game.returns(world)
                 break
             mover = to_play(world)
             key = (mover, information_set(world, player if single else mover))
@@ -443,14 +430,13 @@ class _Walk:
             if child is None:
                 if self.max_nodes is None or len(table) < self.max_nodes:
                     table[key] = InfoNode(key, mover)
-                values = tuple(self.rollout(world, rng))
+                values = self.rollout(world, rng)
                 break
             if untried and child.visits == 0:  # stored, never evaluated: evaluate it now
-                values = tuple(self.rollout(world, rng))
+                values = self.rollout(world, rng)
                 break
             node = child
-        if self.normalize is not None:
-            values = self.normalize(values)
+        values = self.normalize(values)
         for visited, i in path:
             visited.visits += 1
             visited.edge_visits[i] += 1

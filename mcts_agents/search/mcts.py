@@ -17,7 +17,6 @@ With a batch evaluator the simulations run ``batch_size`` at a time, their leave
 
 from __future__ import annotations
 
-import logging
 import random
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
@@ -27,10 +26,11 @@ from typing import Any
 from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.evaluators import PositionEvaluator, evaluate, is_batch_evaluator
-from mcts_agents.search.game import CHANCE, Game, State, has_chance, make_playout
+from mcts_agents.search.game import CHANCE, Game, State, has_chance
 from mcts_agents.search.gumbel import GumbelRoot
 from mcts_agents.search.leaf_batch import LeafBatch
 from mcts_agents.search.noise import noise_root
+from mcts_agents.search.playouts import bounded_playout, search_stop
 from mcts_agents.search.result import ChildStats, SearchResult
 from mcts_agents.search.return_range import ReturnScale
 from mcts_agents.search.searcher import (
@@ -53,8 +53,6 @@ from mcts_agents.search.selection import (
 )
 from mcts_agents.search.solver import close, try_prove
 from mcts_agents.search.tree import Node, NodeTable
-
-logger = logging.getLogger(__name__)
 
 
 class MCTS:
@@ -142,7 +140,7 @@ class MCTS:
         gumbel = self.config.selection == "gumbel" and root.returns is None
         self._gumbel = GumbelRoot(root, self.config, self.budget, self.rng) if gumbel else None
         self._select = self._rule if self._gumbel is None else self._gumbel.select
-        self._rollout = self._make_rollout(game)
+        self._rollout = self._make_rollout(game, start)
         self._acyclic = bool(getattr(game, "acyclic", False))
         self._report = reporter(
             self.on_progress,
@@ -365,12 +363,13 @@ class MCTS:
         values = self._rollout(state, self.rng)
         return (values if self._normalize is None else self._normalize(values)), None
 
-    def _make_rollout(self, game: Game) -> Callable[[State, random.Random], Sequence[float]]:
+    def _make_rollout(self, game: Game, start: float) -> Callable[[State, Any], Sequence[float]]:
+        """The compiled playout, or the bounded one (``mcts_agents.search.playouts``)."""
         self._compiled = self._playout is not None and self._playout[0] == game_identity(game)
         if self._compiled:
             return self._playout[1]  # type: ignore[index]
-        config = self.config
-        return make_playout(game, config.playout, config.rollout_depth, config.cutoff_value)
+        stop = search_stop(self.budget, self.config.final_move, start, self.should_stop)
+        return bounded_playout(game, self.config, stop)
 
     @staticmethod
     def _set_priors(game: Game, node: Node, priors: Any) -> None:

@@ -15,6 +15,16 @@ of the moment and move with it.
 
 The result says which range the search used (``SearchResult.return_range`` and
 ``return_range_source``: ``"learned"`` or ``"option"``).
+
+Every return is checked as it comes (``checked_normalizer``): a NaN or infinite return is an
+``InvalidStateError`` naming the game (for anyone else's env, ``EnvGame`` names the env), and so
+is a return outside a declared range (the game's ``return_range``, an env's
+``metadata["return_range"]``, or the option). A declared range is a promise the search builds on
+(a proof is a win only at ``high``, and values beyond [-1, 1] would break its bounds), so a
+return that breaks it is a wrong declaration to fix, not a range to widen silently: declare the
+range the rewards span, or none (anyone else's env: the search then learns it, as above).
+The values of a playout stopped before the end (``game.Cutoff``: ``rollout_depth``, the
+playout cap, the clock) are on the search's scale already and pass unchanged.
 """
 
 from __future__ import annotations
@@ -23,11 +33,11 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from mcts_agents.errors import InvalidStateError
-from mcts_agents.search.game import Game, range_normalizer, return_normalizer
-from mcts_agents.search.searcher import game_identity
+from mcts_agents.errors import InvalidOptionError, InvalidStateError
+from mcts_agents.search.game import Cutoff, Game, range_normalizer
+from mcts_agents.search.searcher import game_identity, game_name
 
-__all__ = ["LEARNED_BOUND", "ReturnScale"]
+__all__ = ["LEARNED_BOUND", "ReturnScale", "checked_normalizer"]
 
 #: A learned range maps onto [-LEARNED_BOUND, LEARNED_BOUND]: never a win's 1 nor a loss's -1.
 LEARNED_BOUND = 0.9
@@ -47,10 +57,9 @@ class ReturnScale:
         self.source = "learned" if self.learned else ("option" if option is not None else None)
         self.low, self.high = option if option is not None else (-1.0, 1.0)
         self._fixed: Normalizer | None = None
-        if option is not None:
-            self._fixed = range_normalizer(*option)
-        elif not self.learned:
-            self._fixed = return_normalizer(game)
+        self._name = game_name(game)
+        if not self.learned:
+            self._fixed = checked_normalizer(game, option)
 
     @classmethod
     def for_search(
@@ -66,13 +75,17 @@ class ReturnScale:
             return cls(game, option)
         return previous if previous.identity == game_identity(game) else cls(game, option)
 
-    def normalizer(self, table: Iterable[Any]) -> Normalizer | None:
-        """The map of returns onto values (``None``: the identity), widening a learned range
-        and rescaling ``table``'s nodes as returns outside it come."""
-        if not self.learned:
+    def normalizer(self, table: Iterable[Any]) -> Normalizer:
+        """The map of returns onto values, each return checked (see the module), widening a
+        learned range and rescaling ``table``'s nodes as returns outside it come."""
+        if self._fixed is not None:
             return self._fixed
 
         def normalize(returns: Sequence[float]) -> tuple[float, ...]:
+            if type(returns) is Cutoff:
+                return returns
+            if not all(math.isfinite(r) for r in returns):
+                raise bad_return(self._name, returns, None)
             low, high = min(returns), max(returns)
             if low < self.low or high > self.high:
                 self._widen(min(low, self.low), max(high, self.high), table)
@@ -82,8 +95,6 @@ class ReturnScale:
         return normalize
 
     def _widen(self, low: float, high: float, table: Iterable[Any]) -> None:
-        if not (math.isfinite(low) and math.isfinite(high)):
-            raise InvalidStateError(f"a return must be a finite number, got {low!r} .. {high!r}")
         old = 2.0 * LEARNED_BOUND / (self.high - self.low)
         new = 2.0 * LEARNED_BOUND / (high - low)
         # value = (r - low) * scale - BOUND, so new value = a * old value + b
@@ -97,6 +108,56 @@ class ReturnScale:
         if self.source is None:
             return {}
         return {"return_range": (self.low, self.high), "return_range_source": self.source}
+
+
+def checked_normalizer(game: Game, option: tuple[float, float] | None = None) -> Normalizer:
+    """The map of ``game``'s returns in the declared range (``option``, else the game's
+    ``return_range``, else (-1, 1)) onto [-1, 1]; a return that is not finite or lies outside
+    that range raises ``InvalidStateError`` naming the game (``Cutoff`` values pass as they
+    are)."""
+    declared = option if option is not None else getattr(game, "return_range", None)
+    low, high = declared if declared is not None else (-1.0, 1.0)
+    if not high > low:
+        raise InvalidOptionError(f"{game!r}: return_range must be (low, high) with low < high")
+    slack = 1e-9 * (high - low)  # rounding in a game's own arithmetic
+    floor, ceiling = low - slack, high + slack
+    mapped = None if (low, high) == (-1.0, 1.0) else range_normalizer(low, high)
+    source = "option" if option is not None else "declared" if declared is not None else None
+    name = game_name(game)
+
+    def normalize(returns: Sequence[float]) -> tuple[float, ...]:
+        if type(returns) is Cutoff:
+            return returns
+        for r in returns:
+            if not floor <= r <= ceiling:  # NaN too
+                raise bad_return(name, returns, (low, high, source))
+        return tuple(returns) if mapped is None else mapped(returns)
+
+    return normalize
+
+
+def bad_return(
+    name: str, returns: Sequence[float], declared: tuple[float, float, str | None] | None
+) -> InvalidStateError:
+    """The error for ``returns`` that the search cannot use (not finite, or outside
+    ``declared``: ``(low, high, source)``)."""
+    shown = tuple(float(r) for r in returns)
+    if declared is None or not all(math.isfinite(r) for r in shown):
+        return InvalidStateError(
+            f"{name} paid the returns {shown}: a return must be a finite number (not NaN or "
+            "infinite); check the rewards the game pays"
+        )
+    low, high, source = declared
+    where = {
+        "option": "the search's return_range option",
+        "declared": "the range it declares (return_range; an env: metadata['return_range'])",
+        None: "the range the search assumes for a game that declares none",
+    }[source]
+    return InvalidStateError(
+        f"{name} paid the returns {shown}, outside [{low:g}, {high:g}], {where}; declare the "
+        "range its rewards span (anyone else's env may declare none: the search then learns "
+        "it)"
+    )
 
 
 def rescale(table: Iterable[Any], a: float, b: float) -> None:

@@ -32,6 +32,7 @@ __all__ = [
     "StopCheck",
     "check_room",
     "game_identity",
+    "game_name",
     "most_visited_is_best",
     "pick_child",
     "proven_label",
@@ -110,6 +111,13 @@ def game_identity(game: Game) -> Hashable:
     rules cores), else the game's type (adapters build a new game object for every move)."""
     spec = getattr(game, "spec", None)
     return spec if spec is not None else type(game)
+
+
+def game_name(game: Game) -> str:
+    """``game`` for a message: its ``repr`` where that is short and says something (our cores,
+    the adapters' games name their env), else its type's name."""
+    text = repr(game)
+    return text if len(text) <= 80 and not text.startswith("<") else type(game).__name__
 
 
 def check_room(budget: Budget, actions: int) -> None:

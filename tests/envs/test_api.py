@@ -140,6 +140,23 @@ def test_reachable_for_every_later_state(
             assert game.is_reachable(earlier, game.key(later))
 
 
+@pytest.mark.parametrize("module", ["kuhn_poker_v0", "pig_v0", "connect_four_v0"])
+def test_reset_takes_numpy_integer_seeds_and_refuses_bools(module: str) -> None:
+    """A numpy integer is an integer: np.int64(3) is the seed 3 (the same deal and dice);
+    a bool is not, whatever Gymnasium's seeding would make of it (True as the seed 1)."""
+    dealt = []
+    for seed in (3, np.int64(3), np.uint8(3)):
+        env = envs.load(module).env()
+        env.reset(seed=seed)
+        moves = random_line(env.unwrapped, random.Random(0), max_moves=30)
+        dealt.append((env.unwrapped.state, moves))
+    assert dealt[0] == dealt[1] == dealt[2]
+    env = envs.load(module).env()
+    for bad in (True, False, np.bool_(True), 3.0, "3"):
+        with pytest.raises(TypeError, match=rf"seed must be None or an integer, got {bad!r}"):
+            env.reset(seed=bad)
+
+
 @pytest.mark.parametrize("copier", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))])
 def test_copy_and_pickle_mid_game(env_fn: Any, copier: Any) -> None:
     env = env_fn()

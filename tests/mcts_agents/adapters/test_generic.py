@@ -10,7 +10,9 @@ refusals that keep the generic path from peeking (hidden cards, dice in ``step``
 
 from __future__ import annotations
 
+import logging
 import random
+import time
 from typing import Any, ClassVar
 
 import gymnasium
@@ -25,7 +27,13 @@ from pettingzoo.utils import wrappers
 from mcts_agents import MCTSAgent
 from mcts_agents.adapters import EnvGame, game_from_env
 from mcts_agents.adapters.generic import env_game
-from mcts_agents.errors import CloneError, GameOverError, IllegalActionError, NoLegalActionError
+from mcts_agents.errors import (
+    CloneError,
+    GameOverError,
+    IllegalActionError,
+    InvalidStateError,
+    NoLegalActionError,
+)
 from mcts_agents.search.game import default_rollout
 from tests.mcts_agents.adapters.support import (
     Pile,
@@ -531,3 +539,81 @@ def exact_value(total: int, played: int) -> float:
         return 1.0 if total == 7 else -1.0
     values = [exact_value(total + x, played + 1) for x in range(4)]
     return max(values) if played % 2 == 0 else min(values)
+
+
+class PaysTheWinner(Pile):
+    """``Pile`` whose winner is paid ``pay`` (the loser nothing); ``declared``: its
+    ``metadata["return_range"]``."""
+
+    def __init__(self, pay: float, declared: tuple[float, float] | None = None) -> None:
+        super().__init__(stones=3)
+        self.pay = pay
+        if declared is not None:
+            self.metadata = {**Pile.metadata, "return_range": declared}
+
+    def step(self, action: int | None) -> None:
+        super().step(action)
+        if any(self.terminations.values()):
+            winner = max(self.rewards, key=self.rewards.__getitem__)
+            self.rewards = {a: self.pay if a == winner else 0.0 for a in self.agents}
+            self._cumulative_rewards = dict(self.rewards)
+
+
+@pytest.mark.parametrize("declared", [None, (-1.0, 1.0)])
+@pytest.mark.parametrize("pay", [float("nan"), float("inf")])
+def test_an_env_paying_a_return_that_is_not_finite_is_an_error_naming_it(
+    pay: float, declared: tuple[float, float] | None
+) -> None:
+    """It said: proven "draw", value nan."""
+    env = PaysTheWinner(pay, declared)
+    env.reset()
+    with pytest.raises(InvalidStateError, match=r"PaysTheWinner \(pile_v0\).* finite number"):
+        MCTSAgent(iterations=50, seed=0).search(env)
+
+
+def test_an_env_paying_outside_its_declared_range_is_an_error_naming_it() -> None:
+    """Declared (-1, 1), paying +5: it said value 5.0, with no word."""
+    env = PaysTheWinner(5.0, (-1.0, 1.0))
+    env.reset()
+    with pytest.raises(
+        InvalidStateError, match=r"PaysTheWinner \(pile_v0\).* outside \[-1, 1\].*return_range"
+    ):
+        MCTSAgent(iterations=50, seed=0).search(env)
+    undeclared = PaysTheWinner(5.0)  # no range declared: it is learned
+    undeclared.reset()
+    result = MCTSAgent(iterations=200, seed=0).search(undeclared)
+    assert result.return_range == (-1.0, 5.0) and result.best_action == 1  # take both: win
+
+
+class Endless(Pile):
+    """``Pile`` whose moves add stones: both are legal forever and the game never ends. Past
+    ``GUARD`` stones a step raises, so that a search that does not bound its playouts fails
+    here instead of hanging."""
+
+    metadata = {**Pile.metadata, "name": "endless_v0"}
+    GUARD = 1_000_000
+
+    def step(self, action: int | None) -> None:
+        if self.stones > self.GUARD:
+            raise RuntimeError(f"{self.stones} stones: nothing bounded the playout")
+        super().step(action)
+        self.stones += 2 * (int(action) + 1)  # type: ignore[arg-type]
+
+
+def test_an_env_that_never_ends_is_searched_within_its_time_limit(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``MCTSAgent(time_limit=2).search(env)`` never returned: the playouts on clones went on
+    forever. Now each stops at the cap (one warning) or once the time is up."""
+    env = Endless()
+    env.reset()
+    with caplog.at_level(logging.WARNING, logger="mcts_agents.search.playouts"):
+        result = MCTSAgent(iterations=3, seed=0).search(env)  # playouts of 10,000 moves
+    assert result.best_action in (0, 1) and result.root_value == 0.0  # cut: a draw
+    assert env.stones == 7  # the live env untouched
+    warnings = [r.getMessage() for r in caplog.records if r.name.endswith("playouts")]
+    assert len(warnings) == 1  # once, though every playout reached the cap
+    assert "EnvGame(Endless (endless_v0))" in warnings[0] and "10000 moves" in warnings[0]
+    start = time.perf_counter()
+    MCTSAgent(time_limit=0.3, seed=0, playout_cap=10**9).search(env)  # the clock alone
+    assert time.perf_counter() - start < 20.0  # a 0.3 s bound; slack for a loaded machine

@@ -144,3 +144,22 @@ def test_every_mode_plays_or_is_refused_clearly(
             assert 1 <= result.iterations <= 30  # a world stops once its solver has proven it
         else:  # the oracle: MCTS on the true state
             assert result.information not in ("mo_ismcts", "so_ismcts", "pimc")
+
+
+@pytest.mark.parametrize("game", ["liars_dice", "phantom_ttt", "dark_hex"])
+def test_auto_searches_from_the_start_where_openspiel_cannot_redeal(
+    game: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """``search_from="auto"`` (the default) failed on these games, which OpenSpiel cannot redeal
+    (``resample_from_infostate``), and every env made printed OpenSpiel's refusal on stderr.
+    Now ``auto`` searches them from the start, and the refusal is printed once a process."""
+    results = []
+    for seed in range(3):  # three envs, as an arena makes one a game
+        env = ours("openspiel_v0", game=game)()
+        env.reset(seed=seed)
+        results.append(MCTSAgent(iterations=30, seed=seed).search(env))
+    assert all(r.search_from == "start" and r.iterations >= 30 for r in results)
+    assert capfd.readouterr().err.count("ResampleFromInfostate") <= 1
+    here = MCTSAgent(iterations=30, seed=0, search_from="here")  # asked for: refused, naming why
+    with pytest.raises(InvalidOptionError, match="resample_from_infostate"):
+        here.search(env)
