@@ -73,6 +73,9 @@ def test_train_maskable_ppo_vs_mcts() -> None:
     rc, out = run("train_maskable_ppo_vs_mcts.py", "--quick")
     assert rc == 0, out
     assert "-- trained 2048 steps" in out
+    # not silent while it trains: a line per rollout (of 1024 steps)
+    rollouts = re.findall(r"^rollout +(\d+): +(\d+)/2048 steps .* won \d+%", out, re.MULTILINE)
+    assert rollouts == [("1", "1024"), ("2", "2048")], out
     rates = re.findall(r"win rate (before|after) training: +(\d\.\d+)", out)
     assert [r[0] for r in rates] == ["before", "after"], out
     assert all(0.0 <= float(r[1]) <= 1.0 for r in rates)
