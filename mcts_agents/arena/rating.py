@@ -244,7 +244,9 @@ def rate(
         played += count
         elo, low, high = _fit(rated.name, ladder_levels, tally)
         if live is not None and live.units < count:  # some games were read back from ``out``
-            on_progress(Rating(elo, low, high, played, _scores(ladder_levels, tally), game, hands))
+            live.on_progress(
+                Rating(elo, low, high, played, _scores(ladder_levels, tally), game, hands)
+            )
         if precision is not None and (high - low) / 2 <= precision:
             break
         current = _nearest(ladder_levels, elo)
