@@ -4,9 +4,10 @@ Shows the RL drop-in: ``sb3_vec_env`` gives ``--envs`` games of a PettingZoo AEC
 Stable-Baselines3 vector env (``rl.vector.VectorVsOpponent``: the opponents, weak MCTS agents,
 move inside ``step``, all their searches of a step in one batch, the games kept as the rules'
 words, ``rl.boards``; the learner's seat is drawn at random each episode) with
-``action_masks()`` for ``MaskablePPO``. Before and after training, the model is wrapped with
-``PolicyAgent.from_sb3`` and plays a seat-swapping match against the same opponent in the
-arena; the script prints both results and win rates.
+``action_masks()`` for ``MaskablePPO``. While it trains, a line per rollout says the steps done
+and the results of the training games lately finished. Before and after training, the model is
+wrapped with ``PolicyAgent.from_sb3`` and plays a seat-swapping match against the same opponent
+in the arena; the script prints both results and win rates.
 
 Needs the ``rl`` extra (sb3-contrib, which brings Stable-Baselines3 and torch):
     pip install ".[rl]"
@@ -58,6 +59,44 @@ def win_rate(model: Any, game: str, opponent_iterations: int, games: int, seed: 
     return stats.wins / stats.games
 
 
+def rollout_lines(total: int) -> Any:
+    """A Stable-Baselines3 callback that prints a line at the end of every rollout: the steps
+    done, the time, and the learner's results in the last 100 training games."""
+    from collections import deque
+
+    import numpy as np
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class RolloutLines(BaseCallback):
+        def _on_training_start(self) -> None:
+            self.start = time.perf_counter()
+            self.returns = np.zeros(self.training_env.num_envs)
+            self.results: deque[float] = deque(maxlen=100)
+            self.rollouts = 0
+
+        def _on_step(self) -> bool:
+            self.returns += self.locals["rewards"]
+            for i in np.flatnonzero(self.locals["dones"]):
+                self.results.append(float(np.sign(self.returns[i])))
+                self.returns[i] = 0.0
+            return True
+
+        def _on_rollout_end(self) -> None:
+            self.rollouts += 1
+            line = (
+                f"rollout {self.rollouts:3d}: {self.num_timesteps:6d}/{total} steps "
+                f"{time.perf_counter() - self.start:6.1f} s"
+            )
+            if self.results:
+                n = len(self.results)
+                won, lost = self.results.count(1.0) / n, self.results.count(-1.0) / n
+                drew = 1 - won - lost
+                line += f"  last {n} games: won {won:.0%}, drew {drew:.0%}, lost {lost:.0%}"
+            print(line, flush=True)
+
+    return RolloutLines()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a short run (smoke test)")
@@ -107,7 +146,7 @@ def main() -> None:
     print("-- before training")
     before = win_rate(model, args.game, args.opponent_iterations, games, args.seed)
     start = time.perf_counter()
-    model.learn(total_timesteps=steps)
+    model.learn(total_timesteps=steps, callback=rollout_lines(steps))
     print(f"-- trained {steps} steps in {time.perf_counter() - start:.1f} s")
     after = win_rate(model, args.game, args.opponent_iterations, games, args.seed)
     print(f"win rate before training: {before:.3f}")

@@ -23,7 +23,9 @@ of which lists its own public names in its ``__all__`` and says what it is in it
 ``docs/architecture.md`` maps the modules. The names are imported on first use (PEP 562,
 ``mcts_agents._lazy``), so that ``import mcts_agents`` costs milliseconds and a Ctrl-C while
 the command line starts is a clean exit: the ``TYPE_CHECKING`` block below says where each name
-lives, for type checkers and for ``__getattr__`` alike.
+lives, for type checkers and for ``__getattr__`` alike. The Gymnasium ids
+``mcts_agents/<variant>-vs-agent-v0`` are registered as Gymnasium is imported (at once if it
+already is), their modules imported by ``gymnasium.make`` only (``_lazy.register_gym_ids``).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 # First: in a source checkout this makes the top-level envs/ folder importable as mcts_agents.envs.
 from mcts_agents import _source_tree  # noqa: F401
-from mcts_agents._lazy import lazy_exports
+from mcts_agents._lazy import lazy_exports, register_gym_ids_on_import
 
 if TYPE_CHECKING:
     from mcts_agents.adapters import game_from_env
@@ -83,6 +85,7 @@ __all__ = [
 ]
 
 _getattr, __dir__ = lazy_exports(__name__)
+register_gym_ids_on_import()  # gymnasium.make("mcts_agents/connect_four-vs-agent-v0", ...)
 
 
 def __getattr__(name: str) -> Any:

@@ -73,6 +73,9 @@ def test_train_maskable_ppo_vs_mcts() -> None:
     rc, out = run("train_maskable_ppo_vs_mcts.py", "--quick")
     assert rc == 0, out
     assert "-- trained 2048 steps" in out
+    # not silent while it trains: a line per rollout (of 1024 steps)
+    rollouts = re.findall(r"^rollout +(\d+): +(\d+)/2048 steps .* won \d+%", out, re.MULTILINE)
+    assert rollouts == [("1", "1024"), ("2", "2048")], out
     rates = re.findall(r"win rate (before|after) training: +(\d\.\d+)", out)
     assert [r[0] for r in rates] == ["before", "after"], out
     assert all(0.0 <= float(r[1]) <= 1.0 for r in rates)
@@ -95,5 +98,15 @@ def test_alphazero_connect_four() -> None:
     assert rc == 0, out
     assert re.search(r"^iteration +2 +step +8 +loss \d\.\d{3}", out, re.MULTILINE), out
     assert "-- 8 training steps in all (2 iterations in" in out
-    score = re.search(r"score of the network: ([\d.]+) / 2 \(\d wins, \d draws, \d losses\)", out)
-    assert score is not None and 0 <= float(score.group(1)) <= 2, out
+    # the network as last trained against each yardstick (not best.pt, untrained before a gate)
+    scores = re.findall(
+        r"^score of the network: ([\d.]+) / 2 \(\d wins, \d draws, \d losses\) vs (\S+)$",
+        out,
+        re.MULTILINE,
+    )
+    assert [s[1] for s in scores] == ["random", "mcts:iterations=100"], out
+    assert all(0 <= float(s[0]) <= 2 for s in scores)
+    assert "checkpoint.pt" in out
+    # what to expect, and the command of the documented result
+    assert "85.1% against MCTS 1000 after 45 minutes" in out
+    assert "python -m benchmarks.gumbel c4 --out runs/c4t --minutes 45" in out

@@ -20,7 +20,7 @@ scored 1 / 1/2 / 0 by the rated agent's summed chips (above / at / below 0). ``g
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,6 +158,7 @@ def rate(
     workers: int = 1,
     batch: int = 20,
     levels: Ladder | Sequence[Level] | None = None,
+    on_progress: Callable[[Rating], None] | None = None,
 ) -> Rating:
     """Rate ``agent`` on the calibrated ladder of ``env``'s game.
 
@@ -177,6 +178,9 @@ def rate(
         batch: games (units) per batch (between two choices of the level).
         levels: a ladder to use instead of the game's calibrated one (a ``Ladder``, whose
             ``hands`` is used, or its levels, L0 first, one game a unit).
+        on_progress: called with the rating so far after every finished game (unit): its
+            ``games`` those finished, its Elo and interval their fit (for a progress bar; the
+            choices of levels are made per batch all the same).
 
     Returns:
         a ``Rating``: ``elo``, ``low``, ``high`` (95%), ``games`` played, per-level ``scores``.
@@ -191,6 +195,8 @@ def rate(
     check_int(batch, "batch", low=1)
     check_number(precision, "precision", low=0, low_open=True, optional=True)
     check_options("process", workers)
+    if on_progress is not None and not callable(on_progress):
+        raise OptionTypeError(f"on_progress must be callable or None, got {on_progress!r}")
     make = env_factory(env)
     sample = make()
     try:
@@ -217,10 +223,14 @@ def rate(
         count = min(batch, games - played)
         tasks = unit_tasks(make, label, (rated, opponent), seed, range(played, played + count),
                            hands)  # fmt: skip
+        live = None
+        if on_progress is not None:
+            live = _Live(on_progress, rated.name, ladder_levels, tally, opponent.name, played,
+                         (game, hands))  # fmt: skip
         try:
             records = run_tasks(
                 tasks, header, workers=workers, out=out, progress=False, backend="process",
-                address=None,
+                address=None, on_record=None if live is None else live.record,
             )  # fmt: skip
         except ResultsFileError as error:
             if "other seats or seed" not in str(error):
@@ -233,15 +243,61 @@ def rate(
             tally[opponent.name][1] += 1
         played += count
         elo, low, high = _fit(rated.name, ladder_levels, tally)
+        if live is not None and live.units < count:  # some games were read back from ``out``
+            live.on_progress(
+                Rating(elo, low, high, played, _scores(ladder_levels, tally), game, hands)
+            )
         if precision is not None and (high - low) / 2 <= precision:
             break
         current = _nearest(ladder_levels, elo)
-    scores = {
+    return Rating(elo, low, high, played, _scores(ladder_levels, tally), game, hands)
+
+
+def _scores(levels: Sequence[Level], tally: dict[str, list[float]]) -> dict[str, tuple[float, int]]:
+    """Level name -> ``(points, games)`` of the levels played, in ladder order."""
+    return {
         level.name: (float(tally[level.name][0]), int(tally[level.name][1]))
-        for level in ladder_levels
+        for level in levels
         if tally[level.name][1]
     }
-    return Rating(elo, low, high, played, scores, game, hands)
+
+
+class _Live:
+    """One batch's games as they finish: each whole unit scored, fitted with the games before
+    the batch, and reported to ``on_progress`` (see ``rate``)."""
+
+    def __init__(
+        self,
+        on_progress: Callable[[Rating], None],
+        rated: str,
+        levels: Sequence[Level],
+        tally: dict[str, list[float]],
+        opponent: str,
+        played: int,
+        ladder: tuple[str, int],
+    ) -> None:
+        self.on_progress, self.rated, self.levels = on_progress, rated, levels
+        self.tally = {name: list(counts) for name, counts in tally.items()}
+        self.opponent, self.played, self.units = opponent, played, 0
+        self.game, self.hands = ladder
+        self.open: dict[int, list[Record]] = {}
+
+    def record(self, record: Record) -> None:
+        unit = int(record["index"]) // self.hands
+        group = self.open.setdefault(unit, [])
+        group.append(record)
+        if len(group) < self.hands:
+            return
+        del self.open[unit]
+        (points,) = unit_scores(group, self.rated, self.hands)
+        self.tally[self.opponent][0] += points
+        self.tally[self.opponent][1] += 1
+        self.units += 1
+        elo, low, high = _fit(self.rated, self.levels, self.tally)
+        scores = _scores(self.levels, self.tally)
+        self.on_progress(
+            Rating(elo, low, high, self.played + self.units, scores, self.game, self.hands)
+        )
 
 
 def _points(record: Record, name: str) -> float:

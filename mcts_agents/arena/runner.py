@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcts_agents.arena.executors import BACKENDS, game_records
@@ -68,11 +68,13 @@ def run_tasks(
     progress: bool,
     backend: str,
     address: str | None,
+    on_record: Callable[[Record], None] | None = None,
 ) -> list[Record]:
     """Play the tasks not yet recorded in ``out``; return every task's record, by index.
 
     ``out`` stays locked for the whole run (see ``records``). A worker process that dies raises
-    ``WorkerError`` naming the game and where the finished games are.
+    ``WorkerError`` naming the game and where the finished games are. ``on_record`` is called
+    with each game's record as it finishes (not with those already in ``out``).
     """
     check_options(backend, workers)
     results = open_results(out, header) if out is not None else None
@@ -93,6 +95,8 @@ def run_tasks(
                     results.append(record)
                 done[record["index"]] = record
                 bar.update()
+                if on_record is not None:
+                    on_record(record)
         except WorkerError as error:
             raise WorkerError(f"{error}; {_saved(out, len(done))}") from error
         finally:

@@ -2,7 +2,9 @@
 
 Plays the agent against the levels of ENV's ladder (``mcts_agents.arena.rating.rate``: adaptive,
 seats swapped, the ladder's ratings held fixed) and prints its rating ``elo [low, high]`` (95%)
-with the games played and a table of its score against each level; ``--out`` records every game
+with the games played and a table of its score against each level it met (and, when
+``--precision`` was not reached within ``--games``, a line that says so); ``--progress`` shows
+the games done and the Elo so far on stderr; ``--out`` records every game
 (a second run with the same file and seed continues it), ``--plot`` draws the ladder with the
 agent placed on it, ``--ladder FILE`` rates on a ladder file instead of the game's own. A bad
 env, agent spec or option, or a game without a ladder, exits with code 2 and one line, before
@@ -12,10 +14,12 @@ any game is played.
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 import os
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +32,9 @@ if TYPE_CHECKING:
     from mcts_agents.agents.ladder import Ladder, Level
     from mcts_agents.arena.rating import Rating
 
-__all__ = ["add_rate_parser", "plot_rating", "rate", "rating_table"]
+__all__ = ["RateProgress", "add_rate_parser", "plot_rating", "rate", "rating_table"]
+
+logger = logging.getLogger(__name__)
 
 #: most games one rate command plays.
 MAX_GAMES = 1_000_000
@@ -79,6 +85,62 @@ def add_rate_parser(commands: Any, int_type: Any) -> None:
         default=1,
         help="processes playing games; default 1",
     )
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="games done and the Elo so far on stderr (default: when stderr is a terminal)",
+    )
+
+
+class RateProgress:
+    """``rate``'s ``on_progress`` for the command: a tqdm bar on stderr (games done of
+    ``total``, the Elo so far and its interval) when tqdm is installed, else a log line
+    (``mcts-agents: rate: 120/400 games, Elo 1234 [1180, 1290]``) at most every ``every``
+    seconds, and the last one at ``close``."""
+
+    def __init__(
+        self,
+        total: int,
+        label: str,
+        every: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.total, self.label, self.every, self.clock = total, label, every, clock
+        self.last: Rating | None = None
+        self.said: Rating | None = None
+        self.said_at = clock()
+        self.bar: Any = None
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            return
+        self.bar = tqdm(total=total, desc=f"rate {label}", unit="game", file=sys.stderr)
+
+    def __call__(self, rating: Rating) -> None:
+        self.last = rating
+        text = f"Elo {rating.elo:.0f} [{rating.low:.0f}, {rating.high:.0f}]"
+        if self.bar is not None:
+            self.bar.update(rating.games - self.bar.n)
+            self.bar.set_postfix_str(text, refresh=False)
+            return
+        now = self.clock()
+        if now - self.said_at >= self.every:
+            self._say(rating, now)
+
+    def _say(self, rating: Rating, now: float) -> None:
+        self.said, self.said_at = rating, now
+        logger.info(
+            "rate: %d/%d games, Elo %.0f [%.0f, %.0f]",
+            rating.games, self.total, rating.elo, rating.low, rating.high,
+        )  # fmt: skip
+
+    def close(self) -> None:
+        """End the bar, or log the last rating if its line is not out yet."""
+        if self.bar is not None:
+            self.bar.close()
+        elif self.last is not None and self.said is not self.last:
+            self._say(self.last, self.clock())
 
 
 def _check_file(option: str, text: str, *, make_folder: bool) -> None:
@@ -122,7 +184,8 @@ def _ladder(env: str, path: str | None) -> Ladder:
 
 
 def rating_table(rating: Rating, levels: Sequence[Level], agent: str) -> str:
-    """The rating line, then a row per level: its Elo, spec and the agent's score against it."""
+    """The rating line, then a row per level the agent played: the level's Elo, spec and the
+    agent's score against it."""
     lines = [
         f"{agent} on the {rating.game} ladder: Elo {rating.elo:.0f} "
         f"[{rating.low:.0f}, {rating.high:.0f}] (95%), {rating.games} games"
@@ -131,7 +194,9 @@ def rating_table(rating: Rating, levels: Sequence[Level], agent: str) -> str:
     ]
     for level in levels:
         points, games = rating.scores.get(level.name, (0.0, 0))
-        share = f"{points / games:6.0%}" if games else f"{'-':>6}"
+        if not games:  # a level it never met says nothing about the agent
+            continue
+        share = f"{points / games:6.0%}"
         lines.append(
             f"{level.name:<6} {level.elo:7.0f} {points:8g} {games:6d} {share}  {level.spec}"
         )
@@ -183,6 +248,8 @@ def rate(args: argparse.Namespace) -> int:
         check_plot_path(args.plot)
     if args.out is not None:
         _check_file("--out", args.out, make_folder=True)
+    shown = sys.stderr.isatty() if args.progress is None else args.progress
+    progress = RateProgress(args.games, chosen.game) if shown else None
     try:
         rating = rate_agent(
             args.agent,
@@ -193,12 +260,21 @@ def rate(args: argparse.Namespace) -> int:
             out=args.out,
             workers=args.workers,
             levels=chosen,
+            on_progress=progress,
         )
     except KeyboardInterrupt:
         where = f"; finished games are in {args.out} (rerun to resume)" if args.out else ""
         print(f"mcts-agents: interrupted{where}", file=sys.stderr)
         return 130
+    finally:
+        if progress is not None:
+            progress.close()
     print(rating_table(rating, levels, args.agent))
+    if args.precision is not None and rating.half_width > args.precision:
+        print(
+            f"precision +/-{args.precision:g} not reached in {rating.games} games: "
+            f"+/-{rating.half_width:.0f}"
+        )
     if args.out:
         print(f"games recorded in {args.out}")
     if args.plot:

@@ -5,8 +5,9 @@ single-agent ``gymnasium.Env`` whose opponents, e.g. an ``MCTSAgent``, move insi
 ``step``. ``PolicyAgent`` (``mcts_agents.agents.policy``) goes the other way: a policy callable
 or a trained Stable-Baselines3 model as an agent for the arena and the standard AEC loop.
 ``SB3Evaluator`` (``mcts_agents.agents.sb3``) makes a trained Stable-Baselines3 policy the
-search's batch evaluator (PUCT over its priors). Importing this package registers
-``gymnasium.make`` ids for every env (``registration``). Nothing here imports Stable-Baselines3
+search's batch evaluator (PUCT over its priors). ``import mcts_agents`` registers the
+``gymnasium.make`` ids for every env (``registration``; ``mcts_agents._lazy``), and so does this
+package. Nothing here imports Stable-Baselines3
 or torch until a model is loaded or evaluated. ``VectorVsOpponent`` (``vector``) holds N such
 games with one batched opponent search per step (the ids' ``gymnasium.make_vec`` entry point);
 ``sb3_vec`` adapts it to Stable-Baselines3 and is imported only by name. ``LadderTracker``

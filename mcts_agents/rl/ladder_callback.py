@@ -1,9 +1,12 @@
 """``LadderEvalCallback``: a Stable-Baselines3 callback that rates the model on the ladder.
 
 Like SB3's ``EvalCallback``, but the evaluation is a rating on the game's calibrated ladder
-(``ladder_tracker.LadderTracker``): every ``every`` timesteps the current model, wrapped by
-``PolicyAgent.from_sb3``, is rated, and ``ladder/elo``, ``ladder/low``, ``ladder/high`` and
-``ladder/games`` are recorded on the model's logger; ``history`` keeps the points. This module
+(``ladder_tracker.LadderTracker``): at the end of the first rollout after each ``every``
+timesteps the current model, wrapped by ``PolicyAgent.from_sb3``, is rated, and ``ladder/elo``,
+``ladder/low``, ``ladder/high`` and ``ladder/games`` are recorded on the model's logger;
+``history`` keeps the points. A rollout's boundary, not any step: the policy changes only
+between rollouts (PPO trains after each), so ratings inside one rollout would rate the same
+policy again and again. This module
 imports Stable-Baselines3: import it only with the ``rl`` extra installed (``mcts_agents.rl``
 does not import it).
 """
@@ -22,11 +25,12 @@ __all__ = ["LadderEvalCallback"]
 
 
 class LadderEvalCallback(BaseCallback):
-    """Rate the model on ``env``'s ladder every ``every`` timesteps (see the module).
+    """Rate the model on ``env``'s ladder at the first rollout end after each ``every``
+    timesteps (see the module).
 
     Args:
         env: the game (``"connect_four"``); refused at once if it has no ladder.
-        every: timesteps between ratings.
+        every: timesteps between ratings (at least; a rating waits for the rollout's end).
         games: most games of one rating.
         seed: the seed of every rating (same seed, same rating).
         precision: stop a rating early at this half width of its interval (Elo).
@@ -61,10 +65,12 @@ class LadderEvalCallback(BaseCallback):
         return self.tracker.history
 
     def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
         if self.tracker.due(self.num_timesteps):
             agent = PolicyAgent.from_sb3(self.model, deterministic=self.deterministic)
             point = self.tracker.rate(self.num_timesteps, agent)
             for key in ("elo", "low", "high", "games"):
                 self.logger.record(f"ladder/{key}", getattr(point, key))
             self.logger.dump(self.num_timesteps)
-        return True

@@ -1,6 +1,7 @@
 """``gymnasium.make`` ids for playing one seat of our envs against an agent.
 
-Every env variant of ``mcts_agents.envs`` is registered as ``mcts_agents/<variant>-vs-agent-v0``
+Every env variant of ``mcts_agents.envs`` is registered (by ``import mcts_agents``, as Gymnasium
+is imported; ``_lazy.register_gym_ids``) as ``mcts_agents/<variant>-vs-agent-v0``
 (e.g. ``gymnasium.make("mcts_agents/connect_four-vs-agent-v0", opponent="mcts:time=0.1")``):
 a ``SingleAgentVsOpponent`` whose opponent is built from an agent spec string (default
 ``"mcts:iterations=200"``), so the id, its keywords and the env pickle to worker processes as
@@ -12,10 +13,9 @@ the mask is ``env.unwrapped.action_masks()`` (or ``env.get_wrapper_attr("action_
 
 from __future__ import annotations
 
-import gymnasium
-
+from mcts_agents import _lazy
 from mcts_agents.agents.agent import MCTSAgent
-from mcts_agents.agents.specs import ENV_SPECS, make_env
+from mcts_agents.agents.specs import make_env
 from mcts_agents.rl.single_agent import (
     IllegalActionMode,
     SingleAgentVsOpponent,
@@ -29,7 +29,7 @@ DEFAULT_OPPONENT = "mcts:iterations=200"
 
 def gym_id(variant: str) -> str:
     """The gymnasium id of ``variant`` (an env spec name such as ``"connect_four"``)."""
-    return f"mcts_agents/{variant}-vs-agent-v0"
+    return _lazy.gym_id(variant)
 
 
 def make_vs_agent(
@@ -81,13 +81,6 @@ def prepare_opponents(env: SingleAgentVsOpponent) -> None:
 
 
 def register_envs() -> None:
-    """Register every variant (idempotent: ids already registered are left alone)."""
-    for variant in ENV_SPECS:
-        env_id = gym_id(variant)
-        if env_id not in gymnasium.registry:
-            gymnasium.register(
-                id=env_id,
-                entry_point="mcts_agents.rl.registration:make_vs_agent",
-                vector_entry_point="mcts_agents.rl.vector:make_vector_vs_agent",
-                kwargs={"env": variant},
-            )
+    """Register every variant (idempotent: ids already registered are left alone). ``import
+    mcts_agents`` has done it already, as Gymnasium was imported (``_lazy.register_gym_ids``)."""
+    _lazy.register_gym_ids()

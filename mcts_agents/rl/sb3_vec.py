@@ -7,6 +7,12 @@ mode (the vector env ``sb3_vec_env`` builds), so ``MaskablePPO("MlpPolicy", env)
 directly on N games whose opponents search in one batch; sb3-contrib reads the masks through
 ``env_method("action_masks")``. This module imports Stable-Baselines3: import it only with the
 ``rl`` extra installed (``mcts_agents.rl`` does not import it).
+
+What ``gymnasium.make_vec`` builds for our ids is that vector env, so it plugs into SB3 through
+``SB3VecEnv`` when made in SB3's autoreset mode (SB3 cannot take a ``gymnasium.vector`` env
+itself)::
+
+    SB3VecEnv(gymnasium.make_vec(id, num_envs=8, autoreset_mode="SameStep", opponent=...))
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 
-from mcts_agents.errors import InvalidOptionError
+from mcts_agents.errors import InvalidOptionError, OptionTypeError
 from mcts_agents.rl.vector import VectorVsOpponent
 
 __all__ = ["SB3VecEnv", "sb3_vec_env"]
@@ -33,14 +39,22 @@ class SB3VecEnv(VecEnv):
     from its next episode on).
 
     Raises:
-        InvalidOptionError: a vector env in another autoreset mode.
+        OptionTypeError: not a ``VectorVsOpponent`` (what ``gymnasium.make_vec`` gives for an
+            ``mcts_agents/...`` id); InvalidOptionError: one in another autoreset mode.
     """
 
     def __init__(self, env: VectorVsOpponent) -> None:
+        if not isinstance(env, VectorVsOpponent):
+            raise OptionTypeError(
+                f"SB3VecEnv adapts a VectorVsOpponent (gymnasium.make_vec of an "
+                f"mcts_agents/<env>-vs-agent-v0 id, or sb3_vec_env(n, env)), got {env!r}"
+            )
         if env.autoreset_mode != AutoresetMode.SAME_STEP:
             raise InvalidOptionError(
                 f"Stable-Baselines3 resets a finished game in the same step; build the vector "
-                f"env with autoreset_mode=AutoresetMode.SAME_STEP, got {env.autoreset_mode}"
+                f"env with autoreset_mode=AutoresetMode.SAME_STEP (gymnasium.make_vec(id, "
+                f'num_envs=N, autoreset_mode="SameStep", ...) or sb3_vec_env(N, env, ...)), '
+                f"got {env.autoreset_mode}"
             )
         self.env = env
         super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)

@@ -170,3 +170,42 @@ def test_bad_input_is_refused_clearly(
     kwargs = {"levels": small_ladder(), "games": 20, **options}
     with pytest.raises(error, match=match):
         rate(agent, env, **kwargs)
+
+
+def made_up_ladder() -> Ladder:
+    """``SPECS`` with made-up ratings 100 apart (no tournament first): for tests of the
+    bookkeeping, not of the ratings."""
+    levels = tuple(
+        Level(name, spec, 100.0 * i, 100.0 * i - 30, 100.0 * i + 30)
+        for i, (name, spec) in enumerate(SPECS.items())
+    )
+    return Ladder(ENV, levels, "today", mcts_agents.__version__, "test_rating.py", 0, "")
+
+
+def test_on_progress_reports_each_game_with_the_fit_of_the_games_so_far(tmp_path: Path) -> None:
+    ladder = made_up_ladder()
+    agent = "mcts:iterations=4,backend=python"
+    seen: list[Rating] = []
+    rating = rate(agent, ENV, games=30, seed=1, batch=10, levels=ladder, on_progress=seen.append)
+    assert [r.games for r in seen] == list(range(1, 31))
+    assert seen[-1] == rating
+    # the report after 10 games is the rating of a run of 10 games (one batch)
+    assert seen[9] == rate(agent, ENV, games=10, seed=1, batch=10, levels=ladder)
+    # games read back from a results file are reported once their batch is read
+    out = tmp_path / "rate.jsonl"
+    rate(agent, ENV, games=20, seed=1, batch=10, out=out, levels=ladder)
+    resumed: list[Rating] = []
+    again = rate(agent, ENV, games=30, seed=1, batch=10, out=out, levels=ladder,
+                 on_progress=resumed.append)  # fmt: skip
+    assert [r.games for r in resumed] == [10, 20, *range(21, 31)]
+    assert again == rating == resumed[-1] and resumed[:2] == [seen[9], seen[19]]
+    with pytest.raises(TypeError, match="on_progress"):
+        rate(agent, ENV, games=2, levels=ladder, on_progress="print")
+
+
+def test_on_progress_counts_a_chip_games_units() -> None:
+    """On a poker ladder a report comes when a whole duplicate match (6 hands) is in."""
+    seen: list[Rating] = []
+    rating = rate("random", "kuhn_poker", games=2, seed=0, on_progress=seen.append)
+    assert [(r.games, r.hands) for r in seen] == [(1, 6), (2, 6)]
+    assert seen[-1] == rating

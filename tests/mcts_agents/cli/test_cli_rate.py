@@ -6,6 +6,7 @@ in for a calibrated one."""
 from __future__ import annotations
 
 import json
+import logging
 import re
 import subprocess
 import sys
@@ -89,15 +90,14 @@ def test_prints_the_rating_and_the_table_that_rate_returned(
     assert code == 0
     assert calls == [
         {"agent": "mcts:iterations=8", "env": "tic_tac_toe", "games": 30, "seed": 4}
-        | {"precision": 50.0, "out": None, "workers": 1, "levels": TINY}
+        | {"precision": 50.0, "out": None, "workers": 1, "levels": TINY, "on_progress": None}
     ]
     assert "Elo 123 [81, 166] (95%), 30 games" in out
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:] if line[:1] == "L"}
-    assert list(rows) == [level.name for level in TINY.levels]
-    assert rows["L0"][1:] == ["0", "0", "0", "-", "random"]
+    assert list(rows) == ["L1", "L2"]  # the levels it met: no rows of 0 games
     assert rows["L1"][1:] == ["100", "7.5", "10", "75%", TINY.levels[1].spec]
     assert rows["L2"][1:] == ["200", "3", "20", "15%", TINY.levels[2].spec]
-    assert rows["L3"][2:5] == ["0", "0", "-"]
+    assert "not reached" not in out  # +-43 is within --precision 50
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -114,7 +114,7 @@ def test_same_seed_same_rating_and_the_games_are_recorded(tmp_path: Path, ladder
     assert found is not None, head
     elo, low, high, games = (int(x) for x in found.groups())
     assert low <= elo <= high and games == 20
-    rows = [line.split() for line in first.stdout.splitlines()[2 : 2 + len(TINY.levels)]]
+    rows = [line.split() for line in first.stdout.splitlines()[2:] if re.match(r"L\d ", line)]
     assert sum(int(row[3]) for row in rows) == games  # the table accounts for every game
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert sum(r.get("type") == "game" for r in records) == games
@@ -142,3 +142,53 @@ def test_a_poker_ladder_is_rated_in_its_own_units(capsys: pytest.CaptureFixture[
     code = main(["rate", "kuhn_poker", "random", "--games", "2", "--seed", "0"])
     out = capsys.readouterr().out
     assert code == 0 and "2 games (each a duplicate match of 6 hands)" in out
+
+
+@pytest.mark.parametrize("tqdm", [True, False], ids=["tqdm", "no-tqdm"])
+def test_progress_and_a_precision_not_reached(
+    tqdm: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    ladder_file: str,
+) -> None:
+    """``--progress``: a bar (tqdm) or a log line (without it) with the games done and the Elo
+    on stderr; a ``--precision`` the games did not reach is said in one line."""
+    if not tqdm:
+        monkeypatch.setitem(sys.modules, "tqdm", None)
+        monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    args = ["rate", "tic_tac_toe", "random", "--ladder", ladder_file, "--games", "20"]
+    code = main([*args, "--precision", "1", "--progress"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    head = re.search(r"Elo (-?\d+) \[(-?\d+), (-?\d+)\].*?(\d+) games", out)
+    assert head is not None, out
+    elo, low, high, games = (int(x) for x in head.groups())
+    assert games == 20
+    found = re.findall(r"^precision \+/-1 not reached in 20 games: \+/-(\d+)$", out, re.MULTILINE)
+    assert len(found) == 1 and abs(int(found[0]) - (high - low) / 2) <= 1, out
+    if tqdm:
+        assert "20/20" in err and f"Elo {elo} [{low}, {high}]" in err, err
+    else:
+        assert f"mcts-agents: rate: 20/20 games, Elo {elo} [{low}, {high}]" in err.splitlines()
+    code = main([*args, "--no-progress"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == "" and "not reached" not in out
+
+
+def test_progress_lines_come_at_most_every_few_seconds(caplog: pytest.LogCaptureFixture) -> None:
+    from mcts_agents.cli.rate import RateProgress
+
+    now = [0.0]
+    progress = RateProgress(10, "tic_tac_toe", every=5.0, clock=lambda: now[0])
+    progress.bar = None  # the log lines (as without tqdm)
+    with caplog.at_level(logging.INFO, logger="mcts_agents"):
+        for games, at in enumerate([1.0, 4.0, 6.0, 7.0, 12.0, 13.0], start=1):
+            now[0] = at
+            progress(Rating(elo=10.0 * games, low=0.0, high=99.0, games=games, game="g"))
+        progress.close()
+    lines = [r.getMessage() for r in caplog.records if r.name == "mcts_agents.cli.rate"]
+    assert lines == [
+        "rate: 3/10 games, Elo 30 [0, 99]",  # 6 s: the first after 5 s
+        "rate: 5/10 games, Elo 50 [0, 99]",  # 12 s
+        "rate: 6/10 games, Elo 60 [0, 99]",  # the last, at close
+    ]

@@ -125,3 +125,36 @@ def test_the_sb3_callback_rates_the_model_and_logs_it(monkeypatch: pytest.Monkey
     board = tic_tac_toe_v0.env()
     board.reset(seed=0)
     assert agent.act(board) in np.flatnonzero(board.observe(board.agent_selection)["action_mask"])
+
+
+def test_the_sb3_callback_rates_once_per_rollout_each_time_a_new_policy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``every`` shorter than a rollout: ratings come at rollout ends only, so no two rate the
+    same policy (rated inside one rollout, the first 64 steps' four ratings were all of the
+    untrained policy, the same number four times)."""
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    import torch
+
+    from mcts_agents import RandomAgent, SingleAgentVsOpponent
+    from mcts_agents.envs import tic_tac_toe_v0
+    from mcts_agents.rl.ladder_callback import LadderEvalCallback
+
+    env = SingleAgentVsOpponent(tic_tac_toe_v0.env(), RandomAgent(), learner="random", seed=0)
+    model = sb3_contrib.MaskablePPO(
+        "MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu"
+    )
+    policies: list[torch.Tensor] = []  # the policy's weights at each rating
+    recorder = Recorder()
+
+    def rate(agent: Any, env: Any, **options: Any) -> Rating:
+        policies.append(torch.cat([p.detach().flatten() for p in model.policy.parameters()]))
+        return recorder(agent, env, **options)
+
+    monkeypatch.setattr(rating_module, "rate", rate)
+    callback = LadderEvalCallback(GAME, every=16, games=12, seed=5, levels=TINY)
+    model.learn(total_timesteps=192, callback=callback)
+    assert [p.step for p in callback.history] == [64, 128, 192]  # the rollouts' ends
+    for i in range(len(policies)):
+        for j in range(i):
+            assert not torch.equal(policies[i], policies[j]), (j, i)

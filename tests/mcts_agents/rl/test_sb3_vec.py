@@ -58,6 +58,29 @@ def test_next_step_vector_env_is_refused_naming_the_mode() -> None:
         SB3VecEnv(VectorVsOpponent(2, "tic_tac_toe", opponent="random"))
 
 
+def test_what_gymnasium_make_vec_builds_plugs_into_maskable_ppo() -> None:
+    """``gymnasium.make_vec`` of our id, in SB3's autoreset mode, through ``SB3VecEnv``; in
+    gymnasium's default mode the refusal gives that recipe; anything else is refused by type."""
+    import gymnasium
+
+    from mcts_agents.errors import OptionTypeError
+    from mcts_agents.rl import gym_id
+
+    made = gymnasium.make_vec(gym_id("tic_tac_toe"), num_envs=2, opponent="random", seed=0)
+    with pytest.raises(InvalidOptionError, match=r'make_vec.*autoreset_mode="SameStep"'):
+        SB3VecEnv(made)
+    for wrong in (made.envs[0], "tic_tac_toe"):
+        with pytest.raises(OptionTypeError, match=r"VectorVsOpponent.*make_vec"):
+            SB3VecEnv(wrong)  # type: ignore[arg-type]
+    made = gymnasium.make_vec(
+        gym_id("tic_tac_toe"), num_envs=2, autoreset_mode="SameStep", opponent="random", seed=0
+    )
+    env = SB3VecEnv(made)
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=32, n_epochs=1, seed=0)
+    model.learn(total_timesteps=32)
+    assert model.num_timesteps >= 32
+
+
 def test_maskable_ppo_trains_on_it() -> None:
     env = sb3_vec_env(4, "tic_tac_toe", opponent="mcts:iterations=3", learner="random", seed=0)
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0)
