@@ -9,7 +9,7 @@ from mcts_agents.errors import InvalidOptionError
 
 __all__ = ["NEEDS_MATPLOTLIB", "check_plot_path"]
 
-NEEDS_MATPLOTLIB = 'plots need matplotlib: pip install "mcts-agents[plot]"'
+NEEDS_MATPLOTLIB = 'plots need matplotlib: pip install ".[plot]"'
 
 
 def check_plot_path(path: str | os.PathLike[str]) -> None:

@@ -2,40 +2,26 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.test_docs import Block, python_blocks, run_block
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
-BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
+BLOCKS = python_blocks(ROOT / "README.md")
 
 
 def test_the_readme_shows_python() -> None:
     assert BLOCKS, "the README should show the agent_iter loop"
 
 
-@pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_python_block_runs_on_its_own(index: int) -> None:
-    # each block in a fresh interpreter: a block must import what it uses itself (in one
-    # process, a name or a Gymnasium id that an earlier block loaded would hide its absence)
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-    }
-    done = subprocess.run(
-        [sys.executable, "-c", BLOCKS[index]],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+@pytest.mark.parametrize("block", BLOCKS, ids=[block.name for block in BLOCKS])
+def test_python_block_runs_on_its_own(block: Block) -> None:
+    # each block in a fresh interpreter (tests/test_docs.py's run_block, as the site's pages)
+    run_block(block)
 
 
 def test_quick_start_is_two_commands_install_and_tests() -> None:

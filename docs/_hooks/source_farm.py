@@ -7,6 +7,12 @@ farm under ``build/docs-src/``: the folders of ``mcts_agents/`` and of ``envs/``
 ``mcts_agents/envs/``) made anew, each Python file a copy of its source (griffe resolves a
 linked file to its real folder, where ``envs/`` is not), the path ``mkdocs.yml`` gives the
 Python handler.
+
+The farm must exist before mkdocstrings reads its configuration: its ``on_config`` makes the
+Python handler at once, and the handler drops a search path that does not exist (glob), so on
+a fresh clone the first build found no ``mcts_agents.envs``. This hook's ``on_config`` runs
+first (a priority above mkdocstrings' default 0), on every build and on each rebuild of
+``mkdocs serve`` (so an edited docstring shows).
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 from typing import Any
+
+from mkdocs.plugins import event_priority
 
 ROOT = Path(__file__).resolve().parents[2]
 FARM = ROOT / "build" / "docs-src"
@@ -33,6 +41,7 @@ def build_farm() -> Path:
     return FARM
 
 
+@event_priority(100)  # before mkdocstrings' on_config, which reads the search paths
 def on_config(config: Any) -> Any:
     build_farm()
     return config

@@ -43,7 +43,7 @@ MODEL_FORMS = (
     "of mcts_agents.alphazero.learn (.pt), or a Stable-Baselines3 MaskablePPO model (.zip)"
 )
 TORCH_HINT = (
-    'pip install "mcts-agents[az]" (on a CPU-only machine, first: pip install torch '
+    'pip install ".[az]" (on a CPU-only machine, first: pip install torch '
     "--index-url https://download.pytorch.org/whl/cpu)"
 )
 

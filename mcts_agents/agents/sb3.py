@@ -54,7 +54,7 @@ from mcts_agents.search.evaluators import check_batch_inputs
 
 __all__ = ["SB3Evaluator", "load_sb3"]
 
-RL_HINT = 'pip install "mcts-agents[rl]" (sb3-contrib, which brings Stable-Baselines3 and torch)'
+RL_HINT = 'pip install ".[rl]" (sb3-contrib, which brings Stable-Baselines3 and torch)'
 
 
 class SB3Evaluator:

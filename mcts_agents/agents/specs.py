@@ -465,9 +465,9 @@ def listing() -> str:
     lines.append("  (mcts: time= is an alias of time_limit=; give at least one budget)")
     lines.append(
         "  (az, policy: model= is a training run's folder (mcts-agents train) or a .pt file of\n"
-        '  mcts_agents.alphazero.learn (needs torch: pip install "mcts-agents[az]"),\n'
+        '  mcts_agents.alphazero.learn (needs torch: pip install ".[az]"),\n'
         "  or a MaskablePPO .zip\n"
-        '  (pip install "mcts-agents[rl]"); az: time=, iterations= alias time_limit=, simulations=)'
+        '  (pip install ".[rl]"); az: time=, iterations= alias time_limit=, simulations=)'
     )
     lines.append("")
     lines.append("values: ints, floats, on/off/true/false/yes/no, none, else text")

@@ -47,7 +47,7 @@ def add_serve_parser(commands: Any, int_type: Any) -> None:
         help="play in the browser (needs the web extra)",
         description="Start a local web server: pick an env and play against any agent spec, "
         "watch agents play each other, replay arena games, and see the agent's search as it "
-        'thinks. Needs Starlette and Uvicorn: pip install "mcts-agents[web]". A request may '
+        'thinks. Needs Starlette and Uvicorn: pip install ".[web]". A request may '
         "name the listed envs, PettingZoo registry ids and the agent kinds, within the limits "
         "below; nothing it names is imported.",
     )

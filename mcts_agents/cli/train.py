@@ -93,7 +93,7 @@ def add_train_parser(commands: Any, int_type: Any) -> None:
         "train",
         help="train an AlphaZero network by self-play (needs torch)",
         description="Train a network for ENV by self-play, gating and training (AlphaZero), or "
-        'resume the run in --out. Needs torch: pip install "mcts-agents[az]". Settings not '
+        'resume the run in --out. Needs torch: pip install ".[az]". Settings not '
         "given are the defaults of a new run or the stored ones of a resumed run.",
     )
     parser.add_argument("env", help="env spec, e.g. tic_tac_toe or connect_four (see list)")

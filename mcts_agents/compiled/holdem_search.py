@@ -75,7 +75,7 @@ def unsupported(game: Any, config: SearchConfig) -> str | None:
     if problem is not None:
         return problem
     if not numba_available():
-        return "numba is not installed (pip install 'mcts-agents[fast]')"
+        return "numba is not installed (pip install '.[fast]')"
     return None
 
 

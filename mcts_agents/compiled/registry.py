@@ -143,7 +143,7 @@ def unsupported(game: Any, config: SearchConfig) -> str | None:
     if config.selection == "gumbel":
         return "Gumbel search (selection='gumbel') runs in the Python search only"
     if not numba_available():
-        return "numba is not installed (pip install 'mcts-agents[fast]')"
+        return "numba is not installed (pip install '.[fast]')"
     entry = kernel_entry(game)
     if entry is None:
         names = ", ".join(e.game_type.__name__ for e in _KERNELS.values()) or "none"

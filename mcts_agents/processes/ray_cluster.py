@@ -48,9 +48,7 @@ def ray_session(address: str | None = None) -> Iterator[Any]:
     try:
         import ray
     except ImportError as error:
-        raise RayNotInstalledError(
-            'backend="ray" needs Ray: pip install "mcts-agents[ray]"'
-        ) from error
+        raise RayNotInstalledError('backend="ray" needs Ray: pip install ".[ray]"') from error
     if ray.is_initialized():
         yield ray
         return

@@ -28,5 +28,5 @@ def require_web() -> None:
     if missing:
         raise WebNotInstalledError(
             f"the web server needs {' and '.join(missing)}, which are not installed: "
-            'pip install "mcts-agents[web]"'
+            'pip install ".[web]"'
         )

@@ -1,5 +1,5 @@
 """AlphaZero with torch: the reference network, its evaluator, trainer, checkpoints and the
-training loop (the optional extra ``az``: ``pip install "mcts-agents[az]"``).
+training loop (the optional extra ``az``: ``pip install ".[az]"``).
 
 Everything else in the library runs without torch; only this package imports it. Modules:
 
@@ -22,7 +22,7 @@ try:
     import torch  # noqa: F401
 except ImportError as error:  # pragma: no cover - CI's main job has no torch
     raise TorchNotInstalledError(
-        "mcts_agents.alphazero.learn needs torch: pip install 'mcts-agents[az]' "
+        "mcts_agents.alphazero.learn needs torch: pip install '.[az]' "
         "(on a CPU-only machine, "
         "first: pip install torch --index-url https://download.pytorch.org/whl/cpu)"
     ) from error

@@ -118,7 +118,7 @@ def test_plot_without_matplotlib_is_refused_before_playing(
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     out = tmp_path / "games.jsonl"
     line = refused(*ARENA, "--games", "1", "--out", str(out), "--plot", str(tmp_path / "e.png"))
-    assert 'pip install "mcts-agents[plot]"' in line
+    assert 'pip install ".[plot]"' in line
     assert not out.exists()
 
 

@@ -28,11 +28,11 @@ def test_without_the_web_extra_serve_names_it(
         return None if name == "uvicorn" else real(name, *args)
 
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
-    with pytest.raises(WebNotInstalledError, match=r'pip install "mcts-agents\[web\]"'):
+    with pytest.raises(WebNotInstalledError, match=r'pip install "\.\[web\]"'):
         require_web()
     assert main(["serve", "--port", "0"]) == 2
     err = capsys.readouterr().err
-    assert 'pip install "mcts-agents[web]"' in err and "uvicorn" in err and "Traceback" not in err
+    assert 'pip install ".[web]"' in err and "uvicorn" in err and "Traceback" not in err
 
 
 def test_the_core_imports_without_the_web_packages() -> None:

@@ -34,7 +34,7 @@ def test_the_library_imports_without_torch_and_az_names_the_extra() -> None:
         [sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    assert "pip install 'mcts-agents[az]'" in done.stdout
+    assert "pip install '.[az]'" in done.stdout
 
 
 MODELS = textwrap.dedent(
@@ -68,9 +68,9 @@ def test_without_torch_model_specs_and_train_name_the_extra() -> None:
     lines = done.stdout.splitlines()
     spec = next(line for line in lines if line.startswith("spec:"))
     assert "is a network of mcts_agents.alphazero.learn, which needs torch" in spec
-    assert 'pip install "mcts-agents[az]"' in spec
+    assert 'pip install ".[az]"' in spec
     missing = next(line for line in lines if line.startswith("missing:"))
     assert "missing' does not exist; expected a training run's folder" in missing
     assert "code: 2" in lines and "made: False" in lines
     assert "mcts-agents train needs torch" in done.stderr
-    assert 'pip install "mcts-agents[az]"' in done.stderr
+    assert 'pip install ".[az]"' in done.stderr
