@@ -30,7 +30,6 @@ import logging
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any, NoReturn
 
 from mcts_agents import __version__
@@ -38,6 +37,7 @@ from mcts_agents.agents.agent import HumanAgent, MCTSAgent, RandomAgent
 from mcts_agents.agents.play import Move, play_game
 from mcts_agents.agents.specs import EnvSpec, listing, make_agent, parse_agent_spec, parse_env_spec
 from mcts_agents.arena import play_match, runner, tournament
+from mcts_agents.checks import check_output_file
 from mcts_agents.cli.debug import add_debug_option, traceback_text
 from mcts_agents.cli.gtp import add_gtp_parser, gtp
 from mcts_agents.cli.rate import add_rate_parser, rate
@@ -103,34 +103,10 @@ def search_summary(result: Any) -> str:
 
 
 def _check_output_file(option: str, text: str, *, make_folders: bool) -> None:
-    """Refuse an output file that could not be written, before any game is played.
-
-    The file is opened for appending (and removed again if it was not there); with
-    ``make_folders`` (``--out``) missing folders are made, else the folder must exist
-    (``--plot``).
-    """
-    if not text.strip():
-        raise UsageError(f"{option} is empty; give a file name")
-    path = Path(text)
-    if path.is_dir():
-        raise UsageError(f"{option} {text!r} is a folder; give a file name")
-    folder = path.parent
-    try:
-        if not folder.is_dir():
-            existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
-            if not existing.is_dir():
-                raise UsageError(f"{option} {text!r}: {str(existing)!r} is not a folder")
-            if not make_folders:
-                raise UsageError(f"{option} {text!r}: folder {str(folder)!r} does not exist")
-            folder.mkdir(parents=True, exist_ok=True)
-        existed = path.exists()
-        with path.open("a", encoding="utf-8"):
-            pass
-    except (OSError, ValueError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise UsageError(f"{option} {text!r}: cannot write there ({reason})") from None
-    if not existed:
-        path.unlink()
+    """Refuse an output file that could not be written, before any game is played
+    (``checks.check_output_file``: folders, FIFOs and devices, links to nothing, folders that
+    do not exist unless ``make_folders`` (``--out``), places that cannot be written)."""
+    check_output_file(text, option, make_folders=make_folders, error=UsageError)
 
 
 # ------------------------------------------------------------------------------ commands

@@ -15,6 +15,7 @@ import dataclasses
 import json
 import logging
 import math
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from mcts_agents.adapters import game_from_env
 from mcts_agents.agents.models import TORCH_HINT
 from mcts_agents.agents.specs import parse_env_spec
 from mcts_agents.alphazero.selfplay import require_perfect_information
+from mcts_agents.checks import check_output_file
 from mcts_agents.errors import InvalidOptionError, TorchNotInstalledError
 from mcts_agents.processes import MAX_WORKERS
 
@@ -239,6 +241,23 @@ def _config(az: Any, out: Path, game: Any, settings: dict[str, Any]) -> Any:
     return config
 
 
+def _check_out(text: str) -> Path:
+    """The run's folder ``--out``: a folder or nothing yet; a link to nothing is refused (the
+    run would make its target, or fail half way)."""
+    out = Path(text)
+    if not text.strip():
+        raise InvalidOptionError("--out is empty; give a folder for the run")
+    if out.is_symlink() and not out.exists():
+        raise InvalidOptionError(
+            f"--out {text!r} is a link to {os.path.realpath(out)!r}, which does not exist; "
+            "give the folder itself"
+        )
+    if out.exists() and not out.is_dir():
+        what = "a file" if out.is_file() else "not a folder"
+        raise InvalidOptionError(f"--out {text!r} is {what}; give a folder for the run")
+    return out
+
+
 def _line(metrics: dict[str, Any]) -> str:
     """One progress line from an iteration's metrics."""
     loss = metrics["loss"]
@@ -329,16 +348,16 @@ def train(args: argparse.Namespace) -> int:
 
     az.resolve_device(args.device, "--device")  # before the run's folder is made
     torch.set_num_threads(args.threads)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise InvalidOptionError(f"--out {args.out!r} is a file; give a folder for the run")
-    config = _config(az, out, game, _settings(args))
-    resuming = (out / az.loop.CHECKPOINT).exists()
-    print(f"{'resuming' if resuming else 'training'} {spec} ({game!r}) in {out}", flush=True)
+    out = _check_out(args.out)
     if args.plot is not None:
         from mcts_agents.plotting import check_plot_path
 
-        check_plot_path(args.plot)  # before the training, not after it
+        # before the training, not after it (its folder may be the new run's: made)
+        check_output_file(args.plot, "--plot", make_folders=True)
+        check_plot_path(args.plot)
+    config = _config(az, out, game, _settings(args))
+    resuming = (out / az.loop.CHECKPOINT).exists()
+    print(f"{'resuming' if resuming else 'training'} {spec} ({game!r}) in {out}", flush=True)
     progress = _Progress(args.steps, args.minutes)
     try:
         with _quiet_loop():

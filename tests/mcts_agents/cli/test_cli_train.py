@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -87,6 +88,17 @@ def test_runs_that_do_not_fit_are_refused_in_one_line(tmp_path: Path) -> None:
         assert expected in err, err
     code, _, err = cli("train", "tic_tac_toe", "--out", str(run / "best.pt"), "--steps", "2")
     assert code == 2 and "is a file; give a folder" in err
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "gone")
+    code, _, err = cli("train", "tic_tac_toe", "--out", str(link), "--steps", "2")
+    assert code == 2 and f"--out {str(link)!r} is a link to" in err, err
+    assert link.is_symlink() and not (tmp_path / "gone").exists()
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "pipe.png")
+        code, _, err = cli("train", "tic_tac_toe", "--out", str(tmp_path / "z"), "--steps", "2",
+                           "--plot", str(tmp_path / "pipe.png"))  # fmt: skip
+        assert code == 2 and "--plot" in err and "is a FIFO" in err, err
+        assert not (tmp_path / "z").exists()
     code, _, err = cli("train", "tic_tac_toe", "--out", str(tmp_path / "new"), "--steps", "2",
                        "--gate-every", "1", "--gate-games", "3")  # fmt: skip
     assert code == 2 and "gate_games must be even" in err
