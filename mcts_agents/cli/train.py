@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import json
 import logging
 import math
 import os
@@ -26,7 +25,7 @@ from mcts_agents.adapters import game_from_env
 from mcts_agents.agents.models import TORCH_HINT
 from mcts_agents.agents.specs import parse_env_spec
 from mcts_agents.alphazero.selfplay import require_perfect_information
-from mcts_agents.checks import check_output_file
+from mcts_agents.checks import check_output_file, read_json
 from mcts_agents.errors import InvalidOptionError, TorchNotInstalledError
 from mcts_agents.processes import MAX_WORKERS
 
@@ -194,12 +193,15 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 def _stored(az: Any, out: Path) -> dict[str, Any] | None:
     """The run file of the run in ``out``, if there is a readable one (``train`` reports a bad
     one)."""
+    from mcts_agents.alphazero.learn.run_config import run_file_config
+
+    path = out / az.loop.RUN_FILE
     try:
-        stored = json.loads((out / az.loop.RUN_FILE).read_text())
-        stored["config"] = az.RunConfig.from_dict(stored["config"])
-    except (OSError, ValueError, KeyError, TypeError):
+        stored = read_json(path)
+        stored["config"] = run_file_config(stored, path)
+    except (ValueError, KeyError, TypeError):
         return None
-    return stored if isinstance(stored, dict) else None
+    return dict(stored)
 
 
 def _config(az: Any, out: Path, game: Any, settings: dict[str, Any]) -> Any:

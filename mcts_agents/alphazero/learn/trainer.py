@@ -29,7 +29,14 @@ import torch
 
 from mcts_agents.alphazero.learn.net import PolicyValueNet
 from mcts_agents.alphazero.replay import ReplayBuffer
-from mcts_agents.checks import check_choice, check_instance, check_int, check_number, check_seed
+from mcts_agents.checks import (
+    check_choice,
+    check_instance,
+    check_int,
+    check_number,
+    check_seed,
+    load_json,
+)
 from mcts_agents.errors import InvalidOptionError
 
 __all__ = ["Losses", "TrainConfig", "Trainer", "loss_terms"]
@@ -203,12 +210,29 @@ class Trainer:
         missing = [k for k in ("net", "optimizer", "step", "config", "rng") if k not in state]
         if missing:
             raise InvalidOptionError(f"a trainer state needs {missing}; got {sorted(state)}")
-        config = TrainConfig(**json.loads(state["config"]))
+        config = TrainConfig(**_json(state["config"], "config"))
         if config != self.config:
             raise InvalidOptionError(
                 f"the trainer state was saved with {config}; this trainer has {self.config}"
             )
+        step = check_int(state["step"], "the trainer state's 'step'", low=0)
+        rng = _json(state["rng"], "rng")
+        generator = np.random.default_rng()
+        try:  # a state of another size or kind: refused before anything is changed
+            generator.bit_generator.state = rng
+        except (TypeError, ValueError, KeyError, OverflowError) as error:
+            raise InvalidOptionError(
+                f"the trainer state's 'rng' is not a state of numpy's "
+                f"{type(generator.bit_generator).__name__} ({type(error).__name__}: {error})"
+            ) from None
         self.net.load_state_dict(state["net"])
         self.optimizer.load_state_dict(state["optimizer"])
-        self.step = int(state["step"])
-        self.rng.bit_generator.state = json.loads(state["rng"])
+        self.step = step
+        self.rng.bit_generator.state = rng
+
+
+def _json(text: Any, field: str) -> Any:
+    """A trainer state's JSON text field, read with ``checks.load_json``."""
+    if not isinstance(text, str):
+        raise InvalidOptionError(f"the trainer state's {field!r} should be JSON text, got {text!r}")
+    return load_json(text, f"the trainer state's {field!r}")

@@ -144,3 +144,23 @@ def test_a_progress_bar_goes_to_stderr_when_tqdm_is_there(tmp_path: Path) -> Non
     assert code == 0, err
     assert "training: 100%" in err and "4/4" in err
     assert "iteration 2, step 4: loss " in out  # the lines stay on stdout
+
+
+def test_a_forged_checkpoint_or_run_file_exits_2_naming_the_field(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    assert cli("train", "tic_tac_toe", "--out", str(run), "--steps", "2", *TINY)[0] == 0
+    content = torch.load(run / "checkpoint.pt", weights_only=True)
+    content["extra"]["promotions"] = -3
+    torch.save(content, run / "checkpoint.pt")
+    code, _, err = cli("train", "tic_tac_toe", "--out", str(run), "--steps", "4")
+    assert code == 2 and "'promotions' should be an int in [0, 1], got -3" in err, err
+    assert err.strip().splitlines()[-1].startswith("mcts-agents: error: ")  # after tqdm's bar
+    content["extra"]["promotions"] = 0
+    content["torch_rng"] = torch.zeros(7, dtype=torch.uint8)
+    torch.save(content, run / "checkpoint.pt")
+    code, _, err = cli("train", "tic_tac_toe", "--out", str(run), "--steps", "4")
+    assert code == 2 and "'torch_rng'" in err, err
+    (run / "run.json").write_text("[" * 200_000 + "]" * 200_000)
+    code, _, err = cli("train", "tic_tac_toe", "--out", str(run), "--steps", "4")
+    assert code == 2 and "run.json" in err and "nested deeper than 64 levels" in err, err
+    assert steps(run) == [2]
