@@ -31,6 +31,9 @@ from mcts_agents.processes import MAX_WORKERS
 
 __all__ = ["add_train_parser", "train"]
 
+#: The bounds of --channels, --blocks and --batch-size (``alphazero.learn``'s, which needs torch
+#: to import: the parser is built without it).
+MAX_CHANNELS, MAX_BLOCKS, MAX_BATCH_SIZE = 4096, 256, 1 << 16
 #: ``--option`` -> ``RunConfig`` field (``net.`` and ``training.`` for the nested configs).
 RUN_OPTIONS = {
     "seed": "seed",
@@ -130,9 +133,14 @@ def add_train_parser(commands: Any, int_type: Any) -> None:
     run.add_argument("--buffer", type=int_type(1), help="replay buffer capacity (positions)")
     run.add_argument("--gate-every", type=int_type(0), help="iterations per gate (0: no gate)")
     run.add_argument("--gate-games", type=int_type(2), help="games per gate (even)")
-    run.add_argument("--channels", type=int_type(1), help="the network's channels")
-    run.add_argument("--blocks", type=int_type(0), help="the network's residual blocks")
-    run.add_argument("--batch-size", type=int_type(1), help="positions per training step")
+    run.add_argument("--channels", type=int_type(1, MAX_CHANNELS), help="the network's channels")
+    run.add_argument("--blocks", type=int_type(0, MAX_BLOCKS), help="the network's residual blocks")
+    run.add_argument(
+        "--batch-size",
+        type=int_type(1, MAX_BATCH_SIZE),
+        help="positions per training step (a run whose training would need more than half "
+        "the machine's memory is refused)",
+    )
     run.add_argument("--lr", type=_positive_float, help="learning rate")
     run.add_argument(
         "--precision",
@@ -358,6 +366,10 @@ def train(args: argparse.Namespace) -> int:
         check_output_file(args.plot, "--plot", make_folders=True)
         check_plot_path(args.plot)
     config = _config(az, out, game, _settings(args))
+    stored = _stored(az, out)
+    chosen = config or (stored["config"] if stored is not None else az.RunConfig())
+    names = ("--channels and --blocks", "--batch-size")  # before anything is allocated
+    az.loop.check_memory(game, chosen, az.resolve_device(args.device), names)
     resuming = (out / az.loop.CHECKPOINT).exists()
     print(f"{'resuming' if resuming else 'training'} {spec} ({game!r}) in {out}", flush=True)
     progress = _Progress(args.steps, args.minutes)

@@ -57,7 +57,7 @@ from mcts_agents.alphazero.learn.checkpoint import (
     save_net,
 )
 from mcts_agents.alphazero.learn.evaluator import TorchEvaluator, resolve_device
-from mcts_agents.alphazero.learn.net import build_net
+from mcts_agents.alphazero.learn.net import build_net, check_training_memory
 from mcts_agents.alphazero.learn.pools import check_pool_game, open_loop_pool
 from mcts_agents.alphazero.learn.run_config import RUN_FORMAT, RunConfig, run_file_config
 from mcts_agents.alphazero.learn.trainer import Trainer
@@ -364,6 +364,18 @@ class _Run:
         return rows
 
 
+def check_memory(game: Any, config: RunConfig, device: Any, names: Any = None) -> None:
+    """Refuse a run whose network and batches would not fit in memory
+    (``net.check_training_memory``), naming ``names`` (default: the ``RunConfig`` fields)."""
+    shape, actions = getattr(game, "observation_shape", None), getattr(game, "num_actions", None)
+    if shape is None or actions is None:
+        return  # build_net names what the game lacks
+    named = names or ("RunConfig's net.channels and net.blocks", "RunConfig's training.batch_size")
+    check_training_memory(
+        tuple(shape), actions, config.net, config.training.batch_size, names=named, device=device
+    )
+
+
 def _iteration(line: str) -> float:
     try:
         return float(load_json(line, METRICS)["iteration"])
@@ -449,8 +461,10 @@ def train(
     where = resolve_device(device)
     if config is not None:  # before the run's folder is written (a resumed run: open_loop_pool)
         check_pool_game(game, backend, config)
+        check_memory(game, config, where)
     out = Path(out_dir)
     config, resumed = _run_config(out, game, config)
+    check_memory(game, config, where)  # a stored run's settings too
     run = _Run(game, out, config, where)
     if resumed:
         run.resume()

@@ -39,10 +39,12 @@ from mcts_agents.checks import (
 )
 from mcts_agents.errors import InvalidOptionError
 
-__all__ = ["Losses", "TrainConfig", "Trainer", "loss_terms"]
+__all__ = ["MAX_BATCH_SIZE", "Losses", "TrainConfig", "Trainer", "loss_terms"]
 
 Optimizer = Literal["adam", "sgd"]
 Precision = Literal["float32", "bfloat16"]
+#: The most positions of one training step (16 times AlphaZero's 4,096); more is a typo.
+MAX_BATCH_SIZE = 1 << 16
 #: devices whose autocast runs bfloat16 (``TrainConfig.precision``).
 BFLOAT16_DEVICES = ("cpu", "cuda")
 
@@ -52,7 +54,9 @@ class TrainConfig:
     """How the network is trained.
 
     Attributes:
-        batch_size: positions per step, sampled from the replay buffer.
+        batch_size: positions per step, sampled from the replay buffer (at most
+            ``MAX_BATCH_SIZE``; ``loop.train`` also refuses a batch whose training would not
+            fit in memory, ``net.check_training_memory``).
         learning_rate: the optimizer's step size.
         weight_decay: ``c`` of the L2 term ``c * sum(theta^2)`` in the loss.
         optimizer: ``"adam"`` or ``"sgd"`` (with ``momentum``).
@@ -72,7 +76,7 @@ class TrainConfig:
     precision: Precision = "float32"
 
     def __post_init__(self) -> None:
-        check_int(self.batch_size, "TrainConfig's batch_size", low=1)
+        check_int(self.batch_size, "TrainConfig's batch_size", low=1, high=MAX_BATCH_SIZE)
         check_number(self.learning_rate, "TrainConfig's learning_rate", low=0, low_open=True)
         check_number(self.weight_decay, "TrainConfig's weight_decay", low=0)
         check_number(self.momentum, "TrainConfig's momentum", low=0, high=1, high_open=True)

@@ -164,3 +164,25 @@ def test_a_forged_checkpoint_or_run_file_exits_2_naming_the_field(tmp_path: Path
     code, _, err = cli("train", "tic_tac_toe", "--out", str(run), "--steps", "4")
     assert code == 2 and "run.json" in err and "nested deeper than 64 levels" in err, err
     assert steps(run) == [2]
+
+
+def test_a_network_or_batch_too_big_exits_2_naming_the_option(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcts_agents.alphazero.learn import net, trainer
+    from mcts_agents.cli import train
+
+    assert (train.MAX_CHANNELS, train.MAX_BLOCKS) == (net.MAX_CHANNELS, net.MAX_BLOCKS)
+    assert train.MAX_BATCH_SIZE == trainer.MAX_BATCH_SIZE
+    base = ["train", "tic_tac_toe", "--out", str(tmp_path / "run"), "--steps", "2"]
+    for extra, words in (
+        (["--batch-size", "1000000000"], "--batch-size: must be an int between 1 and 65536"),
+        (["--channels", "100000", "--blocks", "1000"], "--channels: must be an int between 1 and"),
+        (["--channels", "4096", "--blocks", "256"], "--channels and --blocks (4096 and 256)"),
+    ):
+        code, _, err = cli(*base, *extra)
+        assert code == 2 and words in err, err
+    monkeypatch.setattr(net, "_memory", lambda device: (2**30, "a test's 2 GiB"))
+    code, _, err = cli(*base, "--channels", "1024", "--blocks", "0", "--batch-size", "65536")
+    assert code == 2 and "--batch-size (65536): too large" in err, err
+    assert not (tmp_path / "run").exists()  # refused before the run's folder was made
