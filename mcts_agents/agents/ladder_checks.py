@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from mcts_agents.agents.spec_text import parse_value, split_spec
 from mcts_agents.checks import is_int
 from mcts_agents.errors import InvalidOptionError, SpecError
 
@@ -54,20 +55,21 @@ def level_problem(level: Any) -> str | None:
 
 def check_level_spec(spec: str, where: str = "level") -> None:
     """``InvalidOptionError`` naming ``where`` unless ``spec`` is an agent spec that plays
-    unattended in one process: it parses (``specs.read_agent_spec``), is not ``human`` (which
+    unattended in one process: it reads as ``kind[:key=value,...]`` (``spec_text``; the kind
+    and the options' values are checked where the agent is made), is not ``human`` (which
     waits for typed moves), and asks for at most ``MAX_LEVEL_WORKERS`` workers."""
-    from mcts_agents.agents.specs import read_agent_spec
-
+    if spec.strip().partition(":")[0].strip() == "ladder":
+        return  # a calibrated level (ladder:GAME:LEVEL), checked with its own ladder
     try:
-        parsed = read_agent_spec(spec)
+        kind, raw = split_spec(spec, "agent")
     except SpecError as error:
         raise InvalidOptionError(f"{where}'s spec: {error}") from None
-    if parsed.kind == "human":
+    if kind == "human":
         raise InvalidOptionError(
             f"{where}'s spec {spec!r} is a human, who waits for typed moves; a level must "
             "play unattended"
         )
-    workers = parsed.options.get("workers", 1)
+    workers = parse_value(raw["workers"]) if "workers" in raw else 1
     if not (is_int(workers) and 1 <= workers <= MAX_LEVEL_WORKERS):
         raise InvalidOptionError(
             f"{where}'s spec {spec!r} asks for workers={workers!r}; a level plays in at most "

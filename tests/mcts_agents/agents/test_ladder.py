@@ -227,8 +227,8 @@ def _good_data() -> dict[str, Any]:
             "L1's spec 'mcts:workers=64' asks for workers=64",
         ),
         (
-            lambda d: {**d, "levels": [d["levels"][0], {**d["levels"][1], "spec": "nope:x=1"}]},
-            "L1's spec: agent spec 'nope:x=1': unknown kind",
+            lambda d: {**d, "levels": [d["levels"][0], {**d["levels"][1], "spec": "mcts:x"}]},
+            "L1's spec: agent spec 'mcts:x'",
         ),
         (lambda d: "[" * 200_000 + "]" * 200_000, "nested deeper than 64 levels"),
         (lambda d: '{"games": NaN}', "the number NaN is not finite"),
