@@ -12,12 +12,22 @@ names the option, what was expected and the value given::
 A ``bool`` is never accepted as a number (``True`` is an ``int`` to Python, not to a caller).
 The environments have their own checks (``mcts_agents.envs.core.checks``): this module is the
 planner's and is not imported below it.
+
+Files a user or a request names are checked here too: ``load_json``/``read_json`` read JSON
+that may be hostile (bounded size and nesting depth, no NaN or infinity, every failure the
+caller's file error naming the file and line), and ``check_output_file`` refuses an output
+path that could not be written as a plain file (a folder, a FIFO or device, a dangling link)
+before any work starts.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import stat
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, TypeGuard
 
 import numpy as np
@@ -31,10 +41,13 @@ __all__ = [
     "check_instance",
     "check_int",
     "check_number",
+    "check_output_file",
     "check_probability",
     "check_seed",
     "is_int",
     "is_number",
+    "load_json",
+    "read_json",
 ]
 
 ErrorClass = type[Exception]
@@ -230,3 +243,158 @@ def check_callable(
     if not callable(value):
         raise error(f"{name} must be {what}, got {value!r}")
     return value
+
+
+# ------------------------------------------------------------------------------ files
+#: The deepest nesting of arrays and objects a JSON document from a file may have (ours hold
+#: a few levels; a hostile one nested 200,000 deep would overflow the reader's stack).
+MAX_JSON_DEPTH = 64
+#: The most bytes ``read_json`` reads of one JSON file.
+MAX_JSON_BYTES = 64 << 20
+
+
+class _NotFinite(Exception):
+    """A JSON number that is NaN or infinite (``NaN``, ``Infinity``, ``1e999``)."""
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotFinite(text)
+    return value
+
+
+def _constant(text: str) -> float:
+    raise _NotFinite(text)
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    """Whether ``value``'s arrays and objects nest deeper than ``limit`` levels."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def load_json(
+    data: str | bytes,
+    where: str,
+    *,
+    line: int | None = None,
+    error: ErrorClass = InvalidOptionError,
+    max_depth: int = MAX_JSON_DEPTH,
+) -> Any:
+    """The JSON document ``data`` (read from ``where``, at ``line`` if given), refused with
+    ``error`` naming ``where`` and the line when it is not JSON, holds a NaN or an infinite
+    number (``NaN``, ``Infinity``, ``1e999``), or nests arrays and objects deeper than
+    ``max_depth`` (which would otherwise end in a ``RecursionError``).
+
+    Raises ``error``: "``where``, line ``line``: nested deeper than 64 levels".
+    """
+    place = where if line is None else f"{where}, line {line}"
+    try:
+        value = json.loads(data, parse_float=_finite_float, parse_constant=_constant)
+    except RecursionError:
+        problem = f"nested deeper than {max_depth} levels"
+    except _NotFinite as found:
+        problem = f"the number {found.args[0]} is not finite"
+    except (ValueError, TypeError) as found:  # JSONDecodeError, UnicodeDecodeError, huge ints
+        problem = f"not valid JSON ({found})"
+    else:
+        if not isinstance(value, (dict, list)) or not _too_deep(value, max_depth):
+            return value
+        problem = f"nested deeper than {max_depth} levels"
+    raise error(f"{place}: {problem}")
+
+
+def read_json(
+    path: str | os.PathLike[str],
+    where: str | None = None,
+    *,
+    error: ErrorClass = InvalidOptionError,
+    max_bytes: int = MAX_JSON_BYTES,
+) -> Any:
+    """The JSON document in the file ``path`` (named ``where`` in messages; default the path),
+    read as ``load_json`` reads it; ``error`` too for a file that cannot be read or is over
+    ``max_bytes``."""
+    name = os.fspath(path) if where is None else where
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as found:
+        raise error(f"cannot read {name}: {found.strerror or found}") from None
+    if len(data) > max_bytes:
+        raise error(f"{name} is over {max_bytes} bytes; not read")
+    return load_json(data, name, error=error)
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def check_output_file(
+    text: str | os.PathLike[str],
+    option: str,
+    *,
+    make_folders: bool = False,
+    error: ErrorClass = InvalidOptionError,
+) -> Path:
+    """The path of an output file (``--out``, ``--plot``) if a plain file can be written
+    there, checked before any work starts; else ``error`` naming ``option`` and the path.
+
+    Refused: an empty name, a folder, anything but a regular file (a FIFO, whose opening would
+    hang, a device, a socket), a link to nothing (writing would make its target, or replace
+    the link), a folder that does not exist (made with ``make_folders``) and a place that
+    cannot be written (tested by opening the file without blocking, a new one removed again).
+    A link to a regular file is followed (the file is written).
+    """
+    name = os.fspath(text)
+    if not name.strip():
+        raise error(f"{option} is empty; give a file name")
+    path = Path(name)
+    try:
+        if path.is_symlink():
+            target = Path(os.path.realpath(path))
+            if not target.exists():
+                raise error(
+                    f"{option} {name!r} is a link to {str(target)!r}, which does not exist; "
+                    "give the file itself"
+                )
+            path = target
+        if path.is_dir():
+            raise error(f"{option} {name!r} is a folder; give a file name")
+        if path.exists() and not path.is_file():
+            raise error(f"{option} {name!r} is {_kind(path.stat().st_mode)}; give a file name")
+        folder = path.parent
+        if not folder.is_dir():
+            existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
+            if not existing.is_dir():
+                raise error(f"{option} {name!r}: {str(existing)!r} is not a folder")
+            if not make_folders:
+                raise error(f"{option} {name!r}: folder {str(folder)!r} does not exist")
+            folder.mkdir(parents=True, exist_ok=True)
+        existed = path.exists()
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+        if not existed:
+            flags |= os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        os.close(os.open(path, flags, 0o666))
+    except (OSError, ValueError) as found:  # ValueError: a NUL in the name
+        if isinstance(found, error):
+            raise
+        reason = getattr(found, "strerror", None) or str(found)
+        raise error(f"{option} {name!r}: cannot write there ({reason})") from None
+    if not existed:
+        path.unlink()
+    return path

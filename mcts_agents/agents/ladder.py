@@ -23,6 +23,13 @@ A ladder file is JSON::
 
 and is checked field by field when read: a damaged or hand-edited file is refused with a
 ``ResultsFileError`` (the arena's data-file error) naming the file and what is wrong.
+
+What every ladder holds (``Ladder`` and ``Level`` check it when made, so a file, a ``Ladder``
+and ``rate(levels=...)`` are held to the same): each level's Elo and its interval are finite,
+within ``MAX_ELO`` of 0, with ``low <= elo <= high``; the Elo rises strictly from level to
+level (the calibration's target: each level beats the one below); and each level's spec is an
+agent that plays unattended in one process (``check_level_spec``: no ``human``, no
+``workers`` beyond ``MAX_LEVEL_WORKERS``; ``rate --workers`` plays games in parallel).
 """
 
 from __future__ import annotations
@@ -30,7 +37,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import math
 import os
 import tempfile
 from dataclasses import asdict, dataclass
@@ -39,16 +45,32 @@ from pathlib import Path
 from typing import Any
 
 from mcts_agents import envs
+from mcts_agents.agents.ladder_checks import (
+    FIELDS,
+    LEVEL_FIELDS,
+    MAX_ELO,
+    MAX_LEVEL_WORKERS,
+    OPTIONAL,
+    check_level_spec,
+    check_levels,
+    data_problem,
+    level_problem,
+)
 from mcts_agents.agents.ladder_levels import HANDS, LEVEL_SPECS
 from mcts_agents.agents.spec_text import parse_value
+from mcts_agents.checks import load_json
 from mcts_agents.errors import InvalidOptionError, OptionTypeError, ResultsFileError
 
 __all__ = [
     "HANDS",
     "LEVEL_SPECS",
+    "MAX_ELO",
+    "MAX_LEVEL_WORKERS",
     "Ladder",
     "Level",
     "calibrated_games",
+    "check_level_spec",
+    "check_levels",
     "hands_per_unit",
     "ladder",
     "ladder_game",
@@ -73,9 +95,7 @@ _ALIASES = {
 }
 
 _PACKAGE_FOLDER = "ladders"
-_FIELDS = ("game", "levels", "date", "version", "command", "games", "notes", "hands")
-_OPTIONAL = {"hands": 1}  # fields a ladder file may lack (written before they existed)
-_LEVEL_FIELDS = ("name", "spec", "elo", "low", "high")
+_FIELDS, _OPTIONAL, _LEVEL_FIELDS = FIELDS, OPTIONAL, LEVEL_FIELDS
 
 
 @dataclass(frozen=True)
@@ -88,6 +108,11 @@ class Level:
     elo: float
     low: float
     high: float
+
+    def __post_init__(self) -> None:
+        problem = level_problem(self)
+        if problem is not None:
+            raise InvalidOptionError(f"level {self.name!r}: {problem}")
 
 
 @dataclass(frozen=True)
@@ -287,16 +312,16 @@ def load_ladder(game: str | os.PathLike[str]) -> Ladder:
 
 def _from_text(text: str, where: str, game: str | None) -> Ladder:
     try:
-        data = json.loads(text)
-    except ValueError:
-        raise ResultsFileError(f"{where} is not a ladder file (not JSON)") from None
-    problem = _data_problem(data)
+        data = load_json(text, where, error=ResultsFileError)
+    except ResultsFileError as error:
+        raise ResultsFileError(f"{where} is not a ladder file (not JSON: {error})") from None
+    problem = data_problem(data)
     if problem is None and game is not None and data["game"] != game:
         problem = f"'game' is {data['game']!r}, expected {game!r}"
     if problem is not None:
         raise ResultsFileError(f"{where} is not a valid ladder file: {problem}")
-    levels = tuple(Level(**{k: level[k] for k in _LEVEL_FIELDS}) for level in data["levels"])
     try:
+        levels = tuple(Level(**{k: level[k] for k in _LEVEL_FIELDS}) for level in data["levels"])
         fields = {k: data.get(k, _OPTIONAL.get(k)) for k in _FIELDS if k != "levels"}
         found = Ladder(levels=levels, **fields)
     except InvalidOptionError as error:
@@ -308,35 +333,6 @@ def _from_text(text: str, where: str, game: str | None) -> Ladder:
             "(recalibrate with benchmarks/ladder.py)", where, found.game,
         )  # fmt: skip
     return found
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _data_problem(data: Any) -> str | None:
-    if not isinstance(data, dict):
-        return f"expected a JSON object, got {type(data).__name__}"
-    missing = [k for k in _FIELDS if k not in data and k not in _OPTIONAL]
-    if missing:
-        return f"it lacks {missing}"
-    unknown = sorted(set(data) - set(_FIELDS))
-    if unknown:
-        return f"unknown fields {unknown}"
-    for key in ("game", "date", "version", "command", "notes"):
-        if not isinstance(data[key], str):
-            return f"{key!r} should be a string, got {data[key]!r}"
-    for key in ("games", *_OPTIONAL):
-        value = data.get(key, _OPTIONAL.get(key))
-        if not isinstance(value, int) or isinstance(value, bool):
-            return f"{key!r} should be an int, got {value!r}"
-    levels = data["levels"]
-    if not isinstance(levels, list) or not levels:
-        return f"'levels' should be a non-empty list, got {levels!r}"
-    for i, level in enumerate(levels):
-        if not isinstance(level, dict) or sorted(level) != sorted(_LEVEL_FIELDS):
-            return f"level {i} should be an object with {list(_LEVEL_FIELDS)}, got {level!r}"
-    return None
 
 
 def _ladder_problem(found: Ladder) -> str | None:
@@ -358,15 +354,15 @@ def _ladder_problem(found: Ladder) -> str | None:
             return f"level {i} should be a Level, got {level!r}"
         if level.name != f"L{i}":
             return f"level {i} should be named 'L{i}', got {level.name!r}"
-        if not isinstance(level.spec, str) or not level.spec.strip():
-            return f"{level.name}'s spec should be a non-empty string, got {level.spec!r}"
-        values = (level.elo, level.low, level.high)
-        if not all(map(_is_number, values)):
-            return f"{level.name}'s elo, low and high should be finite numbers, got {values}"
-        if not level.low <= level.elo <= level.high:
-            return f"{level.name}: low <= elo <= high does not hold for {values}"
+        problem = level_problem(level)
+        if problem is not None:
+            return f"{level.name}: {problem}"
     if found.levels[0].elo != 0:
         return f"L0 is Elo 0 by definition, got {found.levels[0].elo!r}"
+    try:
+        check_levels(found.levels, "levels")
+    except InvalidOptionError as error:
+        return str(error)
     return None
 
 

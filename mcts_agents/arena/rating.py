@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcts_agents.agents.ladder import Ladder, Level, ladder_game, load_ladder
+from mcts_agents.agents.ladder import Ladder, Level, check_levels, ladder_game, load_ladder
 from mcts_agents.arena.entrants import Entrant, env_factory, env_label, make_entrant
 from mcts_agents.arena.match import check_game_count, results_header
 from mcts_agents.arena.record_checks import game_seed
@@ -119,6 +119,7 @@ def _levels(
     names = [level.name for level in found]
     if len(set(names)) != len(names):
         raise InvalidOptionError(f"levels must have distinct names, got {names}")
+    check_levels(found, "levels")  # rising in Elo, specs that play unattended
     return label, found, 1
 
 

@@ -33,6 +33,7 @@ from mcts_agents.arena.record_checks import (
     header_total,
 )
 from mcts_agents.arena.tasks import Record
+from mcts_agents.checks import load_json
 from mcts_agents.errors import ResultsFileBusyError, ResultsFileError
 
 __all__ = ["ResultsFile", "open_results"]
@@ -48,10 +49,19 @@ class ResultsFile:
     """A results file open for one run: locked, its valid games read, appended to as games
     finish. ``close`` releases the lock."""
 
-    def __init__(self, name: str, fd: int, records: dict[int, Record], writable: bool) -> None:
+    def __init__(
+        self,
+        name: str,
+        fd: int,
+        records: dict[int, Record],
+        writable: bool,
+        lines: dict[int, int] | None = None,
+    ) -> None:
         self.name = name
         self.records = records
         self.writable = writable
+        #: each recorded game's line number in the file (by game index), for messages
+        self.lines = lines if lines is not None else {}
         self._fd: int | None = fd
 
     def append(self, record: Record) -> None:
@@ -81,6 +91,10 @@ def open_results(out: str | os.PathLike[str], header: Record) -> ResultsFile:
     """
     name = os.fspath(out)
     path = Path(os.path.realpath(name))  # a link the caller made is followed to its file
+    if os.path.islink(name) and not path.exists():
+        raise ResultsFileError(
+            f"{name} is a link to {path}, which does not exist; out= should name a file"
+        )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -192,7 +206,7 @@ def _resume(
             _write(fd, (json.dumps(header) + "\n").encode())
             os.fsync(fd)
             return ResultsFile(name, fd, {}, True)
-        found, records, repair = _parse(data, name, header)
+        found, records, repair, numbers = _parse(data, name, header)
         wanted = header_total(header)
         have = sum(1 for index in records if index < wanted)
         key = count_key(header)
@@ -206,36 +220,38 @@ def _resume(
                     f"cannot be extended{' or repaired' if repair else ''}; make it writable or "
                     "use another file"
                 )
-            return ResultsFile(name, fd, records, False)
+            return ResultsFile(name, fd, records, False, numbers)
         if repair or count != found[key]:
             lines = [{**found, key: count}, *(records[i] for i in sorted(records))]
             owned, fd = fd, -1
             fd = _replace(owned, path, name, lines)
-        return ResultsFile(name, fd, records, True)
+            numbers = {index: number for number, index in enumerate(sorted(records), 2)}
+        return ResultsFile(name, fd, records, True, numbers)
     except BaseException:
         if fd >= 0:
             os.close(fd)
         raise
 
 
-def _parse(data: bytes, name: str, header: Record) -> tuple[Record, dict[int, Record], bool]:
-    """The file's header, its games by index, and whether it needs repair (a truncated last
-    line or a game recorded twice)."""
+def _parse(
+    data: bytes, name: str, header: Record
+) -> tuple[Record, dict[int, Record], bool, dict[int, int]]:
+    """The file's header, its games by index, whether it needs repair (a truncated last line
+    or a game recorded twice), and each game's line number."""
     lines = data.split(b"\n")
     unfinished = lines.pop()  # b"" when the file ends with a newline
     try:
-        found = check_header(_loads(lines[0] if lines else unfinished), name)
+        first = _loads(lines[0] if lines else unfinished, name, 1)
     except ValueError as error:
-        if isinstance(error, ResultsFileError):
-            raise
         raise ResultsFileError(
-            f"{name} is not an mcts-agents results file (its first line is not JSON); "
+            f"{name} is not an mcts-agents results file (its first line is not JSON: {error}); "
             "refusing to overwrite it: choose another file"
         ) from None
+    found = check_header(first, name)
     repair = False
     if unfinished:
         try:  # a complete line whose newline was lost is kept; a cut one is dropped
-            _loads(unfinished)
+            _loads(unfinished, name, len(lines) + 1)
             lines.append(unfinished)
         except ValueError:
             logger.warning("%s: dropping a truncated last line (line %d)", name, len(lines) + 1)
@@ -246,13 +262,12 @@ def _parse(data: bytes, name: str, header: Record) -> tuple[Record, dict[int, Re
             f"{name} holds games of another run ({difference}); use another file to start afresh"
         )
     records: dict[int, Record] = {}
+    numbers: dict[int, int] = {}
     for number, line in enumerate(lines[1:], 2):
         try:
-            record = _loads(line)
-        except ValueError:
-            raise ResultsFileError(
-                f"{name}, line {number}: not valid JSON; the file is damaged or was edited"
-            ) from None
+            record = _loads(line, name, number)
+        except ValueError as error:
+            raise ResultsFileError(f"{error}; the file is damaged or was edited") from None
         index = check_record(record, found, name, number)
         if index in records:
             logger.warning("%s, line %d: game %d recorded twice; keeping the first", name,
@@ -260,11 +275,14 @@ def _parse(data: bytes, name: str, header: Record) -> tuple[Record, dict[int, Re
             repair = True
             continue
         records[index] = record
-    return found, records, repair
+        numbers[index] = number
+    return found, records, repair, numbers
 
 
-def _loads(line: bytes) -> Any:
-    return json.loads(line)  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+def _loads(line: bytes, name: str, number: int) -> Any:
+    """Line ``number`` of ``name`` read as JSON (``checks.load_json``: bounded depth, finite
+    numbers), else a ``ResultsFileError`` naming the file and the line."""
+    return load_json(line, name, line=number, error=ResultsFileError)
 
 
 def _replace(fd: int, path: Path, name: str, lines: Sequence[Record]) -> int:

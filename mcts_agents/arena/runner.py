@@ -10,6 +10,7 @@ from typing import Any
 
 from mcts_agents.arena.executors import BACKENDS, game_records
 from mcts_agents.arena.records import open_results
+from mcts_agents.arena.replay_check import replay_record
 from mcts_agents.arena.tasks import GameTask, Record
 from mcts_agents.errors import InvalidOptionError, ResultsFileError, WorkerError
 from mcts_agents.processes import MAX_WORKERS, check_workers
@@ -82,11 +83,15 @@ def run_tasks(
         done = dict(results.records) if results is not None else {}
         for task in tasks:
             old = done.get(task.index)
-            if old is not None and (old["seed"] != task.seed or old["seats"] != _seat_names(task)):
+            if old is None:
+                continue
+            if old["seed"] != task.seed or old["seats"] != _seat_names(task):
                 raise ResultsFileError(
                     f"{out}: game {task.index} was played with other seats or seed; "
                     "use another file to start afresh"
                 )
+            lines = results.lines if results is not None else {}
+            _replay(task, old, f"{out}, line {lines.get(task.index, '?')}")
         pending = [task for task in tasks if task.index not in done]
         bar = Progress(progress, len(tasks), len(tasks) - len(pending), str(header["env"]))
         try:
@@ -114,6 +119,18 @@ def _saved(out: str | os.PathLike[str] | None, count: int) -> str:
         return f"no game had finished ({out} holds none)"
     games = "game is" if count == 1 else "games are"
     return f"the {count} finished {games} saved in {out} (run again to play the rest)"
+
+
+def _replay(task: GameTask, record: Record, where: str) -> None:
+    """Play a recorded game's moves again: its outcome must be what they give (a line's
+    returns are not taken on trust: ``replay_check``)."""
+    env = task.env_fn()
+    try:
+        replay_record(env, record, where)
+    finally:
+        close = getattr(env, "close", None)
+        if callable(close):
+            close()
 
 
 def _seat_names(task: GameTask) -> list[str]:

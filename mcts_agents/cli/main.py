@@ -30,7 +30,6 @@ import logging
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 # Only what the parser needs: a command imports the library when it runs (``--help`` is fast).
@@ -106,34 +105,12 @@ def search_summary(result: Any) -> str:
 
 
 def _check_output_file(option: str, text: str, *, make_folders: bool) -> None:
-    """Refuse an output file that could not be written, before any game is played.
+    """Refuse an output file that could not be written, before any game is played
+    (``checks.check_output_file``: folders, FIFOs and devices, links to nothing, folders that
+    do not exist unless ``make_folders`` (``--out``), places that cannot be written)."""
+    from mcts_agents.checks import check_output_file
 
-    The file is opened for appending (and removed again if it was not there); with
-    ``make_folders`` (``--out``) missing folders are made, else the folder must exist
-    (``--plot``).
-    """
-    if not text.strip():
-        raise UsageError(f"{option} is empty; give a file name")
-    path = Path(text)
-    if path.is_dir():
-        raise UsageError(f"{option} {text!r} is a folder; give a file name")
-    folder = path.parent
-    try:
-        if not folder.is_dir():
-            existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
-            if not existing.is_dir():
-                raise UsageError(f"{option} {text!r}: {str(existing)!r} is not a folder")
-            if not make_folders:
-                raise UsageError(f"{option} {text!r}: folder {str(folder)!r} does not exist")
-            folder.mkdir(parents=True, exist_ok=True)
-        existed = path.exists()
-        with path.open("a", encoding="utf-8"):
-            pass
-    except (OSError, ValueError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise UsageError(f"{option} {text!r}: cannot write there ({reason})") from None
-    if not existed:
-        path.unlink()
+    check_output_file(text, option, make_folders=make_folders, error=UsageError)
 
 
 # ------------------------------------------------------------------------------ commands

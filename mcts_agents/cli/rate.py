@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcts_agents.agents.specs import parse_agent_spec, parse_env_spec
+from mcts_agents.checks import check_output_file
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.plotting import NEEDS_MATPLOTLIB, check_plot_path
 from mcts_agents.processes import MAX_WORKERS
@@ -145,16 +146,7 @@ class RateProgress:
 
 def _check_file(option: str, text: str, *, make_folder: bool) -> None:
     """Refuse an output file name that could not be written, before any game is played."""
-    path = Path(text)
-    if not text.strip() or path.is_dir():
-        raise InvalidOptionError(f"{option} {text!r} is not a file name")
-    folder = path.parent
-    if not folder.is_dir():
-        if not make_folder or any(p.exists() and not p.is_dir() for p in folder.parents):
-            raise InvalidOptionError(f"{option} {text!r}: folder {str(folder)!r} does not exist")
-        folder.mkdir(parents=True, exist_ok=True)
-    if not os.access(folder, os.W_OK):
-        raise InvalidOptionError(f"{option} {text!r}: folder {str(folder)!r} is not writable")
+    check_output_file(text, option, make_folders=make_folder)
 
 
 def _ladder(env: str, path: str | None) -> Ladder:

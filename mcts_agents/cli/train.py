@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import json
 import logging
 import math
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -25,12 +25,16 @@ from mcts_agents.adapters import game_from_env
 from mcts_agents.agents.models import TORCH_HINT
 from mcts_agents.agents.specs import parse_env_spec
 from mcts_agents.alphazero.selfplay import require_perfect_information
+from mcts_agents.checks import check_output_file, read_json
 from mcts_agents.errors import InvalidOptionError, TorchNotInstalledError
 from mcts_agents.processes import MAX_WORKERS
 from mcts_agents.search.config import SearchConfig
 
 __all__ = ["add_train_parser", "train"]
 
+#: The bounds of --channels, --blocks and --batch-size (``alphazero.learn``'s, which needs torch
+#: to import: the parser is built without it).
+MAX_CHANNELS, MAX_BLOCKS, MAX_BATCH_SIZE = 4096, 256, 1 << 16
 #: ``--option`` -> ``RunConfig`` field (``net.`` and ``training.`` for the nested configs).
 RUN_OPTIONS = {
     "seed": "seed",
@@ -132,9 +136,14 @@ def add_train_parser(commands: Any, int_type: Any) -> None:
     run.add_argument("--buffer", type=int_type(1), help="replay buffer capacity (positions)")
     run.add_argument("--gate-every", type=int_type(0), help="iterations per gate (0: no gate)")
     run.add_argument("--gate-games", type=int_type(2), help="games per gate (even)")
-    run.add_argument("--channels", type=int_type(1), help="the network's channels")
-    run.add_argument("--blocks", type=int_type(0), help="the network's residual blocks")
-    run.add_argument("--batch-size", type=int_type(1), help="positions per training step")
+    run.add_argument("--channels", type=int_type(1, MAX_CHANNELS), help="the network's channels")
+    run.add_argument("--blocks", type=int_type(0, MAX_BLOCKS), help="the network's residual blocks")
+    run.add_argument(
+        "--batch-size",
+        type=int_type(1, MAX_BATCH_SIZE),
+        help="positions per training step (a run whose training would need more than half "
+        "the machine's memory is refused)",
+    )
     run.add_argument("--lr", type=_positive_float, help="learning rate")
     run.add_argument(
         "--precision",
@@ -195,12 +204,15 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 def _stored(az: Any, out: Path) -> dict[str, Any] | None:
     """The run file of the run in ``out``, if there is a readable one (``train`` reports a bad
     one)."""
+    from mcts_agents.alphazero.learn.run_config import run_file_config
+
+    path = out / az.loop.RUN_FILE
     try:
-        stored = json.loads((out / az.loop.RUN_FILE).read_text())
-        stored["config"] = az.RunConfig.from_dict(stored["config"])
-    except (OSError, ValueError, KeyError, TypeError):
+        stored = read_json(path)
+        stored["config"] = run_file_config(stored, path)
+    except (ValueError, KeyError, TypeError):
         return None
-    return stored if isinstance(stored, dict) else None
+    return dict(stored)
 
 
 def _config(az: Any, out: Path, game: Any, settings: dict[str, Any]) -> Any:
@@ -240,6 +252,23 @@ def _config(az: Any, out: Path, game: Any, settings: dict[str, Any]) -> Any:
             "out to resume it as it was, or give a new --out"
         )
     return config
+
+
+def _check_out(text: str) -> Path:
+    """The run's folder ``--out``: a folder or nothing yet; a link to nothing is refused (the
+    run would make its target, or fail half way)."""
+    out = Path(text)
+    if not text.strip():
+        raise InvalidOptionError("--out is empty; give a folder for the run")
+    if out.is_symlink() and not out.exists():
+        raise InvalidOptionError(
+            f"--out {text!r} is a link to {os.path.realpath(out)!r}, which does not exist; "
+            "give the folder itself"
+        )
+    if out.exists() and not out.is_dir():
+        what = "a file" if out.is_file() else "not a folder"
+        raise InvalidOptionError(f"--out {text!r} is {what}; give a folder for the run")
+    return out
 
 
 def _line(metrics: dict[str, Any]) -> str:
@@ -332,16 +361,20 @@ def train(args: argparse.Namespace) -> int:
 
     az.resolve_device(args.device, "--device")  # before the run's folder is made
     torch.set_num_threads(args.threads)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise InvalidOptionError(f"--out {args.out!r} is a file; give a folder for the run")
-    config = _config(az, out, game, _settings(args))
-    resuming = (out / az.loop.CHECKPOINT).exists()
-    print(f"{'resuming' if resuming else 'training'} {spec} ({game!r}) in {out}", flush=True)
+    out = _check_out(args.out)
     if args.plot is not None:
         from mcts_agents.plotting import check_plot_path
 
-        check_plot_path(args.plot)  # before the training, not after it
+        # before the training, not after it (its folder may be the new run's: made)
+        check_output_file(args.plot, "--plot", make_folders=True)
+        check_plot_path(args.plot)
+    config = _config(az, out, game, _settings(args))
+    stored = _stored(az, out)
+    chosen = config or (stored["config"] if stored is not None else az.RunConfig())
+    names = ("--channels and --blocks", "--batch-size")  # before anything is allocated
+    az.loop.check_memory(game, chosen, az.resolve_device(args.device), names)
+    resuming = (out / az.loop.CHECKPOINT).exists()
+    print(f"{'resuming' if resuming else 'training'} {spec} ({game!r}) in {out}", flush=True)
     progress = _Progress(args.steps, args.minutes)
     try:
         with _quiet_loop():

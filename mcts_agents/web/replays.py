@@ -4,18 +4,20 @@ A results file (``arena --out``, ``play_match(out=...)``) holds the env spec, ev
 and its moves; the env reset with the game's seed and stepped through the moves is the game
 again, dice and deals included (the env draws chance from its seed). The file is only read,
 never locked or repaired (an arena may be writing it): its header and the wanted game's line are
-checked as the arena checks them, and a cut last line is skipped.
+checked as the arena checks them (lines read by ``checks.load_json``: bounded depth, finite
+numbers), a cut last line is skipped, and the game is played again through the arena's
+``replay_check.replay_record``: a line whose moves do not give its outcome is refused (400).
 """
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from typing import Any
 
-from mcts_agents.adapters.aec import legal_actions
 from mcts_agents.arena.record_checks import check_header, check_record
+from mcts_agents.arena.replay_check import replay_record
+from mcts_agents.checks import load_json
 from mcts_agents.errors import ResultsFileError
 from mcts_agents.web.policy import ServerPolicy
 from mcts_agents.web.session import core_position, picture
@@ -33,11 +35,13 @@ class GameNotFound(LookupError):
 
 @dataclass(frozen=True)
 class RecordedGame:
-    """One game of a results file: its header (the run) and its record (the game)."""
+    """One game of a results file: its header (the run), its record (the game) and the
+    record's line number."""
 
     file: str
     header: dict[str, Any]
     record: dict[str, Any]
+    line: int = 0
 
     @property
     def moves(self) -> list[int]:
@@ -64,26 +68,25 @@ def load_game(file: str, game: int) -> RecordedGame:
         raise ResultsFileError(f"{file!r} is over {MAX_BYTES >> 20} MiB; not replayed")
     lines = data.split(b"\n")
     try:
-        header = check_header(json.loads(lines[0]), file)
-    except ValueError as error:
-        if isinstance(error, ResultsFileError):
-            raise
+        first = load_json(lines[0], file, line=1, error=ResultsFileError)
+    except ResultsFileError as error:
         raise ResultsFileError(
-            f"{file!r} is not an mcts-agents results file (its first line is not JSON)"
+            f"{file!r} is not an mcts-agents results file (its first line is not JSON: {error})"
         ) from None
+    header = check_header(first, file)
     found = []
     for number, line in enumerate(lines[1:], 2):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except ValueError:
+            record = load_json(line, file, line=number, error=ResultsFileError)
+        except ResultsFileError:
             if number == len(lines):  # a line being written: not a game yet
                 break
-            raise ResultsFileError(f"{file}, line {number}: not valid JSON") from None
+            raise
         index = check_record(record, header, file, number)
         if index == game:
-            return RecordedGame(file, header, record)
+            return RecordedGame(file, header, record, number)
         found.append(index)
     held = f"games {min(found)}..{max(found)}" if found else "no game yet"
     raise GameNotFound(f"game {game} is not in {file!r} (it holds {held})")
@@ -105,33 +108,30 @@ def replay(
     recorded: RecordedGame, step: int, policy: ServerPolicy | None = None
 ) -> tuple[Frame, list[str]]:
     """The position after the first ``step`` moves of the game, and every move's name (the
-    whole game is played again, so every move is checked). The file's env spec is untrusted
-    (a file names it): ``policy`` (default ``ServerPolicy()``) reads it as a request's.
+    whole game is played again, so every move and the outcome are checked). The file's env
+    spec is untrusted (a file names it): ``policy`` (default ``ServerPolicy()``) reads it as a
+    request's.
 
     Raises:
         SpecError: the file's env cannot be made here, or the policy refuses it.
-        ResultsFileError: a move that the env does not accept where the file has it.
+        ResultsFileError: a move that the env does not accept where the file has it, or an
+            outcome that the moves do not give (``replay_check.replay_record``).
     """
     spec = (policy or ServerPolicy()).env_spec(recorded.header["env"])
     env = make_env(spec)
-    env.reset(seed=recorded.record["seed"])
+    moves = recorded.moves
     names: list[str] = []
-    movers = recorded.record["movers"]
-    frame = _frame(env, None) if step == 0 else None
-    for ply, action in enumerate(recorded.moves):
-        seat = env.possible_agents.index(env.agent_selection) if env.agents else None
-        if seat != movers[ply] or action not in legal_actions(env):
-            raise ResultsFileError(
-                f"{recorded.file}: move {ply + 1} ({action} by seat {movers[ply]}) does not "
-                f"replay in {recorded.header['env']}: the file was made with other rules"
-            )
-        names.append(_name(env, action))
-        env.step(action)
-        _settle(env)
-        if ply + 1 == step:
-            frame = _frame(env, action)
-    if frame is None:  # not reached: the caller keeps step within the game
-        frame = _frame(env, None)
+    frames: list[Frame] = []
+
+    def seen(ply: int, position: Any) -> None:
+        if ply < len(moves):
+            names.append(_name(position, moves[ply]))
+        if ply == step:
+            frames.append(_frame(position, moves[ply - 1] if ply else None))
+
+    where = f"{recorded.file}, line {recorded.line}" if recorded.line else recorded.file
+    replay_record(env, recorded.record, where, on_position=seen)
+    frame = frames[0] if frames else _frame(env, None)  # not reached: step is within the game
     return frame, names
 
 
@@ -141,13 +141,6 @@ def _frame(env: Any, last: int | None) -> Frame:
     if core is not None:
         return Frame(*core, None, last, over)
     return Frame(None, None, picture(env), last, over)
-
-
-def _settle(env: Any) -> None:
-    while env.agents and (
-        env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
-    ):
-        env.step(None)
 
 
 def _name(env: Any, action: int) -> str:

@@ -197,3 +197,73 @@ def test_is_int_and_is_number() -> None:
     assert is_number(3) and is_number(2.5) and not is_number(False) and not is_number("1")
     assert not is_number(math.nan) and not is_number(math.inf)
     assert is_number(math.inf, finite=False) and is_number(math.nan, finite=False)
+
+
+# ---------------------------------------------------------------------------- files
+def test_load_json_reads_json_and_refuses_depth_non_finite_numbers_and_syntax() -> None:
+    from mcts_agents.checks import MAX_JSON_DEPTH, load_json
+    from mcts_agents.errors import ResultsFileError
+
+    assert load_json('{"a": [1, 2.5, null]}', "f.json") == {"a": [1, 2.5, None]}
+    assert load_json("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH, "f") is not None
+    for text, words in (
+        ("[" * 200_000 + "]" * 200_000, "f.jsonl, line 3: nested deeper than 64 levels"),
+        ("[" * 65 + "]" * 65, "f.jsonl, line 3: nested deeper than 64 levels"),
+        ('{"a": ' * 65 + "1" + "}" * 65, "f.jsonl, line 3: nested deeper than 64 levels"),
+        ('{"x": NaN}', "f.jsonl, line 3: the number NaN is not finite"),
+        ("[-Infinity]", "f.jsonl, line 3: the number -Infinity is not finite"),
+        ("1e999", "f.jsonl, line 3: the number 1e999 is not finite"),
+        ("{", "f.jsonl, line 3: not valid JSON"),
+        (b"\xff", "f.jsonl, line 3: not valid JSON"),
+    ):
+        with pytest.raises(ResultsFileError) as caught:
+            load_json(text, "f.jsonl", line=3, error=ResultsFileError)
+        assert str(caught.value).startswith(words), (text[:20], caught.value)
+
+
+def test_read_json_names_the_file_it_cannot_read_or_that_is_too_big(tmp_path: Any) -> None:
+    from mcts_agents.checks import read_json
+
+    path = tmp_path / "run.json"
+    path.write_text('{"iteration": 3}')
+    assert read_json(path) == {"iteration": 3}
+    with refused(InvalidOptionError, f"{path} is over 4 bytes; not read"):
+        read_json(path, max_bytes=4)
+    with pytest.raises(InvalidOptionError, match=r"cannot read .*none\.json"):
+        read_json(tmp_path / "none.json")
+
+
+def test_check_output_file_refuses_what_is_not_a_plain_file_to_write(tmp_path: Any) -> None:
+    import os
+
+    from mcts_agents.checks import check_output_file
+
+    fine = tmp_path / "out.jsonl"
+    assert check_output_file(str(fine), "--out") == fine and not fine.exists()
+    fine.write_text("kept")
+    check_output_file(str(fine), "--out")
+    assert fine.read_text() == "kept"
+    link = tmp_path / "to-fine"
+    link.symlink_to(fine)
+    assert check_output_file(str(link), "--out") == fine  # a link to a file: the file
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere" / "x")
+    with refused(InvalidOptionError, f"--out {str(dangling)!r} is a link to "
+                 f"{str(tmp_path / 'nowhere' / 'x')!r}, which does not exist; give the file "
+                 "itself"):  # fmt: skip
+        check_output_file(str(dangling), "--out", make_folders=True)
+    assert dangling.is_symlink() and not (tmp_path / "nowhere").exists()
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "fifo"
+        os.mkfifo(fifo)
+        with refused(SpecError, f"--plot {str(fifo)!r} is a FIFO; give a file name"):
+            check_output_file(str(fifo), "--plot", error=SpecError)
+    with refused(InvalidOptionError, f"--out {str(tmp_path)!r} is a folder; give a file name"):
+        check_output_file(str(tmp_path), "--out")
+    with refused(InvalidOptionError, "--out is empty; give a file name"):
+        check_output_file(" ", "--out")
+    missing = tmp_path / "new" / "deeper" / "f.png"
+    with pytest.raises(InvalidOptionError, match="does not exist"):
+        check_output_file(str(missing), "--plot")
+    assert check_output_file(str(missing), "--out", make_folders=True) == missing
+    assert missing.parent.is_dir() and not missing.exists()

@@ -33,12 +33,14 @@ import torch
 
 from mcts_agents.alphazero.learn.net import PolicyValueNet
 from mcts_agents.alphazero.learn.trainer import TrainConfig, Trainer
+from mcts_agents.checks import is_int, is_number, load_json, read_json
 from mcts_agents.errors import CheckpointError, InvalidOptionError, ModelFileError
 
 __all__ = [
     "BEST_NET",
     "Checkpoint",
     "Model",
+    "check_run_counters",
     "check_weights",
     "load_checkpoint",
     "load_model",
@@ -62,13 +64,15 @@ class Checkpoint:
     Attributes:
         trainer: the restored trainer (its ``net`` is the network, on the CPU).
         torch_rng: torch's CPU generator state at the save (``torch.set_rng_state`` restores
-            it; ``load_checkpoint`` leaves the global generator alone).
+            it; ``load_checkpoint`` leaves the global generator alone; checked to be one).
         extra: the caller's ``extra``, as saved.
+        game: ``repr`` of the game the checkpoint was written for, or ``None``.
     """
 
     trainer: Trainer
     torch_rng: torch.Tensor
     extra: Any
+    game: str | None = None
 
     @property
     def net(self) -> PolicyValueNet:
@@ -178,7 +182,9 @@ def check_weights(weights: Any, net: torch.nn.Module, path: Any, what: str = "ne
 
 def _net_of(spec_text: Any, weights: Any, path: Any) -> PolicyValueNet:
     try:
-        spec = json.loads(spec_text)
+        if not isinstance(spec_text, str):
+            raise InvalidOptionError(f"its 'net' should be JSON text, got {spec_text!r}")
+        spec = load_json(spec_text, "its 'net'")
         with torch.device("meta"):  # the spec's shapes, without allocating what it claims
             shaped = PolicyValueNet.from_spec(spec)
         check_weights(weights, shaped, path)
@@ -238,12 +244,67 @@ def load_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
     state = _field(content, "trainer", dict, path)
     net = _net_of(content.get("net"), state.get("net"), path)
     torch_rng = _field(content, "torch_rng", torch.Tensor, path)
+    current = torch.get_rng_state()
+    if torch_rng.dtype != current.dtype or torch_rng.shape != current.shape:
+        raise ModelFileError(
+            f"{str(path)!r} is damaged: its 'torch_rng' is {torch_rng.dtype} "
+            f"{tuple(torch_rng.shape)}, not torch's CPU generator state ({current.dtype} "
+            f"{tuple(current.shape)})"
+        )
+    game = content.get("game")
+    if game is not None and not isinstance(game, str):
+        raise ModelFileError(f"{str(path)!r} is damaged: its 'game' is {game!r}, not a name")
     try:
-        trainer = Trainer(net, TrainConfig(**json.loads(state["config"])))
+        trainer = Trainer(net, TrainConfig(**_trainer_config(state)))
         trainer.load_state_dict(state)
     except (InvalidOptionError, TypeError, KeyError, ValueError, RuntimeError) as error:
         raise ModelFileError(f"the trainer in {str(path)!r} cannot be restored: {error}") from None
-    return Checkpoint(trainer, torch_rng, content.get("extra"))
+    return Checkpoint(trainer, torch_rng, content.get("extra"), game)
+
+
+def _trainer_config(state: dict[str, Any]) -> Any:
+    text = state.get("config")
+    if not isinstance(text, str):
+        raise InvalidOptionError(f"its 'config' should be JSON text, got {text!r}")
+    return load_json(text, "its 'config'")
+
+
+#: The most iterations a run's checkpoint may count (a billion: decades of training).
+MAX_ITERATIONS = 10**9
+
+
+def check_run_counters(extra: Any, step: int, steps_per_iteration: int, path: Any) -> None:
+    """``ModelFileError`` naming the field unless a training run's checkpoint counters
+    (``extra``: ``iteration``, ``promotions``, ``seconds``) can be a run's: every iteration
+    trains at least one step and at most ``steps_per_iteration`` (so ``iteration <= step <=
+    iteration * steps_per_iteration``), at most ``MAX_ITERATIONS``; ``0 <= promotions <=
+    iteration``; ``seconds`` finite and >= 0."""
+    source = str(path)
+
+    def refuse(message: str) -> ModelFileError:
+        return ModelFileError(f"{source!r} is not a checkpoint of this run: {message}")
+
+    if not isinstance(extra, dict):
+        raise refuse(f"its 'extra' should be a dict of the run's counters, got {type(extra)}")
+    missing = [
+        k for k in ("iteration", "promotions", "seconds", "best", "buffer") if k not in extra
+    ]
+    if missing:
+        raise refuse(f"its 'extra' lacks {missing}")
+    iteration, promotions, seconds = extra["iteration"], extra["promotions"], extra["seconds"]
+    if not is_int(iteration) or not 0 <= iteration <= min(step, MAX_ITERATIONS):
+        raise refuse(
+            f"'iteration' should be an int in [0, {min(step, MAX_ITERATIONS)}] (each iteration "
+            f"trains at least one of the {step} steps), got {iteration!r}"
+        )
+    if step > iteration * steps_per_iteration:
+        raise refuse(
+            f"'step' {step} is more than {iteration} iterations of {steps_per_iteration} steps"
+        )
+    if not is_int(promotions) or not 0 <= promotions <= iteration:
+        raise refuse(f"'promotions' should be an int in [0, {iteration}], got {promotions!r}")
+    if not is_number(seconds) or seconds < 0:
+        raise refuse(f"'seconds' should be a finite number >= 0, got {seconds!r}")
 
 
 def save_net(path: str | os.PathLike[str], net: PolicyValueNet, game: Any = None) -> None:
@@ -305,8 +366,8 @@ def load_model(path: str | os.PathLike[str]) -> Model:
     net = _net_of(content.get("net"), weights, target)
     game = content.get("game")
     if game is None and folder is not None:  # a best.pt written without its game
-        with suppress(OSError, ValueError, AttributeError):
-            game = json.loads((folder / RUN_FILE).read_text()).get("game")
+        with suppress(ValueError, AttributeError):
+            game = read_json(folder / RUN_FILE, error=CheckpointError).get("game")
     return Model(net.eval(), game if isinstance(game, str) else None, target)
 
 

@@ -50,15 +50,16 @@ from mcts_agents.alphazero.gate import against_mcts, gate
 from mcts_agents.alphazero.learn.checkpoint import (
     BEST_NET,
     RUN_FILE,
+    check_run_counters,
     check_weights,
     load_checkpoint,
     save_checkpoint,
     save_net,
 )
 from mcts_agents.alphazero.learn.evaluator import TorchEvaluator, resolve_device
-from mcts_agents.alphazero.learn.net import build_net
+from mcts_agents.alphazero.learn.net import build_net, check_training_memory
 from mcts_agents.alphazero.learn.pools import check_pool_game, open_loop_pool
-from mcts_agents.alphazero.learn.run_config import RunConfig
+from mcts_agents.alphazero.learn.run_config import RUN_FORMAT, RunConfig, run_file_config
 from mcts_agents.alphazero.learn.trainer import Trainer
 from mcts_agents.alphazero.replay import ReplayBuffer
 from mcts_agents.alphazero.selfplay import (
@@ -68,7 +69,14 @@ from mcts_agents.alphazero.selfplay import (
     require_perfect_information,
 )
 from mcts_agents.alphazero.symmetries import symmetries
-from mcts_agents.checks import check_choice, check_instance, check_int, check_number
+from mcts_agents.checks import (
+    check_choice,
+    check_instance,
+    check_int,
+    check_number,
+    load_json,
+    read_json,
+)
 from mcts_agents.errors import CheckpointError, InvalidOptionError, ModelFileError
 from mcts_agents.processes import Pool
 from mcts_agents.ratings import elo_from_rate
@@ -174,8 +182,15 @@ class _Run:
         save_checkpoint(self.out / CHECKPOINT, self.trainer, extra, game=self.game)
 
     def resume(self) -> None:
-        checkpoint = load_checkpoint(self.out / CHECKPOINT)
+        path = self.out / CHECKPOINT
+        checkpoint = load_checkpoint(path)
+        if checkpoint.game is not None and checkpoint.game != repr(self.game):
+            raise CheckpointError(
+                f"{str(path)!r} is a checkpoint of {checkpoint.game}, not of {self.game!r}"
+            )
         extra = checkpoint.extra
+        step = checkpoint.trainer.step
+        check_run_counters(extra, step, self.config.steps_per_iteration, path)
         try:
             self.trainer.load_state_dict(checkpoint.trainer.state_dict())
             check_weights(extra["best"], self.best, self.out / CHECKPOINT, "best network")
@@ -349,9 +364,21 @@ class _Run:
         return rows
 
 
+def check_memory(game: Any, config: RunConfig, device: Any, names: Any = None) -> None:
+    """Refuse a run whose network and batches would not fit in memory
+    (``net.check_training_memory``), naming ``names`` (default: the ``RunConfig`` fields)."""
+    shape, actions = getattr(game, "observation_shape", None), getattr(game, "num_actions", None)
+    if shape is None or actions is None:
+        return  # build_net names what the game lacks
+    named = names or ("RunConfig's net.channels and net.blocks", "RunConfig's training.batch_size")
+    check_training_memory(
+        tuple(shape), actions, config.net, config.training.batch_size, names=named, device=device
+    )
+
+
 def _iteration(line: str) -> float:
     try:
-        return float(json.loads(line)["iteration"])
+        return float(load_json(line, METRICS)["iteration"])
     except (ValueError, KeyError, TypeError):
         return math.inf  # a damaged line (a write cut short) goes with what follows it
 
@@ -367,14 +394,11 @@ def _run_config(out: Path, game: Any, config: RunConfig | None) -> tuple[RunConf
             )
         config = RunConfig() if config is None else config
         out.mkdir(parents=True, exist_ok=True)
-        run = {"format": "mcts-agents-az-run", "game": repr(game), "config": config.to_dict()}
+        run = {"format": RUN_FORMAT, "game": repr(game), "config": config.to_dict()}
         path.write_text(json.dumps(run, indent=2) + "\n")
         return config, False
-    try:
-        stored = json.loads(path.read_text())
-        stored_config = RunConfig.from_dict(stored["config"])
-    except (ValueError, KeyError, TypeError) as error:
-        raise CheckpointError(f"{str(path)!r} is not a training run's file: {error}") from None
+    stored = read_json(path, repr(str(path)), error=CheckpointError)
+    stored_config = run_file_config(stored, path)
     if stored.get("game") != repr(game):
         raise CheckpointError(f"the run in {str(out)!r} trains {stored.get('game')}, not {game!r}")
     if config is not None and config != stored_config:
@@ -437,8 +461,10 @@ def train(
     where = resolve_device(device)
     if config is not None:  # before the run's folder is written (a resumed run: open_loop_pool)
         check_pool_game(game, backend, config)
+        check_memory(game, config, where)
     out = Path(out_dir)
     config, resumed = _run_config(out, game, config)
+    check_memory(game, config, where)  # a stored run's settings too
     run = _Run(game, out, config, where)
     if resumed:
         run.resume()

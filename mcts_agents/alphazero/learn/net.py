@@ -20,6 +20,8 @@ evaluator and the loss mask illegal moves).
 from __future__ import annotations
 
 import dataclasses
+import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,11 +32,29 @@ from torch import nn
 from mcts_agents.checks import check_instance, check_int, check_seed
 from mcts_agents.errors import InvalidOptionError
 
-__all__ = ["NetConfig", "PolicyValueNet", "build_net"]
+__all__ = [
+    "MAX_BLOCKS",
+    "MAX_CHANNELS",
+    "MEMORY_SHARE",
+    "NetConfig",
+    "PolicyValueNet",
+    "build_net",
+    "check_training_memory",
+    "parameter_count",
+    "training_bytes",
+]
+
+#: The most channels (and value head units) and residual blocks of a network: ten times
+#: AlphaZero's 256 channels and six times its 40 blocks; more is a typo, not a plan.
+MAX_CHANNELS = 4096
+MAX_BLOCKS = 256
+#: The share of this machine's physical memory (or of the GPU's) that training may need.
+MEMORY_SHARE = 0.5
+_FLOAT = 4  # bytes of a float32
 
 
-def _positive(name: str, value: Any) -> int:
-    return int(check_int(value, name, low=1))
+def _positive(name: str, value: Any, high: int | None = None) -> int:
+    return int(check_int(value, name, low=1, high=high))
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,9 +72,9 @@ class NetConfig:
     value_hidden: int = 32
 
     def __post_init__(self) -> None:
-        _positive("NetConfig's channels", self.channels)
-        check_int(self.blocks, "NetConfig's blocks", low=0)
-        _positive("NetConfig's value_hidden", self.value_hidden)
+        _positive("NetConfig's channels", self.channels, MAX_CHANNELS)
+        check_int(self.blocks, "NetConfig's blocks", low=0, high=MAX_BLOCKS)
+        _positive("NetConfig's value_hidden", self.value_hidden, MAX_CHANNELS)
 
     def to_dict(self) -> dict[str, int]:
         """The fields as a JSON-ready dict (``NetConfig(**d)`` rebuilds it)."""
@@ -101,6 +121,7 @@ class PolicyValueNet(nn.Module):
             )
         _positive("num_actions", num_actions)
         check_instance(config, "config", NetConfig)
+        check_training_memory(shape, num_actions, config, 0)  # before any layer is allocated
         height, width, planes = shape
         self.observation_shape: tuple[int, int, int] = (height, width, planes)
         self.num_actions = num_actions
@@ -141,6 +162,84 @@ class PolicyValueNet(nn.Module):
                 f"a network spec needs observation_shape, num_actions and config (NetConfig's "
                 f"fields), got {spec!r} ({error})"
             ) from None
+
+
+def parameter_count(observation_shape: Sequence[int], num_actions: int, config: NetConfig) -> int:
+    """The parameters (and batch norm statistics) of ``PolicyValueNet(observation_shape,
+    num_actions, config)``, counted from its layers' shapes without building it."""
+    height, width, planes = observation_shape
+    cells, channels, hidden = height * width, config.channels, config.value_hidden
+    stem = 9 * planes * channels + 4 * channels
+    block = 2 * (9 * channels * channels + 4 * channels)
+    policy = 2 * channels + 8 + 2 * cells * num_actions + num_actions
+    value = channels + 4 + cells * hidden + hidden + hidden + 1
+    return stem + config.blocks * block + policy + value
+
+
+def training_bytes(
+    observation_shape: Sequence[int], num_actions: int, config: NetConfig, batch_size: int
+) -> tuple[int, int]:
+    """``(network, batch)``: about the bytes that training the network takes: its weights,
+    gradients, Adam's two moments and the best network's copy (five float32 copies), and a
+    batch of ``batch_size`` positions (the sampled arrays, and each layer's activations kept
+    for the backward pass, twice for their gradients)."""
+    height, width, planes = observation_shape
+    cells, channels = height * width, config.channels
+    network = 5 * _FLOAT * parameter_count(observation_shape, num_actions, config)
+    activations = cells * (planes + channels * (3 + 7 * config.blocks) + 9)
+    activations += 2 * num_actions + config.value_hidden
+    arrays = cells * planes + 2 * num_actions + 1
+    return network, batch_size * _FLOAT * (2 * activations + arrays)
+
+
+def _memory(device: Any) -> tuple[int, str] | None:
+    """The bytes training may use (``MEMORY_SHARE`` of the memory it runs in) and what that
+    memory is; ``None`` where it cannot be known."""
+    if device is not None and torch.device(device).type == "cuda":
+        total = torch.cuda.get_device_properties(torch.device(device)).total_memory
+        return int(MEMORY_SHARE * total), f"the GPU's {total / 2**30:.1f} GiB"
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+    return int(MEMORY_SHARE * total), f"this machine's {total / 2**30:.1f} GiB"
+
+
+def check_training_memory(
+    observation_shape: Sequence[int],
+    num_actions: int,
+    config: NetConfig,
+    batch_size: int,
+    *,
+    names: tuple[str, str] = ("NetConfig's channels and blocks", "TrainConfig's batch_size"),
+    device: Any = None,
+) -> None:
+    """Refuse, before anything is allocated, a network (and a batch of ``batch_size``
+    positions; 0: the network alone) whose training needs more than ``MEMORY_SHARE`` of the
+    memory it would run in (``training_bytes``; ``device`` a CUDA device: the GPU's).
+
+    Raises:
+        InvalidOptionError: naming ``names[0]`` (the network's size) when the network alone
+            is too big, else ``names[1]`` (the batch size), with the estimate and the bound.
+    """
+    found = _memory(device)
+    if found is None:
+        return
+    limit, memory = found
+    network, batch = training_bytes(observation_shape, num_actions, config, batch_size)
+    if network + batch <= limit:
+        return
+    count = parameter_count(observation_shape, num_actions, config)
+    what = f"{names[0]} ({config.channels} and {config.blocks})" if network > limit else (
+        f"{names[1]} ({batch_size})"
+    )  # fmt: skip
+    raise InvalidOptionError(
+        f"{what}: too large for the memory: a network of {config.channels} channels and "
+        f"{config.blocks} blocks ({count:,} parameters) for {tuple(observation_shape)} boards"
+        + (f", trained on batches of {batch_size} positions," if batch_size else "")
+        + f" needs about {math.ceil((network + batch) / 2**30)} GiB, more than "
+        f"{MEMORY_SHARE:.0%} of {memory}"
+    )
 
 
 def build_net(

@@ -9,11 +9,11 @@ self-play (mean game length, the share of drawn games); every gate's score with 
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
+from mcts_agents.checks import load_json
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.plotting import check_plot_path
 
@@ -30,11 +30,13 @@ def read_metrics(run_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
     if not path.is_file():
         raise InvalidOptionError(f"{str(run_dir)!r} holds no metrics.jsonl: not a training run")
     lines = []
-    for text in path.read_text().splitlines():
+    for number, text in enumerate(path.read_text().splitlines(), 1):
         try:
-            lines.append(json.loads(text))
+            line = load_json(text, str(path), line=number)
         except ValueError:
             continue  # a write cut short
+        if isinstance(line, dict):
+            lines.append(line)
     return lines
 
 

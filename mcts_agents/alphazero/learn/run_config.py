@@ -10,12 +10,14 @@ from mcts_agents.alphazero.learn.net import NetConfig
 from mcts_agents.alphazero.learn.trainer import TrainConfig
 from mcts_agents.alphazero.selfplay import PlayoutCap, Resign, TemperatureSchedule
 from mcts_agents.checks import check_choice, check_int, check_number, is_int
-from mcts_agents.errors import InvalidOptionError
+from mcts_agents.errors import CheckpointError, InvalidOptionError
 from mcts_agents.processes import check_workers
 from mcts_agents.search.config import SearchConfig
 
-__all__ = ["PUCT_ROOT_NOISE", "RunConfig"]
+__all__ = ["PUCT_ROOT_NOISE", "RUN_FORMAT", "RunConfig", "run_file_config"]
 
+#: The ``format`` of a run's ``run.json``.
+RUN_FORMAT = "mcts-agents-az-run"
 #: Self-play's Dirichlet noise with PUCT when ``root_noise`` is not given.
 PUCT_ROOT_NOISE = (0.3, 0.25)
 
@@ -203,3 +205,26 @@ class RunConfig:
             if data.get(name) is not None:
                 data[name] = tuple(data[name])
         return cls(**data)
+
+
+def run_file_config(stored: Any, path: Any) -> RunConfig:
+    """The ``RunConfig`` of a run's ``run.json`` (``stored``: its JSON), checked: the format,
+    the game's name (a string) and every setting; else ``CheckpointError`` naming the file
+    and the field."""
+    source = repr(str(path))
+    if not isinstance(stored, dict) or stored.get("format") != RUN_FORMAT:
+        raise CheckpointError(
+            f"{source} is not a training run's file (no 'format': {RUN_FORMAT!r})"
+        )
+    if not isinstance(stored.get("game"), str):
+        raise CheckpointError(f"{source}: 'game' should be the game's name, got "
+                              f"{stored.get('game')!r}")  # fmt: skip
+    config = stored.get("config")
+    try:
+        if not isinstance(config, dict) or not all(
+            isinstance(config.get(k), dict) for k in ("net", "training")
+        ):
+            raise TypeError("'config' should be an object with 'net' and 'training' objects")
+        return RunConfig.from_dict(config)
+    except (ValueError, KeyError, TypeError) as error:
+        raise CheckpointError(f"{source}: a bad 'config': {error}") from None

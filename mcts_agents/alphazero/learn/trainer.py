@@ -29,13 +29,22 @@ import torch
 
 from mcts_agents.alphazero.learn.net import PolicyValueNet
 from mcts_agents.alphazero.replay import ReplayBuffer
-from mcts_agents.checks import check_choice, check_instance, check_int, check_number, check_seed
+from mcts_agents.checks import (
+    check_choice,
+    check_instance,
+    check_int,
+    check_number,
+    check_seed,
+    load_json,
+)
 from mcts_agents.errors import InvalidOptionError
 
-__all__ = ["Losses", "TrainConfig", "Trainer", "loss_terms"]
+__all__ = ["MAX_BATCH_SIZE", "Losses", "TrainConfig", "Trainer", "loss_terms"]
 
 Optimizer = Literal["adam", "sgd"]
 Precision = Literal["float32", "bfloat16"]
+#: The most positions of one training step (16 times AlphaZero's 4,096); more is a typo.
+MAX_BATCH_SIZE = 1 << 16
 #: devices whose autocast runs bfloat16 (``TrainConfig.precision``).
 BFLOAT16_DEVICES = ("cpu", "cuda")
 
@@ -45,7 +54,9 @@ class TrainConfig:
     """How the network is trained.
 
     Attributes:
-        batch_size: positions per step, sampled from the replay buffer.
+        batch_size: positions per step, sampled from the replay buffer (at most
+            ``MAX_BATCH_SIZE``; ``loop.train`` also refuses a batch whose training would not
+            fit in memory, ``net.check_training_memory``).
         learning_rate: the optimizer's step size.
         weight_decay: ``c`` of the L2 term ``c * sum(theta^2)`` in the loss.
         optimizer: ``"adam"`` or ``"sgd"`` (with ``momentum``).
@@ -65,7 +76,7 @@ class TrainConfig:
     precision: Precision = "float32"
 
     def __post_init__(self) -> None:
-        check_int(self.batch_size, "TrainConfig's batch_size", low=1)
+        check_int(self.batch_size, "TrainConfig's batch_size", low=1, high=MAX_BATCH_SIZE)
         check_number(self.learning_rate, "TrainConfig's learning_rate", low=0, low_open=True)
         check_number(self.weight_decay, "TrainConfig's weight_decay", low=0)
         check_number(self.momentum, "TrainConfig's momentum", low=0, high=1, high_open=True)
@@ -203,12 +214,29 @@ class Trainer:
         missing = [k for k in ("net", "optimizer", "step", "config", "rng") if k not in state]
         if missing:
             raise InvalidOptionError(f"a trainer state needs {missing}; got {sorted(state)}")
-        config = TrainConfig(**json.loads(state["config"]))
+        config = TrainConfig(**_json(state["config"], "config"))
         if config != self.config:
             raise InvalidOptionError(
                 f"the trainer state was saved with {config}; this trainer has {self.config}"
             )
+        step = check_int(state["step"], "the trainer state's 'step'", low=0)
+        rng = _json(state["rng"], "rng")
+        generator = np.random.default_rng()
+        try:  # a state of another size or kind: refused before anything is changed
+            generator.bit_generator.state = rng
+        except (TypeError, ValueError, KeyError, OverflowError) as error:
+            raise InvalidOptionError(
+                f"the trainer state's 'rng' is not a state of numpy's "
+                f"{type(generator.bit_generator).__name__} ({type(error).__name__}: {error})"
+            ) from None
         self.net.load_state_dict(state["net"])
         self.optimizer.load_state_dict(state["optimizer"])
-        self.step = int(state["step"])
-        self.rng.bit_generator.state = json.loads(state["rng"])
+        self.step = step
+        self.rng.bit_generator.state = rng
+
+
+def _json(text: Any, field: str) -> Any:
+    """A trainer state's JSON text field, read with ``checks.load_json``."""
+    if not isinstance(text, str):
+        raise InvalidOptionError(f"the trainer state's {field!r} should be JSON text, got {text!r}")
+    return load_json(text, f"the trainer state's {field!r}")

@@ -204,6 +204,34 @@ def _good_data() -> dict[str, Any]:
             lambda d: {**d, "levels": [d["levels"][0], {**d["levels"][1], "elo": None}]},
             "finite numbers",
         ),
+        (
+            lambda d: {
+                **d,
+                "levels": [d["levels"][0], {**d["levels"][1], "elo": 1e300, "high": 1e300}],
+            },
+            r"level 'L1': elo, low and high should be finite numbers within \+/-10000",
+        ),
+        (
+            lambda d: {**d, "levels": [*d["levels"], {**d["levels"][1], "name": "L2"}]},
+            "L2's Elo 100 is not above L1's 100",
+        ),
+        (
+            lambda d: {**d, "levels": [d["levels"][0], {**d["levels"][1], "spec": "human"}]},
+            "L1's spec 'human' is a human",
+        ),
+        (
+            lambda d: {
+                **d,
+                "levels": [d["levels"][0], {**d["levels"][1], "spec": "mcts:workers=64"}],
+            },
+            "L1's spec 'mcts:workers=64' asks for workers=64",
+        ),
+        (
+            lambda d: {**d, "levels": [d["levels"][0], {**d["levels"][1], "spec": "mcts:x"}]},
+            "L1's spec: agent spec 'mcts:x'",
+        ),
+        (lambda d: "[" * 200_000 + "]" * 200_000, "nested deeper than 64 levels"),
+        (lambda d: '{"games": NaN}', "the number NaN is not finite"),
     ],
 )
 def test_a_damaged_ladder_file_is_refused_naming_the_file_and_the_fault(
@@ -238,6 +266,23 @@ def test_a_bad_ladder_is_refused_when_made() -> None:
         )
     with pytest.raises(TypeError, match="expects a Ladder"):
         save_ladder({"game": "nim"}, "x.json")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("values", "words"),
+    [
+        ((100.0, 150.0, 120.0), "low <= elo <= high does not hold"),
+        ((1e300, 0.0, 1e300), "within +/-10000"),
+        ((float("nan"), 0.0, 1.0), "finite numbers"),
+        ((float("inf"), 0.0, float("inf")), "finite numbers"),
+    ],
+)
+def test_a_level_with_a_bad_elo_or_interval_is_refused_when_made(
+    values: tuple[float, float, float], words: str
+) -> None:
+    with pytest.raises(InvalidOptionError, match=re.escape("level 'L1': ")) as caught:
+        Level("L1", "random", *values)
+    assert words in str(caught.value)
 
 
 # ---------------------------------------------------------------------------- level_spec

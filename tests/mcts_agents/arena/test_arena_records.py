@@ -219,6 +219,67 @@ def test_a_cut_line_before_the_last_is_refused_not_dropped(tmp_path: Path) -> No
     assert out.read_text() == damaged
 
 
+def forged_win(record: dict[str, Any], moves: int) -> dict[str, Any]:
+    """``record`` cut to ``moves`` moves and won by its first seat: each field agrees with the
+    others (every line check passes), but the moves do not end the game."""
+    cut = {key: record[key][:moves] for key in ("moves", "movers", "times")}
+    iterations = record["iterations"]
+    return {
+        **record, **cut, "length": moves,
+        "iterations": None if iterations is None else iterations[:moves],
+        "returns": [1.0, -1.0], "scores": [1.0, 0.0], "outcome": "win",
+        "winner": record["seats"][0],
+    }  # fmt: skip
+
+
+def test_resume_replays_the_moves_and_refuses_a_forged_outcome(tmp_path: Path) -> None:
+    out = results_file(tmp_path)
+    lines = out.read_text().splitlines()
+    record = json.loads(lines[2])  # game 1, line 3
+    swapped = [-r for r in record["returns"]]
+    scores = [1.0 - v for v in record["scores"]]
+    winner = record["seats"][scores.index(1.0)] if record["outcome"] == "win" else None
+    forgeries = {
+        "a win after one move": forged_win(record, 1),
+        "a game cut before its end": forged_win(record, record["length"] - 1),
+        "returns swapped": {**record, "returns": swapped, "scores": scores, "winner": winner},
+        "moves by the other seat": {**record, "movers": [1 - m for m in record["movers"]]},
+    }
+    if record["outcome"] == "draw":
+        del forgeries["returns swapped"]  # a draw swapped is the same draw
+    for what, forged in forgeries.items():
+        lines[2] = json.dumps(forged)
+        damaged = "\n".join(lines) + "\n"
+        out.write_text(damaged)
+        with pytest.raises(ResultsFileError, match=r"games\.jsonl, line 3: ") as raised:
+            play_match("tic_tac_toe", AGENTS, games=3, out=out)
+        assert "does not follow from the moves" in str(raised.value), what
+        assert out.read_text() == damaged, what
+    run = cli("arena", "tic_tac_toe", "--agents", *AGENTS, "--games", "3", "--out", str(out))
+    assert run.returncode == 2 and "line 3" in run.stderr, run.stderr
+    assert "does not follow from the moves" in run.stderr
+
+
+def test_a_line_nested_200000_deep_is_refused_naming_the_file_and_line(tmp_path: Path) -> None:
+    out = results_file(tmp_path)
+    lines = out.read_text().splitlines()
+    for number, text in ((2, "[" * 200_000 + "]" * 200_000), (3, '{"a": ' * 100 + "1" + "}" * 100)):
+        edited = list(lines)
+        edited[number - 1] = text
+        out.write_text("\n".join(edited) + "\n")
+        with pytest.raises(ResultsFileError, match=rf"games\.jsonl, line {number}: nested deeper"):
+            play_match("tic_tac_toe", AGENTS, games=3, out=out)
+    out.write_text("\n".join(["[" * 200_000 + "]" * 200_000, *lines[1:]]) + "\n")
+    run = cli("arena", "tic_tac_toe", "--agents", *AGENTS, "--games", "3", "--out", str(out))
+    assert run.returncode == 2 and "not an mcts-agents results file" in run.stderr, run.stderr
+    assert "nested deeper" in run.stderr
+    edited = list(lines)
+    edited[1] = edited[1].replace('"seed": ', '"seed": NaN, "x": ', 1)
+    out.write_text("\n".join(edited) + "\n")
+    with pytest.raises(ResultsFileError, match=r"line 2: the number NaN is not finite"):
+        play_match("tic_tac_toe", AGENTS, games=3, out=out)
+
+
 # --------------------------------------------------------------- 7: read-only files
 def test_a_truncated_read_only_file_is_not_replaced(tmp_path: Path) -> None:
     out = results_file(tmp_path, games=2)

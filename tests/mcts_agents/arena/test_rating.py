@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -209,3 +210,18 @@ def test_on_progress_counts_a_chip_games_units() -> None:
     rating = rate("random", "kuhn_poker", games=2, seed=0, on_progress=seen.append)
     assert [(r.games, r.hands) for r in seen] == [(1, 6), (2, 6)]
     assert seen[-1] == rating
+
+
+def test_levels_that_do_not_make_a_ladder_are_refused_naming_the_level() -> None:
+    with pytest.raises(InvalidOptionError, match="low <= elo <= high"):
+        rate("random", ENV, games=2, levels=[Level("A", "random", 0, 0, 0),
+                                            Level("B", "random", 50, 80, 20)])  # fmt: skip
+    refusals = {
+        "B's Elo 0 is not above A's 100": [("A", "random", 100), ("B", "random", 0)],
+        "B's spec 'human' is a human": [("A", "random", 0), ("B", "human", 100)],
+        "asks for workers=64": [("A", "random", 0), ("B", "mcts:workers=64", 100)],
+    }
+    for words, rows in refusals.items():
+        levels = [Level(name, spec, elo, elo, elo) for name, spec, elo in rows]
+        with pytest.raises(InvalidOptionError, match=re.escape(words)):
+            rate("random", ENV, games=2, levels=levels)

@@ -80,6 +80,52 @@ def test_out_in_a_read_only_folder_is_refused(tmp_path: Path) -> None:
     assert "cannot write there" in refused(*ARENA, "--out", str(folder / "games.jsonl"))
 
 
+def refused_in_a_process(*args: str) -> str:
+    """Run the CLI in a child process (a hang is a failure, not a stuck test run): exit 2,
+    one line on stderr, which is returned."""
+    run = subprocess.run(
+        [sys.executable, "-m", "mcts_agents", *args],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[3],
+    )  # fmt: skip
+    assert run.returncode == 2, (run.returncode, run.stdout, run.stderr)
+    assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    return run.stderr.strip()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_out_and_plot_that_are_fifos_are_refused_without_hanging(tmp_path: Path) -> None:
+    fifo = tmp_path / "games.jsonl"
+    os.mkfifo(fifo)
+    line = refused_in_a_process(*ARENA, "--games", "1", "--out", str(fifo))
+    assert f"--out {str(fifo)!r} is a FIFO" in line
+    picture = tmp_path / "elo.png"
+    os.mkfifo(picture)
+    line = refused_in_a_process(*ARENA, "--games", "1", "--plot", str(picture))
+    assert f"--plot {str(picture)!r} is a FIFO" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elo.png", "games.jsonl"]
+
+
+def test_out_and_plot_that_are_links_to_nothing_are_refused_and_left(tmp_path: Path) -> None:
+    for option, name in (("--out", "games.jsonl"), ("--plot", "elo.png")):
+        link, target = tmp_path / name, tmp_path / "gone" / name
+        link.symlink_to(target)
+        line = refused(*ARENA, "--games", "1", option, str(link))
+        assert f"{option} {str(link)!r} is a link to {str(target)!r}, which does not" in line
+        assert link.is_symlink() and os.readlink(link) == str(target)  # the link is kept
+        assert not target.parent.exists()  # and nothing made where it points
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elo.png", "games.jsonl"]
+
+
+def test_a_link_to_a_results_file_is_followed(tmp_path: Path) -> None:
+    target = tmp_path / "real.jsonl"
+    link = tmp_path / "games.jsonl"
+    link.symlink_to(target)
+    assert run(*ARENA, "--games", "1", "--out", str(target))[0] == 0
+    code, _, err = run(*ARENA, "--games", "2", "--out", str(link))
+    assert code == 0, err
+    assert link.is_symlink() and len(target.read_text().splitlines()) == 3
+
+
 def test_out_folders_that_do_not_exist_yet_are_made(tmp_path: Path) -> None:
     out = tmp_path / "new" / "games.jsonl"
     code, _, err = run(*ARENA, "--games", "1", "--out", str(out))

@@ -192,3 +192,56 @@ def test_progress_lines_come_at_most_every_few_seconds(caplog: pytest.LogCapture
         "rate: 5/10 games, Elo 50 [0, 99]",  # 12 s
         "rate: 6/10 games, Elo 60 [0, 99]",  # the last, at close
     ]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs here")
+def test_out_and_plot_that_are_fifos_or_links_to_nothing_are_refused(
+    tmp_path: Path, ladder_file: str
+) -> None:
+    import os
+
+    fifo, link = tmp_path / "pipe.png", tmp_path / "games.jsonl"
+    os.mkfifo(fifo)
+    link.symlink_to(tmp_path / "target.jsonl")  # its folder exists: the run would make it
+    base = ["rate", "tic_tac_toe", "random", "--ladder", ladder_file, "--games", "2"]
+    for extra, words in (
+        (["--plot", str(fifo)], f"--plot {str(fifo)!r} is a FIFO"),
+        (["--out", str(fifo)], f"--out {str(fifo)!r} is a FIFO"),
+        (["--out", str(link)], f"--out {str(link)!r} is a link to"),
+    ):
+        run = cli(*base, *extra, timeout=120)
+        assert run.returncode == 2, run.stdout + run.stderr
+        assert len(run.stderr.strip().splitlines()) == 1 and words in run.stderr, run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.jsonl", "pipe.png"]
+    assert link.is_symlink()
+
+
+@pytest.mark.parametrize(
+    ("level", "words"),
+    [
+        ({"elo": 1e300, "high": 1e300}, "within +/-10000"),
+        ({"elo": 50.0, "low": 40.0, "high": 60.0}, "L2's Elo 50 is not above L1's 100"),
+        ({"spec": "human"}, "L2's spec 'human' is a human"),
+        ({"spec": "mcts:iterations=2,workers=64"}, "asks for workers=64"),
+    ],
+)
+def test_a_ladder_file_that_is_no_ladder_exits_2_naming_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], level: dict[str, Any], words: str
+) -> None:
+    data = json.loads(tiny_ladder_file(tmp_path).read_text())
+    data["levels"][2].update(level)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    assert main(["rate", "tic_tac_toe", "random", "--ladder", str(bad), "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "bad.json" in err and words in err, err
+
+
+def test_a_ladder_file_nested_200000_deep_exits_2_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000 + "]" * 200_000)
+    assert main(["rate", "tic_tac_toe", "random", "--ladder", str(deep)]) == 2
+    err = capsys.readouterr().err
+    assert "deep.json" in err and "nested deeper than 64 levels" in err, err

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -87,6 +88,17 @@ def test_runs_that_do_not_fit_are_refused_in_one_line(tmp_path: Path) -> None:
         assert expected in err, err
     code, _, err = cli("train", "tic_tac_toe", "--out", str(run / "best.pt"), "--steps", "2")
     assert code == 2 and "is a file; give a folder" in err
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "gone")
+    code, _, err = cli("train", "tic_tac_toe", "--out", str(link), "--steps", "2")
+    assert code == 2 and f"--out {str(link)!r} is a link to" in err, err
+    assert link.is_symlink() and not (tmp_path / "gone").exists()
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "pipe.png")
+        code, _, err = cli("train", "tic_tac_toe", "--out", str(tmp_path / "z"), "--steps", "2",
+                           "--plot", str(tmp_path / "pipe.png"))  # fmt: skip
+        assert code == 2 and "--plot" in err and "is a FIFO" in err, err
+        assert not (tmp_path / "z").exists()
     code, _, err = cli("train", "tic_tac_toe", "--out", str(tmp_path / "new"), "--steps", "2",
                        "--gate-every", "1", "--gate-games", "3")  # fmt: skip
     assert code == 2 and "gate_games must be even" in err
@@ -132,3 +144,45 @@ def test_a_progress_bar_goes_to_stderr_when_tqdm_is_there(tmp_path: Path) -> Non
     assert code == 0, err
     assert "training: 100%" in err and "4/4" in err
     assert "iteration 2, step 4: loss " in out  # the lines stay on stdout
+
+
+def test_a_forged_checkpoint_or_run_file_exits_2_naming_the_field(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    assert cli("train", "tic_tac_toe", "--out", str(run), "--steps", "2", *TINY)[0] == 0
+    content = torch.load(run / "checkpoint.pt", weights_only=True)
+    content["extra"]["promotions"] = -3
+    torch.save(content, run / "checkpoint.pt")
+    code, _, err = cli("train", "tic_tac_toe", "--out", str(run), "--steps", "4")
+    assert code == 2 and "'promotions' should be an int in [0, 1], got -3" in err, err
+    assert err.strip().splitlines()[-1].startswith("mcts-agents: error: ")  # after tqdm's bar
+    content["extra"]["promotions"] = 0
+    content["torch_rng"] = torch.zeros(7, dtype=torch.uint8)
+    torch.save(content, run / "checkpoint.pt")
+    code, _, err = cli("train", "tic_tac_toe", "--out", str(run), "--steps", "4")
+    assert code == 2 and "'torch_rng'" in err, err
+    (run / "run.json").write_text("[" * 200_000 + "]" * 200_000)
+    code, _, err = cli("train", "tic_tac_toe", "--out", str(run), "--steps", "4")
+    assert code == 2 and "run.json" in err and "nested deeper than 64 levels" in err, err
+    assert steps(run) == [2]
+
+
+def test_a_network_or_batch_too_big_exits_2_naming_the_option(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcts_agents.alphazero.learn import net, trainer
+    from mcts_agents.cli import train
+
+    assert (train.MAX_CHANNELS, train.MAX_BLOCKS) == (net.MAX_CHANNELS, net.MAX_BLOCKS)
+    assert train.MAX_BATCH_SIZE == trainer.MAX_BATCH_SIZE
+    base = ["train", "tic_tac_toe", "--out", str(tmp_path / "run"), "--steps", "2"]
+    for extra, words in (
+        (["--batch-size", "1000000000"], "--batch-size: must be an int between 1 and 65536"),
+        (["--channels", "100000", "--blocks", "1000"], "--channels: must be an int between 1 and"),
+        (["--channels", "4096", "--blocks", "256"], "--channels and --blocks (4096 and 256)"),
+    ):
+        code, _, err = cli(*base, *extra)
+        assert code == 2 and words in err, err
+    monkeypatch.setattr(net, "_memory", lambda device: (2**30, "a test's 2 GiB"))
+    code, _, err = cli(*base, "--channels", "1024", "--blocks", "0", "--batch-size", "65536")
+    assert code == 2 and "--batch-size (65536): too large" in err, err
+    assert not (tmp_path / "run").exists()  # refused before the run's folder was made

@@ -199,6 +199,61 @@ def test_replay_errors_name_the_file_and_the_game(
     assert bad.status_code == 400 and "line 2" in error_message(bad.text)
 
 
+def forged(record: dict[str, Any], moves: int) -> dict[str, Any]:
+    """``record`` cut to its first ``moves`` moves and won by seat 0: every field agrees with
+    the others (the checks of each line pass), but the moves do not give that outcome."""
+    cut = {key: record[key][:moves] for key in ("moves", "movers", "times")}
+    iterations = record["iterations"]
+    return {
+        **record, **cut, "length": moves,
+        "iterations": None if iterations is None else iterations[:moves],
+        "returns": [1.0, -1.0], "scores": [1.0, 0.0], "outcome": "win",
+        "winner": record["seats"][0],
+    }  # fmt: skip
+
+
+def test_replay_refuses_an_outcome_the_moves_do_not_give(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    out = results_file(tmp_path)
+    lines = out.read_text().splitlines()
+    record = json.loads(lines[2])
+    assert record["index"] == 1
+    for moves in (1, record["length"] - 1):
+        edited = tmp_path / f"forged-{moves}.jsonl"
+        edited.write_text("\n".join([lines[0], lines[1], json.dumps(forged(record, moves))]))
+        page = client.get("/replay", params={"file": str(edited), "game": 1})
+        assert page.status_code == 400, page.text[:300]
+        message = error_message(page.text)
+        assert f"forged-{moves}.jsonl, line 3" in message and "is not over" in message, message
+    won = {**record, "returns": record["returns"][::-1], "scores": record["scores"][::-1]}
+    if record["outcome"] == "win":
+        won["winner"] = record["seats"][won["scores"].index(1.0)]
+    edited = tmp_path / "swapped.jsonl"
+    edited.write_text("\n".join([lines[0], lines[1], json.dumps(won)]))
+    page = client.get("/replay", params={"file": str(edited), "game": 1})
+    if record["outcome"] == "win":  # a draw swapped is the same draw
+        assert page.status_code == 400 and "line 3" in error_message(page.text)
+
+
+def test_replay_of_a_line_nested_200000_deep_is_a_400_naming_the_line(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    out = results_file(tmp_path)
+    lines = out.read_text().splitlines()
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("\n".join([lines[0], "[" * 200_000 + "]" * 200_000, lines[2]]) + "\n")
+    page = client.get("/replay", params={"file": str(deep), "game": 1})
+    assert page.status_code == 400, page.text[:300]
+    assert "deep.jsonl, line 2: nested deeper than" in error_message(page.text)
+    header = tmp_path / "header.jsonl"
+    header.write_text("\n".join(['{"a": ' * 5000 + "1" + "}" * 5000, *lines[1:]]) + "\n")
+    page = client.get("/replay", params={"file": str(header), "game": 1})
+    assert page.status_code == 400 and "header.jsonl" in error_message(page.text)
+
+
 def test_watch_mode_speed_pause_and_the_end(client: TestClient) -> None:
     page = client.get("/watch/tic_tac_toe", params={"p0": FAST, "p1": FAST, "delay": 0.05})
     assert page.status_code == 200 and 'id="delay"' in page.text

@@ -247,3 +247,75 @@ def test_the_teachers_iterations_come_first(tmp_path: Path) -> None:
     assert [line["selfplay"]["teacher"] for line in lines] == [True, False]
     # every teacher position is a full search, trained on
     assert lines[0]["selfplay"]["positions"] == 2 * lines[0]["selfplay"]["mean_length"]
+
+
+#: a numpy PCG64 state whose number is too big for the generator
+HUGE_RNG = json.dumps(
+    {"bit_generator": "PCG64", "state": {"state": 2**200, "inc": 1}, "has_uint32": 0,
+     "uinteger": 0}
+)  # fmt: skip
+
+
+def forged_copy(straight: Path, folder: Path, change: Any) -> Path:
+    """A copy of the run ``straight`` whose checkpoint's content ``change`` edits in place."""
+    import shutil
+
+    run = folder / "forged"
+    shutil.copytree(straight, run)
+    content = torch.load(run / "checkpoint.pt", weights_only=True)
+    change(content)
+    torch.save(content, run / "checkpoint.pt")
+    return run
+
+
+def _set(*path: str, value: Any) -> Any:
+    def change(content: dict[str, Any]) -> None:
+        for key in path[:-1]:
+            content = content[key]
+        content[path[-1]] = value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (_set("extra", "iteration", value=10**15), r"'iteration' should be an int in \[0, 16\]"),
+        (_set("extra", "iteration", value=1e15), r"'iteration' should be an int in \[0, 16\]"),
+        (_set("extra", "iteration", value=2), "'step' 16 is more than 2 iterations of 4 steps"),
+        (_set("extra", "promotions", value=-3), r"'promotions' should be an int in \[0, 4\]"),
+        (_set("extra", "seconds", value=float("nan")), "'seconds' should be a finite number"),
+        (_set("extra", value=[1, 2]), "its 'extra' should be a dict"),
+        (_set("game", value="Go(size=9)"), r"is a checkpoint of Go\(size=9\), not of MNK"),
+        (_set("torch_rng", value=torch.zeros(10, dtype=torch.uint8)), r"'torch_rng' is .*\(10,\)"),
+        (_set("trainer", "step", value=-1), "'step' must be an int >= 0, got -1"),
+        (_set("trainer", "rng", value=HUGE_RNG), "'rng' is not a state of numpy's PCG64"),
+        (_set("trainer", "rng", value="[" * 100_000 + "]" * 100_000), "nested deeper"),
+        (_set("trainer", "config", value='{"batch_size": NaN}'), "NaN is not finite"),
+    ],
+)
+def test_a_forged_checkpoint_is_refused_naming_the_field(
+    straight: Path, tmp_path: Path, change: Any, words: str
+) -> None:
+    run = forged_copy(straight, tmp_path, change)
+    before = (run / "metrics.jsonl").read_text()
+    with pytest.raises(CheckpointError, match=words):
+        train(TTT, run, steps=20)
+    assert (run / "metrics.jsonl").read_text() == before  # nothing trained, nothing dropped
+
+
+def test_a_forged_run_file_is_refused_naming_the_file_and_field(
+    straight: Path, tmp_path: Path
+) -> None:
+    run = forged_copy(straight, tmp_path, lambda content: None)
+    stored = json.loads((run / "run.json").read_text())
+    for text, words in (
+        ("[" * 200_000 + "]" * 200_000, "run.json': nested deeper than 64 levels"),
+        (json.dumps({**stored, "format": "other"}), "not a training run's file"),
+        (json.dumps({**stored, "game": 3}), "'game' should be the game's name"),
+        (json.dumps({**stored, "config": {"net": 1}}), "a bad 'config'"),
+        (json.dumps(stored).replace('"c": 1.5', '"c": NaN'), "the number NaN is not finite"),
+    ):
+        (run / "run.json").write_text(text)
+        with pytest.raises(CheckpointError, match=words):
+            train(TTT, run, steps=20)

@@ -62,11 +62,52 @@ def test_games_without_board_planes_and_bad_configs_are_refused() -> None:
         build_net(KuhnPoker())
     with pytest.raises(InvalidOptionError, match="observation_shape and num_actions"):
         build_net(object())
-    with pytest.raises(InvalidOptionError, match="blocks must be an int >= 0"):
+    with pytest.raises(InvalidOptionError, match=r"blocks must be an int in \[0, 256\]"):
         NetConfig(blocks=-1)
-    with pytest.raises(InvalidOptionError, match="channels must be an int >= 1"):
+    with pytest.raises(InvalidOptionError, match=r"channels must be an int in \[1, 4096\]"):
         NetConfig(channels=0)
     with pytest.raises(InvalidOptionError, match="seed must be an int"):
         build_net(ConnectFour(), seed="1")
     with pytest.raises(InvalidOptionError, match="network spec needs"):
         PolicyValueNet.from_spec({"num_actions": 3})
+
+
+def test_the_parameter_count_is_the_built_networks() -> None:
+    from mcts_agents.alphazero.learn.net import parameter_count
+
+    for game, config in (
+        (MNK(3, 3, 3), NetConfig()),
+        (ConnectFour(), NetConfig(channels=16, blocks=3, value_hidden=8)),
+    ):
+        net = build_net(game, config)
+        built = sum(t.numel() for t in (*net.parameters(), *net.buffers()) if t.is_floating_point())
+        assert parameter_count(game.observation_shape, game.num_actions, config) == built
+
+
+def test_networks_and_batches_too_big_to_train_are_refused_before_allocating(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import time
+
+    from mcts_agents.alphazero.learn import TrainConfig
+    from mcts_agents.alphazero.learn import net as net_module
+
+    with pytest.raises(InvalidOptionError, match=r"channels must be an int in \[1, 4096\]"):
+        NetConfig(channels=100_000)
+    with pytest.raises(InvalidOptionError, match=r"blocks must be an int in \[0, 256\]"):
+        NetConfig(blocks=1000)
+    with pytest.raises(InvalidOptionError, match=r"batch_size must be an int in \[1, 65536\]"):
+        TrainConfig(batch_size=10**9)
+    started = time.monotonic()
+    huge = NetConfig(channels=4096, blocks=256)  # 77 billion parameters: 1.4 TiB to train
+    with pytest.raises(InvalidOptionError, match=r"channels and blocks \(4096 and 256\): too"):
+        build_net(MNK(3, 3, 3), huge)
+    assert time.monotonic() - started < 20  # refused, not allocated
+    game = MNK(3, 3, 3)
+    shape, actions = game.observation_shape, game.num_actions
+    monkeypatch.setattr(net_module, "_memory", lambda device: (2**30, "a test's 2 GiB"))
+    net_module.check_training_memory(shape, actions, NetConfig(), 64)
+    wide = NetConfig(channels=1024, blocks=0)  # a small network, a batch of 14 GiB
+    with pytest.raises(InvalidOptionError, match=r"TrainConfig's batch_size \(65536\): too") as e:
+        net_module.check_training_memory(shape, actions, wide, 65536)
+    assert "more than 50% of a test's 2 GiB" in str(e.value)

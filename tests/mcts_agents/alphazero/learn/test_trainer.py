@@ -90,7 +90,7 @@ def test_bfloat16_steps_learn_and_keep_float32_weights(buffer: ReplayBuffer) -> 
 
 def test_bad_options_are_refused() -> None:
     for options, message in (
-        ({"batch_size": 0}, "batch_size must be an int >= 1"),
+        ({"batch_size": 0}, r"batch_size must be an int in \[1, 65536\]"),
         ({"learning_rate": 0.0}, "learning_rate must be a finite number > 0"),
         ({"weight_decay": -1.0}, "weight_decay must be a finite number >= 0"),
         ({"momentum": 1.0}, r"momentum must be a finite number in \[0, 1\)"),
