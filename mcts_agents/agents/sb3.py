@@ -172,6 +172,8 @@ def _stored(path: Any) -> dict[str, Any]:
                     "check (the file was changed after it was written)"
                 )
             data = json.loads(archive.read("data"))
+    except RecursionError:  # a data member nested deeper than Python's stack
+        raise _bad(path, "its data nests deeper than a model's") from None
     except (zipfile.BadZipFile, OSError, EOFError, KeyError, ValueError) as error:
         if isinstance(error, ModelFileError):
             raise

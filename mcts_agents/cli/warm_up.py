@@ -43,7 +43,7 @@ def warm_up(args: argparse.Namespace) -> int:
     if not numba_available():
         print(
             "mcts-agents: error: numba is not installed, so there is nothing to compile "
-            "(pip install 'mcts-agents[fast]')",
+            '(pip install ".[fast]" from a checkout)',
             file=sys.stderr,
         )
         return 1

@@ -150,3 +150,14 @@ def test_a_size_the_weights_do_not_have_is_refused_before_anything_is_built(
     monkeypatch.setattr(sb3_contrib.MaskablePPO, "load", built)
     with pytest.raises(ModelFileError, match=rf"sized\.zip' .*{match}"):
         load_sb3(tmp_path / "sized.zip")
+
+
+def test_data_nested_200000_deep_is_refused_naming_the_file(saved: Path, tmp_path: Path) -> None:
+    with zipfile.ZipFile(saved) as source, zipfile.ZipFile(tmp_path / "deep.zip", "w") as target:
+        for name in source.namelist():
+            content = source.read(name)
+            if name == "data":
+                content = ('{"a": ' + "[" * 200_000 + "]" * 200_000 + "}").encode()
+            target.writestr(name, content)
+    with pytest.raises(ModelFileError, match=r"deep\.zip' .*nests deeper"):
+        load_sb3(tmp_path / "deep.zip")
