@@ -64,6 +64,11 @@ RUN_OPTIONS = {
 }
 
 
+#: A new run's settings under ``--search gumbel`` where none is given: those of the Gumbel runs
+#: that never lost at tic-tac-toe (4 root actions considered, no gate; ``docs/alphazero.md``).
+GUMBEL_RUN_DEFAULTS = {"gumbel_max_actions": 4, "gate_every": 0}
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -123,7 +128,9 @@ def add_train_parser(commands: Any, int_type: Any) -> None:
         "learns from few simulations, e.g. 8 to 32)",
     )
     run.add_argument(
-        "--gumbel-actions", type=int_type(1), help="Gumbel: root actions considered (default 16)"
+        "--gumbel-actions",
+        type=int_type(1),
+        help="Gumbel: root actions considered (default 16; a new --search gumbel run: 4)",
     )
     run.add_argument(
         "--gumbel-c-scale",
@@ -134,7 +141,11 @@ def add_train_parser(commands: Any, int_type: Any) -> None:
     run.add_argument("--games", type=int_type(1), help="self-play games per iteration")
     run.add_argument("--train-steps", type=int_type(1), help="training steps per iteration")
     run.add_argument("--buffer", type=int_type(1), help="replay buffer capacity (positions)")
-    run.add_argument("--gate-every", type=int_type(0), help="iterations per gate (0: no gate)")
+    run.add_argument(
+        "--gate-every",
+        type=int_type(0),
+        help="iterations per gate (0: no gate; default 5, a new --search gumbel run: 0)",
+    )
     run.add_argument("--gate-games", type=int_type(2), help="games per gate (even)")
     run.add_argument("--channels", type=int_type(1, MAX_CHANNELS), help="the network's channels")
     run.add_argument("--blocks", type=int_type(0, MAX_BLOCKS), help="the network's residual blocks")
@@ -229,6 +240,9 @@ def _config(az: Any, out: Path, game: Any, settings: dict[str, Any]) -> Any:
             f"the run in {str(out)!r} trains {stored.get('game')}, not {game!r}; give a new "
             "--out for this game"
         )
+    if stored is None and settings.get("search") == "gumbel":
+        for field, value in GUMBEL_RUN_DEFAULTS.items():
+            settings.setdefault(field, value)
     if not settings:
         return None
     base = az.RunConfig() if stored is None else stored["config"]

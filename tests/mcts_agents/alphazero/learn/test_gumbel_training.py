@@ -124,3 +124,24 @@ def test_the_command_line_and_the_spec(tmp_path: Path) -> None:
     with pytest.raises(InvalidOptionError, match="needs iterations"):
         timed = make_agent(f"az:model={run},time=0.1,search=gumbel")
         timed.act(env)
+
+
+def test_a_new_gumbel_run_defaults_to_the_settings_that_never_lost(tmp_path: Path) -> None:
+    tiny = ["--steps", "1", "--simulations", "4", "--search-batch", "2", "--games", "1",
+            "--train-steps", "1", "--channels", "4", "--blocks", "0", "--batch-size", "8"]  # fmt: skip
+    run = tmp_path / "run"
+    code, _, err = cli("train", "tic_tac_toe", "--out", str(run), "--search", "gumbel", *tiny)
+    assert code == 0, err
+    config = json.loads((run / "run.json").read_text())["config"]
+    assert config["gumbel_max_actions"] == 4 and config["gate_every"] == 0
+    assert config["gumbel_c_scale"] == 0.1
+    given = tmp_path / "given"
+    code, _, err = cli("train", "tic_tac_toe", "--out", str(given), "--search", "gumbel",
+                       "--gumbel-actions", "8", "--gate-every", "2", *tiny)  # fmt: skip
+    assert code == 0, err
+    config = json.loads((given / "run.json").read_text())["config"]
+    assert config["gumbel_max_actions"] == 8 and config["gate_every"] == 2
+    puct = tmp_path / "puct"
+    assert cli("train", "tic_tac_toe", "--out", str(puct), *tiny)[0] == 0
+    config = json.loads((puct / "run.json").read_text())["config"]
+    assert config["gumbel_max_actions"] == 16 and config["gate_every"] == 5
