@@ -298,6 +298,17 @@ class OpenSpielCore(BoardGame[SpielState]):
             kind.information == pyspiel.GameType.Information.PERFECT_INFORMATION
         )
         self.return_range = (float(spiel_game.min_utility()), float(spiel_game.max_utility()))
+        try:  # what OpenSpiel checks only now (dots_and_boxes' num_cols=0, crossword's tensor)
+            self._observe(kind, spiel_game)
+            self._initial = SpielState((), spiel_game.new_initial_state())
+            self.can_determinize = self.perfect_information or self._probe_determinize()
+        except pyspiel.SpielError as error:
+            reason = " ".join(str(error).split())
+            raise InvalidParameterError(f"OpenSpiel cannot play {spiel_game}: {reason}") from None
+
+    def _observe(self, kind: Any, spiel_game: Any) -> None:
+        """``observation_kind`` and ``observation_shape``: the information state tensor where
+        the game provides one, else its observation tensor, else none."""
         if kind.provides_information_state_tensor:
             self.observation_kind = "information_state_tensor"
             shape = spiel_game.information_state_tensor_shape()
@@ -308,8 +319,6 @@ class OpenSpielCore(BoardGame[SpielState]):
             self.observation_kind = "none"
             shape = [0]
         self.observation_shape = (int(np.prod(shape)),)
-        self._initial = SpielState((), spiel_game.new_initial_state())
-        self.can_determinize = self.perfect_information or self._probe_determinize()
 
     def _probe_determinize(self) -> bool:
         """Whether OpenSpiel redeals this game (``resample_from_infostate``): tried once at the

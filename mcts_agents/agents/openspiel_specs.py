@@ -12,7 +12,10 @@ text option (``universal_poker``'s ``stack``). So a spec's game is admitted in t
    ``game``, may also have simultaneous ones; mean-field games never), none that cannot be
    played without a file, no option whose name or default value looks like a file or a path
    (``file_parameter``), and every nested game by the same rule;
-2. after ``pyspiel.load_game`` and before any state is made (``check_game_size``): its distinct
+2. a game with options of the spec's own is first loaded, and its first state made, in a
+   process of its own (``survives``): OpenSpiel kills the process it runs in on some values
+   (``universal_poker:numBoardCards=nolimit`` is a segmentation fault);
+3. after ``pyspiel.load_game`` and before any state is made (``check_game_size``): its distinct
    actions, longest game, largest observation tensor and chance outcomes under ``GameCaps``.
 
 A refusal is a ``SpecError`` naming the game and the option or the cap, never what a file
@@ -21,7 +24,11 @@ holds. ``openspiel_v0.env(game=..., **params)`` called from Python keeps all of 
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+import subprocess
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -38,6 +45,7 @@ __all__ = [
     "check_openspiel_game",
     "file_parameter",
     "is_openspiel_factory",
+    "survives",
 ]
 
 #: Words of a parameter name that names a file or a folder.
@@ -46,6 +54,29 @@ FILE_WORDS = ("file", "path", "root", "dir", "folder")
 _PATH_VALUE = re.compile(r"[/\\]|^~|\.(txt|efg|nfg|json|csv|dat|gz|zip|pb|bin)$", re.IGNORECASE)
 #: Most games nested in one another (``misere(game=...)``).
 MAX_NESTING = 4
+#: Seconds and bytes of memory the process that first loads a spec's game may take.
+PROBE_SECONDS = 30.0
+PROBE_BYTES = 4 << 30
+#: The first load in a process of its own: ``load_game``, the first state and the chance
+#: outcomes up to the first decision, else a crash.
+_PROBE = """
+import json, resource, sys
+limit = int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+import pyspiel
+name, params = json.loads(sys.argv[1])
+kind = {t.short_name: t for t in pyspiel.registered_games()}[name]
+for key, value in params.items():
+    if isinstance(kind.parameter_specification.get(key), dict) and isinstance(value, str):
+        params[key] = pyspiel.game_parameters_from_string(value)
+try:
+    state = pyspiel.load_game(name, params).new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    state.legal_actions()
+except pyspiel.SpielError:
+    pass
+"""
 
 
 @dataclass(frozen=True)
@@ -114,8 +145,15 @@ def check_openspiel_game(game: Any, params: Mapping[str, Any], text: str, nested
             f"env spec {text!r}: OpenSpiel's {game!r} reads its game from a file ({reads[0]}=), "
             "which a spec may not name (openspiel_v0.env(game=...) from Python loads it)"
         )
+    unknown = sorted(set(params) - set(defaults))
+    if unknown:
+        described = ", ".join(f"{k}={v!r}" for k, v in defaults.items()) or "none"
+        raise SpecError(
+            f"env spec {text!r}: OpenSpiel's {game!r} has no parameter(s) {unknown}; its "
+            f"parameters: {described}"
+        )
     for key, value in params.items():
-        if key in defaults and file_parameter(key, defaults[key]):
+        if file_parameter(key, defaults[key]):
             raise SpecError(
                 f"env spec {text!r}: option {key!r} of OpenSpiel's {game!r} names a file or a "
                 "path, which a spec may not name (openspiel_v0.env from Python takes it)"
@@ -178,6 +216,25 @@ def check_game_size(spiel_game: Any, caps: GameCaps, text: str) -> None:
             )
 
 
+@functools.lru_cache(maxsize=256)
+def survives(game: str, params_json: str) -> bool:
+    """Whether OpenSpiel loads ``game`` with the parameters ``params_json`` (a JSON object)
+    and makes its first state, in a process of its own, within ``PROBE_SECONDS`` and
+    ``PROBE_BYTES``, without dying (a refusal of OpenSpiel's counts as surviving)."""
+    command = [sys.executable, "-c", _PROBE, json.dumps([game, json.loads(params_json)])]
+    try:
+        done = subprocess.run(
+            [*command, str(PROBE_BYTES)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=PROBE_SECONDS,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return False
+    return done.returncode == 0
+
+
 def admit_openspiel(kwargs: Mapping[str, Any], text: str, caps: GameCaps | None = None) -> None:
     """Admit the OpenSpiel game of an ``openspiel_v0`` spec's keyword arguments (``game`` and
     the game's parameters): the rule, then the game loaded and its size under ``caps``
@@ -189,6 +246,11 @@ def admit_openspiel(kwargs: Mapping[str, Any], text: str, caps: GameCaps | None 
     params = {k: v for k, v in kwargs.items() if k not in ("game", "render_mode")}
     game = kwargs.get("game", "kuhn_poker")
     check_openspiel_game(game, params, text)
+    if params and not survives(game, json.dumps(params, sort_keys=True, default=str)):
+        raise SpecError(
+            f"env spec {text!r}: OpenSpiel's {game!r} with these options crashed or ran over "
+            f"{PROBE_SECONDS:g} s when loaded in a process of its own; refused"
+        )
     try:
         spiel_game = load_spiel_game(game, params)
     except InvalidParameterError as error:
