@@ -33,7 +33,7 @@ BIG_POKER = (
 @pytest.fixture
 def secret(tmp_path: Path) -> Path:
     path = tmp_path / "secret.txt"
-    path.write_text(f"EFG 2 R\n{SECRET}\n")
+    path.write_text(f"{SECRET}\n{SECRET}\n")  # OpenSpiel's parser echoes the line it fails on
     return path
 
 
@@ -75,7 +75,7 @@ def test_the_command_line_refuses_them_with_exit_2(secret: Path) -> None:
         out, err = io.StringIO(), io.StringIO()
         with redirect_stdout(out), redirect_stderr(err):
             try:
-                code = main(["play", text, "--agents", "random", "random"])
+                code = main(["play", text, "--p0", "random", "--p1", "random"])
             except SystemExit as exit_:
                 code = exit_.code
         assert code == 2, err.getvalue()
@@ -138,3 +138,26 @@ def test_the_games_of_the_registry_still_play() -> None:
     assert parse_env_spec("openspiel:leduc_poker:players=3").kwargs["players"] == 3
     assert parse_env_spec("mcts_agents/openspiel-v0:game=pig,winscore=10").kwargs["game"] == "pig"
     assert parse_env_spec("openspiel:bargaining:max_turns=4").kwargs["max_turns"] == 4
+
+
+def test_options_that_crash_openspiel_are_refused_and_the_process_lives_on() -> None:
+    """``universal_poker:numBoardCards=nolimit`` is a segmentation fault in ``load_game``: run
+    in a process of its own here too, so that the old behaviour fails this test, not the run."""
+    import subprocess
+    import sys
+
+    code = (
+        "from mcts_agents.agents.specs import parse_env_spec\n"
+        "from mcts_agents.errors import SpecError\n"
+        "for text in ('openspiel:universal_poker:numBoardCards=nolimit',\n"
+        "             'openspiel:universal_poker:stack=9 9 9 9 9 9 9'):\n"
+        "    try:\n"
+        "        parse_env_spec(text)\n"
+        "    except SpecError as error:\n"
+        "        print('refused', error)\n"
+        "print('alive')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0 and lines[-1] == "alive", done.stderr[-500:]
+    assert len(lines) == 3 and all("crashed" in line for line in lines[:2]), lines

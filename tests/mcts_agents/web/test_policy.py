@@ -370,7 +370,7 @@ SECRET = "root-password-hash-3f9a1c"
 
 def test_openspiel_games_that_read_files_are_refused_unread(tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
-    secret.write_text(f"EFG 2 R\n{SECRET}\n")
+    secret.write_text(f"{SECRET}\n{SECRET}\n")  # OpenSpiel's parser echoes the line it fails on
     missing = tmp_path / "missing.txt"
     out = tmp_path / "games.jsonl"
     play_match("tic_tac_toe", ["random", "random"], games=1, seed=0, out=str(out))
