@@ -192,13 +192,13 @@ def check_game_size(spiel_game: Any, caps: GameCaps, text: str) -> None:
     """
     kind = spiel_game.get_type()
     tensor = 0
-    for provided, size in (
+    for provided, method in (
         (kind.provides_information_state_tensor, "information_state_tensor_size"),
         (kind.provides_observation_tensor, "observation_tensor_size"),
     ):
         if provided:
             try:
-                tensor = max(tensor, int(getattr(spiel_game, size)()))
+                tensor = max(tensor, int(getattr(spiel_game, method)()))
             except Exception:  # a game that says it provides a tensor but has none
                 continue
     sizes = (

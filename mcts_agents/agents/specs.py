@@ -27,7 +27,8 @@ Envs: one of our variants (``connect_four:width=8``), a PettingZoo registry id
 (``classic/connect_four-v3``), a module with ``env()`` (``pettingzoo.classic.connect_four_v3``)
 or ``module:factory`` (a zero-argument callable returning an AEC env), the last three with
 options as keywords (``module:factory:key=value,...``); see ``parse_env_spec``. Any OpenSpiel
-game: ``openspiel:GAME[:key=value,...]`` (``openspiel:leduc_poker:players=3``).
+game: ``openspiel:GAME[:key=value,...]`` (``openspiel:leduc_poker:players=3``), admitted by
+``openspiel_specs`` (no game or option that reads a file, a size under ``GameCaps``).
 """
 
 from __future__ import annotations
