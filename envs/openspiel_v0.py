@@ -3,7 +3,11 @@
 ``openspiel_v0.env(game="kuhn_poker", **params)``: the params go to ``pyspiel.load_game`` and
 are checked first (an unknown game names the closest ones, an unknown parameter lists the
 game's parameters with their defaults, a game with simultaneous moves is refused; each an
-``InvalidParameterError``). Agents ``player_0 .. player_{n-1}`` are OpenSpiel's players
+``InvalidParameterError``). Called from Python it loads every game and parameter OpenSpiel
+has, those that read files included (``efg_game``'s ``filename``): a spec
+(``openspiel:GAME``, the CLI, the arena, the web server) admits less, through
+``mcts_agents.agents.openspiel_specs`` (no file read, a size under its caps).
+Agents ``player_0 .. player_{n-1}`` are OpenSpiel's players
 ``0 .. n-1``; actions are OpenSpiel's action ids (``Discrete(num_distinct_actions)``).
 
 Unlike Shimmy's ``OpenSpielCompatibilityV0`` (2.0.1), which counts dealt cards towards

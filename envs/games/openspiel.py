@@ -44,7 +44,16 @@ from mcts_agents.envs.core.checks import short
 from mcts_agents.envs.core.errors import InvalidParameterError, InvalidStateError
 from mcts_agents.envs.core.game import CHANCE, BoardGame, draw_outcome
 
-__all__ = ["INSTALL_HINT", "MAX_REDEALS", "OpenSpielCore", "SpielState", "import_pyspiel", "redeal"]
+__all__ = [
+    "INSTALL_HINT",
+    "MAX_REDEALS",
+    "OpenSpielCore",
+    "SpielState",
+    "game_parameters",
+    "import_pyspiel",
+    "load_spiel_game",
+    "redeal",
+]
 
 INSTALL_HINT = "pip install open_spiel"
 _SPIEL_CHANCE = -1  # pyspiel's kChancePlayerId
@@ -167,6 +176,70 @@ def _plays_to_an_end(spiel: Any, rng: random.Random) -> bool:
     return True
 
 
+def game_parameters(game: str) -> dict[str, Any]:
+    """The parameters of the registered OpenSpiel game ``game`` with their defaults (a game-valued
+    parameter's default is ``{}``).
+
+    Raises:
+        InvalidParameterError: ``game`` is not a registered game's short name (naming the
+            closest ones).
+    """
+    types = {t.short_name: t for t in import_pyspiel().registered_games()}
+    if not isinstance(game, str):
+        raise InvalidParameterError(
+            f"game must be an OpenSpiel game's name (a str such as 'kuhn_poker'), got {game!r}"
+        )
+    if game not in types:
+        close = [n for n in sorted(types) if game and game in n][:3]
+        close = close or difflib.get_close_matches(game, list(types), n=3)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        raise InvalidParameterError(
+            f"unknown OpenSpiel game {game!r}; expected one of pyspiel.registered_names() "
+            f"({len(types)} games){hint}"
+        )
+    return dict(types[game].parameter_specification)
+
+
+def load_spiel_game(game: str, params: dict[str, Any]) -> Any:
+    """``pyspiel.load_game(game, params)`` with its arguments checked first; no state is made.
+
+    A game-valued parameter (``misere``'s ``game``, ``repeated_poker``'s
+    ``universal_poker_game_string``) given as text is read as an OpenSpiel game string
+    (``"tic_tac_toe()"``). Every game and parameter OpenSpiel has is loaded, files included:
+    the spec layer (``mcts_agents.agents.openspiel_specs``) admits less.
+
+    Raises:
+        ModuleNotFoundError: OpenSpiel is not installed.
+        InvalidParameterError: an unknown game or parameter, a value of the wrong type or one
+            OpenSpiel refuses (with the game's parameters and defaults).
+    """
+    pyspiel = import_pyspiel()
+    defaults = game_parameters(game)
+    described = ", ".join(f"{k}={v!r}" for k, v in defaults.items()) or "none"
+    unknown = sorted(set(params) - set(defaults))
+    if unknown:
+        raise InvalidParameterError(
+            f"OpenSpiel's {game!r} has no parameter(s) {unknown}; its parameters: {described}"
+        )
+    loaded = dict(params)
+    for key, value in params.items():
+        if isinstance(defaults[key], dict) and isinstance(value, str):
+            loaded[key] = pyspiel.game_parameters_from_string(value)
+        elif not isinstance(value, (bool, int, float, str)):
+            raise InvalidParameterError(
+                f"{game} parameter {key}={value!r}: expected a bool, int, float or str "
+                f"(default {defaults[key]!r})"
+            )
+    try:
+        return pyspiel.load_game(game, loaded)
+    except pyspiel.SpielError as error:
+        given = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        reason = " ".join(str(error).split())
+        raise InvalidParameterError(
+            f"OpenSpiel refuses {game}({given}): {reason}; its parameters: {described}"
+        ) from None
+
+
 class SpielState:
     """An immutable state: the action history (its identity) and the ``pyspiel.State`` it leads
     to (read only; never applied to). Equal histories are equal states."""
@@ -209,40 +282,7 @@ class OpenSpielCore(BoardGame[SpielState]):
 
     def __init__(self, game: str = "kuhn_poker", **params: Any) -> None:
         pyspiel = import_pyspiel()
-        if not isinstance(game, str):
-            raise InvalidParameterError(
-                f"game must be an OpenSpiel game's name (a str such as 'kuhn_poker'), got {game!r}"
-            )
-        types = {t.short_name: t for t in pyspiel.registered_games()}
-        if game not in types:
-            close = [n for n in sorted(types) if game and game in n][:3]
-            close = close or difflib.get_close_matches(game, list(types), n=3)
-            hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
-            raise InvalidParameterError(
-                f"unknown OpenSpiel game {game!r}; expected one of pyspiel.registered_names() "
-                f"({len(types)} games){hint}"
-            )
-        defaults = dict(types[game].parameter_specification)
-        described = ", ".join(f"{k}={v!r}" for k, v in defaults.items()) or "none"
-        unknown = sorted(set(params) - set(defaults))
-        if unknown:
-            raise InvalidParameterError(
-                f"OpenSpiel's {game!r} has no parameter(s) {unknown}; its parameters: {described}"
-            )
-        for key, value in params.items():
-            if not isinstance(value, (bool, int, float, str)):
-                raise InvalidParameterError(
-                    f"{game} parameter {key}={value!r}: expected a bool, int, float or str "
-                    f"(default {defaults[key]!r})"
-                )
-        try:
-            spiel_game = pyspiel.load_game(game, params)
-        except pyspiel.SpielError as error:
-            given = ", ".join(f"{k}={v!r}" for k, v in params.items())
-            reason = " ".join(str(error).split())
-            raise InvalidParameterError(
-                f"OpenSpiel refuses {game}({given}): {reason}; its parameters: {described}"
-            ) from None
+        spiel_game = load_spiel_game(game, params)
         kind = spiel_game.get_type()
         if kind.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
             raise InvalidParameterError(
@@ -260,6 +300,17 @@ class OpenSpielCore(BoardGame[SpielState]):
             kind.information == pyspiel.GameType.Information.PERFECT_INFORMATION
         )
         self.return_range = (float(spiel_game.min_utility()), float(spiel_game.max_utility()))
+        try:  # what OpenSpiel checks only now (dots_and_boxes' num_cols=0, crossword's tensor)
+            self._observe(kind, spiel_game)
+            self._initial = SpielState((), spiel_game.new_initial_state())
+            self.can_determinize = self.perfect_information or self._probe_determinize()
+        except pyspiel.SpielError as error:
+            reason = " ".join(str(error).split())
+            raise InvalidParameterError(f"OpenSpiel cannot play {spiel_game}: {reason}") from None
+
+    def _observe(self, kind: Any, spiel_game: Any) -> None:
+        """``observation_kind`` and ``observation_shape``: the information state tensor where
+        the game provides one, else its observation tensor, else none."""
         if kind.provides_information_state_tensor:
             self.observation_kind = "information_state_tensor"
             shape = spiel_game.information_state_tensor_shape()
@@ -270,8 +321,6 @@ class OpenSpielCore(BoardGame[SpielState]):
             self.observation_kind = "none"
             shape = [0]
         self.observation_shape = (int(np.prod(shape)),)
-        self._initial = SpielState((), spiel_game.new_initial_state())
-        self.can_determinize = self.perfect_information or self._probe_determinize()
 
     def _probe_determinize(self) -> bool:
         """Whether OpenSpiel redeals this game (``resample_from_infostate``): tried once a

@@ -27,7 +27,8 @@ Envs: one of our variants (``connect_four:width=8``), a PettingZoo registry id
 (``classic/connect_four-v3``), a module with ``env()`` (``pettingzoo.classic.connect_four_v3``)
 or ``module:factory`` (a zero-argument callable returning an AEC env), the last three with
 options as keywords (``module:factory:key=value,...``); see ``parse_env_spec``. Any OpenSpiel
-game: ``openspiel:GAME[:key=value,...]`` (``openspiel:leduc_poker:players=3``).
+game: ``openspiel:GAME[:key=value,...]`` (``openspiel:leduc_poker:players=3``), admitted by
+``openspiel_specs`` (no game or option that reads a file, a size under ``GameCaps``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from mcts_agents import envs
 from mcts_agents.adapters import env_sources
 from mcts_agents.agents.agent import HumanAgent, MCTSAgent, RandomAgent
 from mcts_agents.agents.models import DEFAULT_SIMULATIONS, PriorAgent, PUCTAgent, open_model
+from mcts_agents.agents.openspiel_specs import GameCaps, admit_openspiel, is_openspiel_factory
 from mcts_agents.agents.spec_text import option_pairs as _pairs
 from mcts_agents.agents.spec_text import parse_value, split_spec
 from mcts_agents.checks import check_seed
@@ -363,7 +365,7 @@ class EnvSpec:
         return self.text or self.name
 
 
-def parse_env_spec(text: str | EnvSpec) -> EnvSpec:
+def parse_env_spec(text: str | EnvSpec, caps: GameCaps | None = None) -> EnvSpec:
     """Parse an env spec and check it by building the env once.
 
     The forms: one of our variants with options, ``name[:key=value,...]``
@@ -373,8 +375,13 @@ def parse_env_spec(text: str | EnvSpec) -> EnvSpec:
     ``module:factory``. The last three take options too (``module:factory:key=value,...``),
     passed to the function as keywords.
 
+    An OpenSpiel game (``openspiel:GAME``, ``mcts_agents/openspiel-v0``) is admitted by
+    ``openspiel_specs.admit_openspiel`` first: no game or option that reads a file, and the
+    game's size under ``caps`` (default ``GameCaps()``) before any state is made.
+
     Raises:
-        SpecError: unknown env (the message lists the valid names and forms), unknown option
+        SpecError: an OpenSpiel game or option refused, or over ``caps``; unknown env (the
+            message lists the valid names and forms), unknown option
             (lists the env's options), a value the env refuses, a module that cannot be
             imported, or something that is not an AEC env.
     """
@@ -383,7 +390,7 @@ def parse_env_spec(text: str | EnvSpec) -> EnvSpec:
     if not isinstance(text, str):
         raise SpecError(f"env spec must be a string, got {text!r}")
     if text.strip().partition(":")[0].strip() in ENV_SPECS:
-        return _parse_our_env(text)
+        return _parse_our_env(text, caps)
     form = env_sources.factory_form(text)
     base: dict[str, Any] = {}
     if form is not None:
@@ -396,6 +403,8 @@ def parse_env_spec(text: str | EnvSpec) -> EnvSpec:
         path, base = env_sources.resolve_env_name(name, text, sorted(ENV_SPECS))
     kwargs = {**base, **{k: parse_value(v) for k, v in raw.items()}}
     spec = EnvSpec(name=name, module="", kwargs=kwargs, text=text.strip(), factory=path)
+    if is_openspiel_factory(path):
+        admit_openspiel(kwargs, text, caps)
     try:
         env = spec()
     except Exception as error:  # someone else's code: any failure is a bad spec
@@ -416,7 +425,7 @@ def expand_openspiel_spec(text: str) -> str:
     return f"openspiel:game={game.strip()}" + (f",{options}" if options.strip() else "")
 
 
-def _parse_our_env(text: str) -> EnvSpec:
+def _parse_our_env(text: str, caps: GameCaps | None) -> EnvSpec:
     name, raw = split_spec(expand_openspiel_spec(text), "env")
     module, base = ENV_SPECS[name]
     parameters = env_parameters(module)
@@ -432,6 +441,8 @@ def _parse_our_env(text: str) -> EnvSpec:
         )
     kwargs = {**base, **{k: parse_value(v) for k, v in raw.items()}}
     spec = EnvSpec(name=name, module=module, kwargs=kwargs, text=text.strip())
+    if is_openspiel_factory(module):
+        admit_openspiel(kwargs, text, caps)
     try:
         spec()
     except (ValueError, TypeError) as error:

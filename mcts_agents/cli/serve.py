@@ -8,19 +8,28 @@ Without the extra it says what to install and exits with code 2; an address that
 What a request may name and ask for is the server's ``ServerPolicy`` (``web.policy``), built
 here: ``--allow-env`` (``module:factory`` envs of the person's own), ``--models`` (the folder
 of the models ``az``/``policy`` agents may load by name), the limits (``--max-workers``,
-``--max-iterations``, ``--max-time``, ``--max-nodes``, ``--max-board``) and the ``Host`` names
-the server answers (the ``--host`` address, plus ``--allow-host``).
+``--max-iterations``, ``--max-time``, ``--max-nodes``, ``--max-total-nodes``, ``--max-threads``,
+``--max-board``) and the ``Host`` names
+the server answers (the ``--host`` address, plus ``--allow-host``). A ``--host`` that is not
+an address or a name of this machine, or an ``--allow-env`` that is not ``module:factory`` or a
+module name, is a usage error (exit 2).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import ipaddress
+import re
+import socket
 import sys
 from pathlib import Path
 from typing import Any
 
 __all__ = ["add_serve_parser", "serve"]
+
+#: One label of a host name.
+_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
 
 
 def _positive_float(text: str) -> float:
@@ -31,6 +40,38 @@ def _positive_float(text: str) -> float:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r} should be a number of seconds > 0")
     return value
+
+
+def _host(text: str) -> str:
+    """An IP address, or a host name that resolves here (``999.1.1.1`` is neither)."""
+    name = text.strip().strip("[]")
+    try:
+        ipaddress.ip_address(name)
+        return name
+    except ValueError:
+        pass
+    labels = name.rstrip(".").split(".")
+    if not name or labels[-1].isdigit() or not all(_LABEL.fullmatch(x) for x in labels):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an IP address or a host name")
+    try:
+        socket.getaddrinfo(name, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as error:
+        reason = f"{text!r} is not an address of this machine ({error})"
+        raise argparse.ArgumentTypeError(reason) from None
+    return name
+
+
+def _env_path(text: str) -> str:
+    """An env of the person's own: ``module:factory`` or a dotted module name (not imported)."""
+    from mcts_agents.adapters.env_sources import factory_form, is_dotted
+
+    path = text.strip()
+    form = factory_form(path)
+    if (form is None or form[1]) and not is_dotted(path):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not module:factory or a module name (mygames:make_env, mygames.env)"
+        )
+    return form[0] if form is not None else path
 
 
 def _folder(text: str) -> Path:
@@ -53,6 +94,7 @@ def add_serve_parser(commands: Any, int_type: Any) -> None:
     )
     parser.add_argument(
         "--host",
+        type=_host,
         default="127.0.0.1",
         help="address to listen on (default 127.0.0.1: this machine only)",
     )
@@ -67,6 +109,7 @@ def add_serve_parser(commands: Any, int_type: Any) -> None:
     )
     parser.add_argument(
         "--allow-env",
+        type=_env_path,
         action="append",
         default=[],
         metavar="MODULE:FACTORY",
@@ -111,13 +154,31 @@ def add_serve_parser(commands: Any, int_type: Any) -> None:
         help="simulations per move (default 100000)",
     )
     limits.add_argument(
-        "--max-time", type=_positive_float, default=60.0, help="seconds per move (default 60)"
+        "--max-time",
+        type=_positive_float,
+        default=60.0,
+        help="seconds per move: every search stops by then, whatever its budget (default 60)",
     )
     limits.add_argument(
         "--max-nodes",
         type=int_type(1_000, 10**10),  # a root of 361 moves (19x19) and its tree fit
         default=1_000_000,
-        help="nodes of a search's tree (default 1000000)",
+        help="nodes of a search's tree (default 1000000; about 440 bytes a node in Python); a "
+        "search that names none gets the least of this and a 16th of --max-total-nodes",
+    )
+    limits.add_argument(
+        "--max-total-nodes",
+        type=int_type(1_000, 10**11),
+        default=4_000_000,
+        help="nodes of all open games' searches together (default 4000000, about 1.8 GB); a "
+        "new game past it is refused (503) until others close",
+    )
+    limits.add_argument(
+        "--max-threads",
+        type=int_type(1, 1024),
+        default=1,
+        help="torch threads of an az/policy agent (threads=; torch's setting is the whole "
+        "server's; default 1)",
     )
     limits.add_argument(
         "--max-board",
@@ -137,9 +198,11 @@ def policy_of(args: argparse.Namespace) -> Any:
         seconds=args.max_time,
         nodes=args.max_nodes,
         board=args.max_board,
+        total_nodes=args.max_total_nodes,
+        threads=args.max_threads,
     )
     return ServerPolicy(
-        allow_env=tuple(text.strip() for text in args.allow_env),
+        allow_env=tuple(args.allow_env),
         models=args.models,
         results=args.results,
         limits=limits,

@@ -36,7 +36,7 @@ from urllib.parse import quote
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
@@ -44,7 +44,7 @@ from mcts_agents.agents.specs import AGENT_KINDS, ENV_SPECS, agent_options, env_
 from mcts_agents.checks import is_number
 from mcts_agents.errors import ResultsFileError, SpecError, TooManyGamesError
 from mcts_agents.web import pages
-from mcts_agents.web.guard import RequestGuard
+from mcts_agents.web.guard import FRAME_HEADERS, RequestGuard
 from mcts_agents.web.policy import ServerPolicy
 from mcts_agents.web.replays import GameNotFound, load_game, replay
 from mcts_agents.web.store import DEFAULT_OPPONENT, DEFAULT_WATCH, Sessions, new_play, new_watch
@@ -58,6 +58,10 @@ logger = logging.getLogger(__name__)
 _STATIC = {"game.js": "text/javascript", "replay.js": "text/javascript", "style.css": "text/css"}
 #: Most bytes of a JSON request body.
 MAX_BODY = 16_384
+
+
+class Gone(Exception):
+    """The client went away mid-request: nothing to answer (logged in one line)."""
 
 
 class BadRequest(Exception):
@@ -120,7 +124,7 @@ def form_redirect(request: Request) -> Response:
 
 
 def _game_page(request: Request, session: Any, title: str) -> Response:
-    _sessions(request).add(session)
+    _sessions(request).add(session, _policy(request).limits.total_nodes)
     links = {"new game": str(request.url), "index": "/"}
     return HTMLResponse(pages.game_page(game_json(session), title, links))
 
@@ -202,10 +206,16 @@ async def _body(request: Request) -> dict[str, Any]:
     if kind != "application/json":
         raise BadRequest(f"the request body should be application/json, not {kind!r}")
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise BadRequest(f"the request body is over {MAX_BODY} bytes", 413)
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY:
+                raise BadRequest(f"the request body is over {MAX_BODY} bytes", 413)
+    except ClientDisconnect:
+        logger.info(
+            "%s %s: the client left before its body ended", request.method, request.url.path
+        )
+        raise Gone from None
     try:
         data = json.loads(body or b"{}")
     except (ValueError, RecursionError):  # RecursionError: nested too deep to read
@@ -266,9 +276,10 @@ def _error(request: Request, status: int, message: str) -> Response:
 
 
 def _render(path: str, status: int, message: str) -> Response:
-    if path.startswith("/api/"):
-        return JSONResponse({"error": message}, status)
-    return HTMLResponse(pages.error_page(status, message), status)
+    headers = {name.decode(): value.decode() for name, value in FRAME_HEADERS}
+    if path.startswith("/api/"):  # a 500 is sent from outside the guard: its headers here
+        return JSONResponse({"error": message}, status, headers=headers)
+    return HTMLResponse(pages.error_page(status, message), status, headers=headers)
 
 
 async def _bad_request(request: Request, error: Exception) -> Response:
@@ -278,6 +289,10 @@ async def _bad_request(request: Request, error: Exception) -> Response:
 
 async def _not_found(request: Request, error: Exception) -> Response:
     return _error(request, 404, str(error))
+
+
+async def _gone(request: Request, error: Exception) -> Response:
+    return Response(status_code=400)  # no one reads it
 
 
 async def _busy(request: Request, error: Exception) -> Response:
@@ -341,6 +356,7 @@ def create_app(
     ]
     handlers: dict[Any, Any] = {
         BadRequest: _bad_request,
+        Gone: _gone,
         SpecError: _bad_request,
         ResultsFileError: _bad_request,
         GameNotFound: _not_found,

@@ -6,10 +6,14 @@ rebinding's.
   ``127.0.0.1`` sends ``Host: attacker.example`` and is refused (400).
 - A request that a browser marks as coming from another site (``Sec-Fetch-Site: cross-site``
   or ``same-site``) is refused (403), except a person following a link to a page (a top-level
-  navigation, ``GET``, not the API). A state change (any method but ``GET``/``HEAD``) whose
+  navigation: ``GET``, ``Sec-Fetch-Mode: navigate`` and ``Sec-Fetch-Dest: document``, not the
+  API; a frame's navigation is refused). A state change (any method but ``GET``/``HEAD``) whose
   ``Origin`` is not this server's own is refused too (403), which covers browsers that do not
   send ``Sec-Fetch-Site``. Programs that send neither header (scripts, ``curl``) pass; the
   move and watch requests must also be JSON (``app``), which no cross-site form can send.
+- Every response (pages, errors, static files, refusals) forbids framing
+  (``FRAME_HEADERS``: ``Content-Security-Policy: frame-ancestors 'none'`` and
+  ``X-Frame-Options: DENY``), so no other site can show a page in a frame and have it clicked.
 """
 
 from __future__ import annotations
@@ -23,9 +27,14 @@ from starlette.responses import Response
 
 from mcts_agents.web.policy import ServerPolicy
 
-__all__ = ["RequestGuard", "refusal"]
+__all__ = ["FRAME_HEADERS", "RequestGuard", "refusal"]
 
 _SAFE = ("GET", "HEAD", "OPTIONS")
+#: Headers of every response: no page of this server is shown in another's frame.
+FRAME_HEADERS = (
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"x-frame-options", b"DENY"),
+)
 
 
 def refusal(policy: ServerPolicy, method: str, path: str, headers: Any) -> tuple[int, str] | None:
@@ -44,6 +53,7 @@ def refusal(policy: ServerPolicy, method: str, path: str, headers: Any) -> tuple
         navigation = (
             method in ("GET", "HEAD")
             and headers.get("sec-fetch-mode", "").lower() == "navigate"
+            and headers.get("sec-fetch-dest", "").lower() == "document"
             and not path.startswith("/api/")
         )
         if not navigation:
@@ -58,7 +68,8 @@ def refusal(policy: ServerPolicy, method: str, path: str, headers: Any) -> tuple
 
 class RequestGuard:
     """ASGI middleware: ``refusal`` for every HTTP request; ``render(path, status, message)``
-    makes the refusal's response (a page, or JSON for the API)."""
+    makes the refusal's response (a page, or JSON for the API); ``FRAME_HEADERS`` on every
+    response."""
 
     def __init__(
         self, app: Any, policy: ServerPolicy, render: Callable[[str, int, str], Response]
@@ -68,10 +79,20 @@ class RequestGuard:
         self.render = render
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            path = scope.get("path", "")
-            refused = refusal(self.policy, scope["method"], path, Headers(scope=scope))
-            if refused is not None:
-                await self.render(path, *refused)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def framed(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                named = {name.lower() for name, _ in message.get("headers", ())}
+                extra = [pair for pair in FRAME_HEADERS if pair[0] not in named]
+                message = {**message, "headers": [*message.get("headers", ()), *extra]}
+            await send(message)
+
+        path = scope.get("path", "")
+        refused = refusal(self.policy, scope["method"], path, Headers(scope=scope))
+        if refused is not None:
+            await self.render(path, *refused)(scope, receive, framed)
+            return
+        await self.app(scope, receive, framed)

@@ -10,6 +10,8 @@ only read, as by every search.
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,19 +36,29 @@ Report = Callable[[SearchResult, bool], None]
 
 
 def live_search(
-    agent: Any, env: Any, report: Report, cancelled: Callable[[], bool]
+    agent: Any,
+    env: Any,
+    report: Report,
+    cancelled: Callable[[], bool],
+    seconds: float = math.inf,
 ) -> SearchResult | None:
     """Search ``env``'s position with ``agent`` (anything with ``search(env, should_stop=,
     on_progress=)``: ``MCTSAgent`` and its kinds), calling ``report(result, False)`` with each
     progress report and ``report(result, True)`` with the final result; ``None`` if
     ``cancelled()`` turned true first (the page closed: the search stops within a few
-    simulations, a kernel call of about ten milliseconds)."""
+    simulations, a kernel call of about ten milliseconds). The search also stops after
+    ``seconds``, whatever its budget says (the web server's ``--max-time``), and its move so
+    far is played."""
+    deadline = time.monotonic() + seconds
+
+    def stop() -> bool:
+        return cancelled() or time.monotonic() > deadline
 
     def progress(result: SearchResult) -> None:
         if not cancelled():
             report(result, False)
 
-    result: SearchResult = agent.search(env, should_stop=cancelled, on_progress=progress)
+    result: SearchResult = agent.search(env, should_stop=stop, on_progress=progress)
     if cancelled():
         return None
     report(result, True)

@@ -14,10 +14,14 @@ this passes:
   ``serve --models DIR`` (no absolute path, no ``..``, no link leading out of it);
 - results files to replay: only inside the folder given to ``serve --results DIR`` (by default
   the folder the server runs in), by a name or path that stays inside it;
-- numbers under ``Limits``: worker processes, simulations, seconds and nodes per move, and the
-  numbers given as env options (board sides, players), each refused with a ``SpecError``
-  that names the value and the ``serve`` option raising the limit. A search with no node
-  bound of its own gets ``max_nodes=Limits.nodes``.
+- OpenSpiel games: only those that read no file (``agents.openspiel_specs``, the rule of every
+  spec, the command line's too), of a size under ``Limits.game``, checked before any state;
+- numbers under ``Limits``: worker processes, simulations, seconds and nodes per move, torch
+  threads, and the numbers given as env options (board sides, players), each refused with a
+  ``SpecError`` that names the value and the ``serve`` option raising the limit. Every search
+  is bounded: it gets ``time_limit=Limits.seconds`` unless it asks for less, and a search with
+  no node bound of its own gets ``max_nodes=default_nodes(limits)``; the server's games
+  together hold at most ``Limits.total_nodes`` nodes (``store.Sessions.add``).
 
 The command line (``play``, ``arena``) keeps the full spec language: this module is only the
 web server's gate.
@@ -26,6 +30,7 @@ web server's gate.
 from __future__ import annotations
 
 import difflib
+import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -33,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from mcts_agents.adapters import env_sources
+from mcts_agents.agents.openspiel_specs import GameCaps
 from mcts_agents.agents.specs import (
     ENV_SPECS,
     AgentSpec,
@@ -48,7 +54,15 @@ from mcts_agents.agents.specs import (
 from mcts_agents.checks import check_int, check_number, is_number
 from mcts_agents.errors import SpecError
 
-__all__ = ["LOOPBACK_HOSTS", "Limits", "ServerPolicy", "host_name", "hosts_for"]
+__all__ = [
+    "LOOPBACK_HOSTS",
+    "Limits",
+    "ServerPolicy",
+    "default_nodes",
+    "host_name",
+    "hosts_for",
+    "search_nodes",
+]
 
 #: Longest spec text read from a request.
 MAX_SPEC_CHARS = 400
@@ -59,6 +73,14 @@ _COUNTS = ("iterations", "simulations", "determinizations", "batch_size")
 #: Agent kinds that take ``model=``, and those whose search takes ``max_nodes``.
 _MODEL_KINDS = ("az", "policy")
 _SEARCH_KINDS = ("mcts", "az")
+#: The files ``open_model`` reads in a training run's folder (``alphazero.learn.checkpoint``'s
+#: ``BEST_NET`` and ``RUN_FILE``).
+_FOLDER_FILES = ("best.pt", "run.json")
+#: Searches with no node bound of their own that fit at once in ``Limits.total_nodes``.
+DEFAULT_SHARE = 16
+#: The server's OpenSpiel size caps: fewer actions than the command line's (a page shows a
+#: button for each legal move).
+SERVER_GAME_CAPS = GameCaps(actions=30_000)
 
 
 @dataclass(frozen=True)
@@ -75,6 +97,11 @@ class Limits:
             gives none), ``--max-nodes``.
         board: a number given as an env option (a board side, players), ``--max-board``; an
             option of ours whose default is larger keeps its default as its limit.
+        total_nodes: nodes of all the open games' searches together, ``--max-total-nodes``
+            (a Python search's node is about 440 bytes: the default 4,000,000 is about 1.8
+            GB); a game that would pass it is refused (503) until others close.
+        threads: torch's CPU threads of a model agent (``threads=``), ``--max-threads``.
+        game: the size caps of an OpenSpiel game (``agents.openspiel_specs.GameCaps``).
     """
 
     workers: int = 1
@@ -82,11 +109,33 @@ class Limits:
     seconds: float = 60.0
     nodes: int = 1_000_000
     board: int = 19
+    total_nodes: int = 4_000_000
+    threads: int = 1
+    game: GameCaps = SERVER_GAME_CAPS
 
     def __post_init__(self) -> None:
-        for name in ("workers", "iterations", "nodes", "board"):
+        if not isinstance(self.game, GameCaps):
+            raise SpecError(f"Limits.game must be a GameCaps, got {self.game!r}")
+        for name in ("workers", "iterations", "nodes", "board", "total_nodes", "threads"):
             check_int(getattr(self, name), f"Limits.{name}", low=1)
         check_number(self.seconds, "Limits.seconds", low=0, low_open=True, finite=False)
+
+
+def default_nodes(limits: Limits) -> int:
+    """The node bound of a search that gives none: ``limits.nodes``, at most a
+    ``DEFAULT_SHARE``-th of ``limits.total_nodes`` (so that that many fit at once)."""
+    return max(1, min(limits.nodes, limits.total_nodes // DEFAULT_SHARE))
+
+
+def search_nodes(spec: AgentSpec) -> int:
+    """The nodes an agent of a spec checked by ``ServerPolicy.agent_spec`` may hold: its
+    ``max_nodes`` for each of its ``workers`` searches (0: an agent that does not search)."""
+    if spec.kind not in _SEARCH_KINDS:
+        return 0
+    nodes = spec.options.get("max_nodes")
+    workers = spec.options.get("workers")
+    count = workers if isinstance(workers, int) and workers > 1 else 1
+    return int(nodes) * count if isinstance(nodes, int) else 0
 
 
 def host_name(host: str) -> str:
@@ -140,7 +189,7 @@ class ServerPolicy:
             module, base = ENV_SPECS[head]
             defaults = {**env_parameters(module), **base}
             self._check_env_numbers(text, raw, defaults)
-            return parse_env_spec(text)
+            return parse_env_spec(text, self.limits.game)
         form = env_sources.factory_form(text)
         if form is not None:
             return self._allowed_factory(text, form[0])
@@ -151,9 +200,9 @@ class ServerPolicy:
                 raise SpecError(f"env spec {text!r}: render_mode is chosen by the server")
             defaults = {**entry.kwargs, "max_cycles": entry.max_cycles}
             self._check_env_numbers(text, raw, defaults)
-            return parse_env_spec(text)
+            return parse_env_spec(text, self.limits.game)
         if name in self.allow_env:
-            return parse_env_spec(text)
+            return parse_env_spec(text, self.limits.game)
         close = difflib.get_close_matches(name, list(ENV_SPECS), n=1)
         raise SpecError(
             f"unknown env {name!r} in {text!r}: the server plays the envs of its list "
@@ -168,7 +217,7 @@ class ServerPolicy:
                 f"env spec {text!r}: {path!r} names code to import, which the server does not "
                 "do for a request" + self._allow_hint(path)
             )
-        return parse_env_spec(text)
+        return parse_env_spec(text, self.limits.game)
 
     def _allow_hint(self, name: str) -> str:
         if not env_sources.is_dotted(name.partition(":")[0]):
@@ -204,8 +253,11 @@ class ServerPolicy:
         spec = read_agent_spec(_text(text, "agent"))
         options = dict(spec.options)
         self._check_agent_numbers(spec, options)
-        if spec.kind in _SEARCH_KINDS and options.get("max_nodes") is None:
-            options["max_nodes"] = self.limits.nodes
+        if spec.kind in _SEARCH_KINDS:
+            if options.get("max_nodes") is None:
+                options["max_nodes"] = default_nodes(self.limits)
+            if options.get("time_limit") is None and math.isfinite(self.limits.seconds):
+                options["time_limit"] = self.limits.seconds
         if spec.kind in _MODEL_KINDS and "model" in options:
             options["model"] = str(self.model_path(spec.text, options["model"]))
         checked = replace(spec, options=options)
@@ -231,6 +283,7 @@ class ServerPolicy:
             ("workers", limits.workers, "--max-workers"),
             ("time_limit", limits.seconds, "--max-time"),
             ("max_nodes", limits.nodes, "--max-nodes"),
+            ("threads", limits.threads, "--max-threads"),
         ]
         for key, high, option in checks:
             value = options.get(key)
@@ -247,7 +300,8 @@ class ServerPolicy:
 
         Raises:
             SpecError: no models folder, an absolute name, ``..``, or a path that leads out
-                of the folder (a link) or to nothing.
+                of the folder (a link, or a link inside a training run's folder: every file
+                the model's loader reads must resolve inside the folder) or to nothing.
         """
         if self.models is None:
             raise SpecError(
@@ -267,6 +321,13 @@ class ServerPolicy:
             raise SpecError(f"agent spec {text!r}: model={name!r} leads out of the models folder")
         if not path.exists():
             raise SpecError(f"agent spec {text!r}: no model {name!r} in the models folder")
+        for inner in _FOLDER_FILES if path.is_dir() else ():
+            read = (path / inner).resolve()
+            if not read.is_relative_to(folder):
+                raise SpecError(
+                    f"agent spec {text!r}: model={name!r}: its {inner} leads out of the models "
+                    "folder"
+                )
         return path
 
     def results_path(self, file: str) -> str:

@@ -15,6 +15,7 @@ worker's search within a few simulations, whatever its budget, and releases the 
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Sequence
@@ -132,6 +133,10 @@ class Session:
         mode: ``"play"`` or ``"watch"``.
         delay: watch mode's pause after each move, in seconds.
         env_name: the env spec, as shown.
+        move_seconds: the longest an agent's search may run, whatever its budget says (the
+            server's ``--max-time``).
+        nodes: the nodes its agents' searches may hold (``policy.search_nodes``), counted
+            against the server's ``--max-total-nodes`` while it is open.
     """
 
     def __init__(
@@ -144,8 +149,13 @@ class Session:
         mode: str = "play",
         delay: float = 0.0,
         env_name: str = "",
+        *,
+        move_seconds: float = math.inf,
+        nodes: int = 0,
     ) -> None:
         self.id = id
+        self.move_seconds = move_seconds
+        self.nodes = nodes
         self.env = env
         self.seats = tuple(seats)
         self.players = players
@@ -456,7 +466,7 @@ class _Mover:
                 session.version += 1
 
         # the search checks this between simulations: a close stops it within milliseconds
-        result = live_search(player, env, report, session._closed.is_set)
+        result = live_search(player, env, report, session._closed.is_set, session.move_seconds)
         if result is None:
             raise _Closed
         return int(result.best_action)

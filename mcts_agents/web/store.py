@@ -20,7 +20,7 @@ from typing import Any
 from mcts_agents.agents.specs import AgentSpec, EnvSpec, make_agent
 from mcts_agents.errors import SpecError, TooManyGamesError
 from mcts_agents.seeding import derive_seed
-from mcts_agents.web.policy import ServerPolicy
+from mcts_agents.web.policy import ServerPolicy, search_nodes
 from mcts_agents.web.session import Seat, Session
 
 __all__ = [
@@ -65,16 +65,30 @@ def _session(
     controllers: Sequence[AgentSpec | None],
     seed: int,
     mode: str,
+    policy: ServerPolicy,
     delay: float = 0.0,
 ) -> Session:
     seats = _seats(env, controllers)
-    players = {
-        seat.index: make_agent(controller, seed=derive_seed(seed, seat.index))
+    agents = [
+        (seat, controller)
         for seat, controller in zip(seats, controllers, strict=True)
         if not seat.person and controller is not None
+    ]
+    players = {
+        seat.index: make_agent(controller, seed=derive_seed(seed, seat.index))
+        for seat, controller in agents
     }
     return Session(
-        secrets.token_urlsafe(9), env, seats, players, seed, mode, delay, env_name=str(spec)
+        secrets.token_urlsafe(9),
+        env,
+        seats,
+        players,
+        seed,
+        mode,
+        delay,
+        env_name=str(spec),
+        move_seconds=policy.limits.seconds,
+        nodes=sum(search_nodes(controller) for _, controller in agents),
     )
 
 
@@ -98,7 +112,7 @@ def new_play(
             f"seat {seat} is not a seat of {env_text}: it has {count} seats (0..{count - 1})"
         )
     controllers: list[AgentSpec | None] = [None if i == seat else agent for i in range(count)]
-    return _session(spec, env, controllers, seed, "play")
+    return _session(spec, env, controllers, seed, "play", policy)
 
 
 def new_watch(
@@ -127,7 +141,7 @@ def new_watch(
         )
     texts = [*agents[:count], *[None] * max(0, count - len(agents))]
     controllers = [policy.agent_spec(text or DEFAULT_WATCH) for text in texts]
-    return _session(spec, env, controllers, seed, "watch", delay)
+    return _session(spec, env, controllers, seed, "watch", policy, delay)
 
 
 class Sessions:
@@ -152,16 +166,30 @@ class Sessions:
         with self._lock:
             return list(self._games)
 
-    def add(self, session: Session) -> Session:
-        """Hold ``session`` (closing it if the server is full)."""
+    def add(self, session: Session, max_nodes: int | None = None) -> Session:
+        """Hold ``session``; closing it if the server is full: ``max_sessions`` games, or the
+        games' searches would hold more than ``max_nodes`` nodes together (``Session.nodes``;
+        ``None``: no bound).
+
+        Raises:
+            TooManyGamesError: the server is full (HTTP 503), saying which bound.
+        """
         self.sweep()
         with self._lock:
-            if len(self._games) < self.max_sessions:
+            held = sum(game.nodes for game in self._games.values())
+            full = len(self._games) >= self.max_sessions
+            if not full and (max_nodes is None or held + session.nodes <= max_nodes):
                 self._games[session.id] = session
                 return session
         session.close()
+        if full:
+            raise TooManyGamesError(
+                f"the server already holds {self.max_sessions} games; close some of their pages"
+            )
         raise TooManyGamesError(
-            f"the server already holds {self.max_sessions} games; close some of their pages"
+            f"this game's searches need {session.nodes} nodes and the open games' hold {held} of "
+            f"the server's {max_nodes} (serve --max-total-nodes); close some pages, or ask for "
+            "a smaller max_nodes"
         )
 
     def get(self, id: str) -> Session | None:

@@ -92,7 +92,8 @@ def test_serve_options_make_the_servers_policy(tmp_path: Path) -> None:
         ["serve", "--allow-env", "mygames:make_env", "--models", str(tmp_path),
          "--results", str(tmp_path),
          "--max-workers", "3", "--max-iterations", "500", "--max-time", "2.5",
-         "--max-nodes", "9000", "--max-board", "12", "--allow-host", "box.lan"]
+         "--max-nodes", "9000", "--max-board", "12", "--allow-host", "box.lan",
+         "--max-total-nodes", "50000", "--max-threads", "4"]
     )  # fmt: skip
     policy = policy_of(args)
     assert policy.allow_env == ("mygames:make_env",) and policy.models == tmp_path
@@ -101,9 +102,11 @@ def test_serve_options_make_the_servers_policy(tmp_path: Path) -> None:
     assert (limits.workers, limits.iterations, limits.seconds, limits.nodes, limits.board) == (
         3, 500, 2.5, 9000, 12
     )  # fmt: skip
+    assert (limits.total_nodes, limits.threads) == (50_000, 4)
     assert set(policy.hosts) == {"127.0.0.1", "localhost", "::1", "box.lan"}
     default = policy_of(build_parser().parse_args(["serve"]))
     assert default.allow_env == () and default.models is None and default.limits.workers == 1
+    assert (default.limits.total_nodes, default.limits.threads) == (4_000_000, 1)
     assert default.results is None  # the folder the server runs in
 
 
@@ -121,6 +124,31 @@ def test_a_bad_serve_option_is_a_usage_error(
     with pytest.raises(SystemExit) as exit:
         main(["serve", option, value])
     assert exit.value.code == 2 and said in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--host", "999.1.1.1"),
+        ("--host", "not a host"),
+        ("--host", "no-such-host.invalid"),
+        ("--allow-env", "junk!"),
+        ("--allow-env", "mygames:make_env:width=3"),
+        ("--max-total-nodes", "0"),
+        ("--max-threads", "0"),
+    ],
+)
+def test_a_bad_address_env_or_bound_is_a_usage_error_naming_the_option(
+    capsys: pytest.CaptureFixture[str], option: str, value: str
+) -> None:
+    from mcts_agents.cli.main import build_parser
+
+    with pytest.raises(SystemExit) as exit:  # parsed only: nothing would serve
+        build_parser().parse_args(["serve", option, value])
+    said = capsys.readouterr().err
+    assert exit.value.code == 2 and option in said and value in said, said
+    args = build_parser().parse_args(["serve", "--host", "::1", "--allow-env", "my.games"])
+    assert args.host == "::1" and args.allow_env == ["my.games"]
 
 
 def test_the_served_server_answers_its_own_host_names_only() -> None:

@@ -73,3 +73,29 @@ def test_closing_a_game_stops_a_huge_compiled_search_within_seconds() -> None:
     _close_and_join(session)
     shown = session.search  # the last progress report, if one came before the close
     assert shown is None or (not shown.final and shown.iterations < 2_000_000_000)
+
+
+@pytest.mark.parametrize(
+    "budget",
+    [
+        {"iterations": 20_000_000, "backend": "python"},
+        {"iterations": 2_000_000_000, "max_nodes": 5000, "backend": "numba"},
+    ],
+    ids=["python", "compiled"],
+)
+def test_a_search_stops_at_the_servers_move_seconds_whatever_its_budget(budget: dict) -> None:
+    """The server's ``--max-time`` bounds every search, also one whose agent has no clock."""
+    if budget["backend"] == "numba":
+        pytest.importorskip("numba")
+    seats = [Seat(0, "player_0", "a", False), Seat(1, "player_1", "you", True)]
+    players = {0: MCTSAgent(seed=1, **budget)}
+    session = Session("bounded", connect_four_v0.env(), seats, players, 0, move_seconds=0.5)
+    try:
+        deadline = time.monotonic() + 60  # a first compile included; the budget is hours
+        while not session.moves:
+            assert time.monotonic() < deadline, "the search outlasted the server's bound"
+            time.sleep(0.05)
+        assert session.moves[0].seconds < GRACE
+        assert session.search is not None and session.search.final
+    finally:
+        session.close()

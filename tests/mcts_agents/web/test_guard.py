@@ -85,12 +85,21 @@ def test_the_pages_own_requests_pass(client: TestClient) -> None:
 def test_another_site_may_link_to_a_page_but_not_load_it_inside_its_own(
     client: TestClient,
 ) -> None:
-    link = {"sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate"}
+    link = {
+        "sec-fetch-site": "cross-site",
+        "sec-fetch-mode": "navigate",
+        "sec-fetch-dest": "document",
+    }
     assert client.get("/play/nim", params={"opponent": "random"}, headers=link).status_code == 200
     for mode in ("no-cors", "cors"):
         embedded = {"sec-fetch-site": "cross-site", "sec-fetch-mode": mode}
         reply = client.get("/play/nim", params={"opponent": "random"}, headers=embedded)
         assert reply.status_code == 403
+    for site in ("cross-site", "same-site"):  # a page of theirs in a (hidden) frame
+        for dest in ("iframe", "frame", "embed", "object", ""):
+            framed = {"sec-fetch-site": site, "sec-fetch-mode": "navigate", "sec-fetch-dest": dest}
+            reply = client.get("/play/nim", params={"opponent": "random"}, headers=framed)
+            assert reply.status_code == 403, (site, dest)
     api = client.get("/api/sessions", headers=link)
     assert api.status_code == 403
     assert client.get("/api/sessions").json()["count"] == 1  # only the linked page's game
@@ -117,3 +126,73 @@ def test_an_oversized_body_is_refused(client: TestClient) -> None:
     id = open_game(client)
     reply = client.post(f"/api/games/{id}/move", json={"action": 4, "pad": "x" * 100_000})
     assert reply.status_code == 413 and "bytes" in reply.json()["error"]
+
+
+def test_every_response_forbids_framing(client: TestClient) -> None:
+    """A page shown in another site's frame could be clicked through it (clickjacking)."""
+    id = open_game(client)
+    replies = [
+        client.get("/"),
+        client.get("/play/nim", params={"opponent": "random"}),
+        client.get("/static/style.css"),
+        client.get("/static/nothing.js"),  # 404
+        client.get("/no/such/page"),
+        client.get("/play/no_such_env"),  # 400
+        client.get(f"/api/games/{id}"),
+        client.post(f"/api/games/{id}/move", json={"action": 99}),  # 409
+        client.get("/api/sessions", headers={"host": "attacker.example"}),  # refused: 400
+        client.get("/", headers={"sec-fetch-site": "cross-site", "sec-fetch-mode": "no-cors"}),
+    ]
+    for reply in replies:
+        assert reply.headers.get("content-security-policy") == "frame-ancestors 'none'", reply
+        assert reply.headers.get("x-frame-options") == "DENY", reply
+
+
+def test_a_server_failure_forbids_framing_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcts_agents.web import app as web_app
+
+    def broken(*args: Any) -> str:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(web_app.pages, "index_page", broken)
+    with TestClient(create_app(), base_url=LOCAL, raise_server_exceptions=False) as c:
+        reply = c.get("/")
+    assert reply.status_code == 500
+    assert reply.headers.get("content-security-policy") == "frame-ancestors 'none'"
+    assert reply.headers.get("x-frame-options") == "DENY"
+
+
+def test_a_client_leaving_mid_body_is_logged_in_one_line(
+    caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
+) -> None:
+    import logging
+    import socket
+    import time
+    import urllib.request
+
+    from mcts_agents.web.server import BackgroundServer
+
+    caplog.set_level(logging.INFO)
+    with BackgroundServer() as server:
+        with urllib.request.urlopen(server.url + "play/nim?opponent=random", timeout=20) as page:
+            text = page.read().decode()
+        match = re.search(r'<script id="config" type="application/json">(.*?)</script>', text)
+        assert match
+        id = json.loads(match.group(1))["id"]
+        host, port = server.url.split("//")[1].rstrip("/").rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=20) as sock:
+            head = (
+                f"POST /api/games/{id}/move HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+            )
+            sock.sendall(head.encode() + b'{"act')
+            time.sleep(0.3)
+        deadline = time.monotonic() + 20
+        while not any("left" in r.getMessage() for r in caplog.records):
+            assert time.monotonic() < deadline, "the disconnect was not logged"
+            time.sleep(0.05)
+        time.sleep(0.3)  # anything else it would log
+    assert [r for r in caplog.records if r.exc_info] == []
+    said = [r.getMessage() for r in caplog.records if "left" in r.getMessage()]
+    assert len(said) == 1 and f"/api/games/{id}/move" in said[0]
+    assert "Traceback" not in capfd.readouterr().err

@@ -26,7 +26,7 @@ from mcts_agents.adapters import legal_actions
 from mcts_agents.agents.specs import ENV_SPECS
 from mcts_agents.errors import InvalidOptionError, SpecError
 from mcts_agents.web.app import create_app
-from mcts_agents.web.policy import Limits, ServerPolicy, host_name, hosts_for
+from mcts_agents.web.policy import Limits, ServerPolicy, default_nodes, host_name, hosts_for
 from mcts_agents.web.store import Sessions, make_env
 
 LOCAL = "http://127.0.0.1:8000"
@@ -214,6 +214,27 @@ def test_models_come_only_by_name_from_the_models_folder(
     assert evil.traces() == []
 
 
+def test_every_file_of_a_model_folder_must_be_inside_the_models_folder(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "best.pt").write_bytes(b"someone else's file")
+    (outside / "run.json").write_text("{}")
+    models = tmp_path / "models"
+    for run, linked in (("linked_best", "best.pt"), ("linked_run", "run.json")):
+        folder = models / run
+        folder.mkdir(parents=True)
+        for name in ("best.pt", "run.json"):
+            if name == linked:
+                (folder / name).symlink_to(outside / name)
+            else:
+                (folder / name).write_bytes(b"not a model")
+    with client_of(ServerPolicy(models=models)) as c:
+        for run, linked in (("linked_best", "best.pt"), ("linked_run", "run.json")):
+            reply = c.get("/play/tic_tac_toe", params={"opponent": f"az:model={run}"})
+            assert reply.status_code == 400, message(reply)
+            assert linked in message(reply) and "leads out" in message(reply), message(reply)
+
+
 def test_a_model_of_the_models_folder_plays(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     from mcts_agents.alphazero.learn import build_net, save_net
@@ -241,6 +262,8 @@ def test_a_model_of_the_models_folder_plays(tmp_path: Path) -> None:
         ("mcts:iterations=10,max_nodes=1000000000", "max_nodes=1000000000", "--max-nodes"),
         ("mcts:iterations=10,determinizations=10000000", "determinizations", "--max-iter"),
         ("az:model=x,simulations=10000000", "simulations=10000000", "--max-iterations"),
+        ("az:model=x,threads=64", "threads=64", "--max-threads"),
+        ("policy:model=x,threads=2", "threads=2", "--max-threads"),
     ],
 )
 def test_a_request_over_a_limit_is_refused_naming_it(
@@ -278,7 +301,7 @@ def test_every_env_is_searched_under_the_servers_node_bound(env: str) -> None:
         agents.append("mcts:iterations=30")  # a compiled kernel
     for text in agents:
         spec = policy.agent_spec(text)
-        assert spec.options["max_nodes"] == Limits().nodes
+        assert spec.options["max_nodes"] == default_nodes(Limits()) <= Limits().nodes
         game = make_env(policy.env_spec(env))
         game.reset(seed=0)
         with make_agent(spec, seed=0) as agent:
@@ -293,7 +316,7 @@ def test_limits_raised_by_the_server_let_a_request_through() -> None:
         assert wide.status_code == 400 and "30" in message(wide)
     spec = policy.agent_spec("mcts:iterations=10,workers=3")
     assert spec.options["workers"] == 3
-    assert spec.options["max_nodes"] == Limits().nodes  # a search without a bound gets one
+    assert spec.options["max_nodes"] == default_nodes(Limits())  # a search without a bound
     assert policy.agent_spec("mcts:iterations=10,max_nodes=500").options["max_nodes"] == 500
     assert policy.env_spec("pig:winscore=100").kwargs["winscore"] == 100  # its default
 
@@ -339,3 +362,120 @@ def test_the_registry_envs_and_agent_kinds_are_served(client: TestClient) -> Non
         "/play/nim?opponent=mcts:iterations=50,workers=1",
     ):
         assert client.get(url).status_code == 200, url
+
+
+# ------------------------------------------------------------------------ OpenSpiel
+SECRET = "root-password-hash-3f9a1c"
+
+
+def test_openspiel_games_that_read_files_are_refused_unread(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text(f"{SECRET}\n{SECRET}\n")  # OpenSpiel's parser echoes the line it fails on
+    missing = tmp_path / "missing.txt"
+    out = tmp_path / "games.jsonl"
+    play_match("tic_tac_toe", ["random", "random"], games=1, seed=0, out=str(out))
+    with client_of(ServerPolicy(results=tmp_path)) as c:
+        for env in (
+            "openspiel:efg_game:filename={}",
+            "openspiel:nfg_game:filename={}",
+            "mcts_agents/openspiel-v0:game=efg_game,filename={}",
+            "openspiel:bargaining:instances_file={}",
+        ):
+            answers = []
+            for path in (secret, missing):
+                reply = c.get(f"/play/{env.format(path)}", params={"opponent": "random"})
+                assert reply.status_code == 400 and SECRET not in reply.text, reply.text
+                answers.append(message(reply).replace(str(path), "PATH"))
+            assert answers[0] == answers[1] and "file" in answers[0], answers
+            lines = out.read_text().splitlines()
+            forged = tmp_path / "forged.jsonl"
+            named = env.format(secret)
+            forged.write_text(
+                "".join(json.dumps({**json.loads(x), "env": named}) + "\n" for x in lines)
+            )
+            reply = c.get("/replay", params={"file": "forged.jsonl", "game": 0})
+            assert reply.status_code == 400 and SECRET not in reply.text, reply.text
+
+
+def test_a_fifo_named_by_a_request_does_not_freeze_the_server(tmp_path: Path) -> None:
+    """Run in a process of its own: an open() of the FIFO would block it for good."""
+    import os
+    import subprocess
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    code = (
+        "from mcts_agents.web.policy import ServerPolicy\n"
+        "from mcts_agents.errors import SpecError\n"
+        "try:\n"
+        f"    ServerPolicy().env_spec('openspiel:efg_game:filename={fifo}')\n"
+        "except SpecError as error:\n"
+        "    print('refused', error)\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        out, _ = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # it waits in open(): free it
+        process.kill()
+        process.communicate()
+        raise AssertionError("the spec of a FIFO blocked in open()") from None
+    assert out.startswith("refused") and "efg_game" in out
+
+
+def test_an_openspiel_game_over_the_size_caps_is_a_400_naming_the_cap(client: TestClient) -> None:
+    import time
+
+    start = time.monotonic()
+    poker = (
+        "openspiel:universal_poker:betting=nolimit,stack=200000 200000,bettingAbstraction=fullgame"
+    )
+    reply = client.get(f"/play/{poker}", params={"opponent": "random"})
+    assert reply.status_code == 400 and len(reply.content) < 20_000
+    assert "200001 distinct actions" in message(reply) and "30000" in message(reply), message(reply)
+    assert time.monotonic() - start < 20
+    assert (
+        client.get("/play/openspiel:leduc_poker", params={"opponent": "random"}).status_code == 200
+    )
+
+
+# ----------------------------------------------------------------- time and memory bounds
+def test_every_search_gets_the_servers_time_bound_whatever_its_budget() -> None:
+    policy = ServerPolicy(limits=Limits(seconds=2.5))
+    for text in ("mcts:iterations=100000,backend=python", "mcts:max_nodes=5000", "ladder:nim:L1"):
+        assert policy.agent_spec(text).options["time_limit"] == 2.5, text
+    assert policy.agent_spec("mcts:time=1").options["time_limit"] == 1
+    assert "time_limit" not in policy.agent_spec("random").options
+
+
+def test_a_huge_budget_moves_within_the_servers_time_bound() -> None:
+    """Go 19x19 with 100,000 Python simulations took about ten minutes a move."""
+    import time
+
+    policy = ServerPolicy(limits=Limits(seconds=0.5))
+    with client_of(policy) as c:
+        opponent = "mcts:iterations=100000,backend=python"
+        page = c.get("/play/go:size=19", params={"opponent": opponent, "seat": 1})
+        assert page.status_code == 200, message(page)
+        config = page.text.partition('<script id="config" type="application/json">')[2]
+        id = json.loads(config.partition("</script>")[0])["id"]
+        deadline = time.monotonic() + 30
+        while not c.get(f"/api/games/{id}").json()["moves"]:
+            assert time.monotonic() < deadline, "the agent's move outlasted --max-time"
+            time.sleep(0.1)
+
+
+def test_the_open_games_searches_hold_at_most_the_servers_total_nodes() -> None:
+    policy = ServerPolicy(limits=Limits(nodes=2_000, total_nodes=5_000))
+    assert default_nodes(policy.limits) == 5_000 // 16
+    with client_of(policy) as c:
+        big = "mcts:iterations=50,max_nodes=2000,backend=python"
+        for _ in range(2):
+            assert c.get("/play/nim", params={"opponent": big}).status_code == 200
+        full = c.get("/play/nim", params={"opponent": big})
+        assert full.status_code == 503 and "--max-total-nodes" in message(full), message(full)
+        assert "4000" in message(full)
+        assert c.get("/play/nim", params={"opponent": "random"}).status_code == 200
+        watch = c.get("/watch/nim", params={"p0": big, "p1": big})
+        assert watch.status_code == 503
+        assert c.get("/api/sessions").json()["count"] == 3
