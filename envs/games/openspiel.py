@@ -20,8 +20,8 @@ replayed and repaired where the play forbids it (``redeal``: OpenSpiel's redeals
 euchre ignore what the play revealed; where no consistent world turns up, OpenSpiel's own is
 searched, as OpenSpiel's ``ISMCTSBot`` does).
 ``can_determinize`` says whether the game implements the latter (found by trying it once a
-process per game; ``phantom_ttt``, ``liars_dice`` and ``skat`` do not), and ``determinize`` of a game
-without it raises ``InvalidStateError`` naming what is missing.
+process per game; ``phantom_ttt``, ``liars_dice`` and ``skat`` do not), and ``determinize`` of a
+game without it raises ``InvalidStateError`` naming what is missing.
 
 Observations (float32, flat): ``information_state_tensor(player)`` where the game provides it,
 else ``observation_tensor(player)``, else an empty array; ``observation_kind`` says which.

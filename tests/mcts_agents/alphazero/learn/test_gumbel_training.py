@@ -128,7 +128,8 @@ def test_the_command_line_and_the_spec(tmp_path: Path) -> None:
 
 def test_a_new_gumbel_run_defaults_to_the_settings_that_never_lost(tmp_path: Path) -> None:
     tiny = ["--steps", "1", "--simulations", "4", "--search-batch", "2", "--games", "1",
-            "--train-steps", "1", "--channels", "4", "--blocks", "0", "--batch-size", "8"]  # fmt: skip
+            "--train-steps", "1", "--channels", "4", "--blocks", "0",
+            "--batch-size", "8"]  # fmt: skip
     run = tmp_path / "run"
     code, _, err = cli("train", "tic_tac_toe", "--out", str(run), "--search", "gumbel", *tiny)
     assert code == 0, err
