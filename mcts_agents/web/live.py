@@ -26,6 +26,7 @@ __all__ = [
     "compile_note",
     "compiling_view",
     "live_search",
+    "played_move",
     "prepare_watched",
     "pv_labels",
     "search_view",
@@ -235,3 +236,11 @@ def prepare_watched(
     player.prepare(env)
     if note is not None:
         show(None)
+
+
+def played_move(player: Any, result: SearchResult) -> int:
+    """The move ``player`` plays after its search ``result``: its own choice where it has one
+    (``MCTSAgent.choose``: a draw from the search's policy where cards are hidden), else the
+    result's best action."""
+    choose = getattr(player, "choose", None)
+    return int(choose(result) if callable(choose) else result.best_action)

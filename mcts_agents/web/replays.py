@@ -19,8 +19,8 @@ from mcts_agents.arena.record_checks import check_header, check_record
 from mcts_agents.arena.replay_check import replay_record
 from mcts_agents.checks import load_json
 from mcts_agents.errors import ResultsFileError
+from mcts_agents.web.pictures import core_position, picture
 from mcts_agents.web.policy import ServerPolicy
-from mcts_agents.web.session import core_position, picture
 from mcts_agents.web.store import make_env
 
 __all__ = ["Frame", "GameNotFound", "RecordedGame", "load_game", "replay"]

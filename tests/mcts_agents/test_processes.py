@@ -87,7 +87,7 @@ def test_bad_options_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
             open_pool("spawn", workers)  # type: ignore[arg-type]
     assert check_workers(MAX_WORKERS) == MAX_WORKERS
     monkeypatch.setitem(sys.modules, "ray", None)
-    with pytest.raises(RayNotInstalledError, match=r"mcts-agents\[ray\]"):
+    with pytest.raises(RayNotInstalledError, match=re.escape('pip install ".[ray]"')):
         open_pool("ray", 2)
 
 

@@ -199,7 +199,7 @@ def test_bad_arguments_are_named() -> None:
 
 def test_missing_ray_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)
-    with pytest.raises(RayNotInstalledError, match=r"mcts-agents\[ray\]"):
+    with pytest.raises(RayNotInstalledError, match=re.escape('pip install ".[ray]"')):
         play_match("tic_tac_toe", ["random", "random"], games=1, backend="ray")
     assert issubclass(RayNotInstalledError, ImportError)
 

@@ -274,3 +274,27 @@ def test_the_page_says_the_agent_compiles_its_kernel_before_its_first_search(
     finally:
         release.set()
         session.close()
+
+
+def test_the_agents_move_is_what_its_act_would_play() -> None:
+    """Where cards are hidden the agent draws its move from the search's policy, as ``act``
+    does (``MCTSAgent.choose``), not the most visited action."""
+    from mcts_agents.envs import kuhn_poker_v0
+    from mcts_agents.web.live import played_move
+
+    env = kuhn_poker_v0.env()
+    deal = 0
+    env.reset(seed=deal)
+    while env.unwrapped.state[2] != 1:  # player 1 holds the queen
+        deal += 1
+        env.reset(seed=deal)
+    env.step(1)  # player 0 bets: player 1 mixes calls and folds
+    moves = set()
+    for seed in range(40):
+        agent = MCTSAgent(iterations=300, seed=seed)
+        result = agent.search(env)
+        twin = MCTSAgent(iterations=300, seed=seed)
+        assert played_move(agent, result) == twin.act(env)
+        moves.add(played_move(agent, result))
+    assert moves == {0, 1}
+    assert played_move(object(), result) == result.best_action  # an agent without a choice
