@@ -149,6 +149,34 @@ def test_the_clock_gives_each_move_its_share() -> None:
     assert result is not None and result.stopped and result.elapsed < 120.0
 
 
+def on_first_line(reply: str, size: int) -> bool:
+    action = parse_vertex(reply, size)
+    assert action is not None and action < size * size, reply
+    row, column = divmod(action, size)
+    return row in (0, size - 1) or column in (0, size - 1)
+
+
+def test_a_fresh_engines_first_genmove_is_a_searched_move() -> None:
+    """The first ``genmove`` of a fresh process, its clock shorter than loading the kernels:
+    a searched move (the search's floor), not the first legal point (a9, the 1-1 point)."""
+    started = Client("--size", "9")
+    try:
+        assert started.ok("time_settings 0 0.05 1") == ""
+        reply = started.ok("genmove b")
+        assert not on_first_line(reply, 9), reply
+        assert started.close() == 0
+    finally:
+        if started.process.poll() is None:
+            started.process.kill()
+            started.process.wait()
+    engine = GtpEngine(9, agent_spec="mcts:seed=0")
+    engine.handle("time_settings 0 0.05 1")
+    reply = engine.handle("genmove b")
+    assert reply is not None and not on_first_line(reply[2:].strip(), 9), reply
+    result = engine.agent.last_result
+    assert result is not None and result.iterations >= 1000  # GoOptions.min_simulations
+
+
 def test_bad_agent_specs_exit_with_code_2_before_reading_commands() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "mcts_agents", "gtp", "mcts:nonsense=1"],

@@ -218,3 +218,27 @@ def test_a_node_budget_bounds_the_table_and_ends_the_search() -> None:
     result = searcher.search(game, game.initial_state())
     assert 0 < result.nodes <= 2000 and result.iterations > 0
     assert game.is_legal(game.initial_state(), result.best_action)
+
+
+def on_first_line(action: int, size: int) -> bool:
+    row, column = divmod(action, size)
+    return action < size * size and (row in (0, size - 1) or column in (0, size - 1))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_search_stopped_before_it_began_still_searches_its_floor(seed: int) -> None:
+    """A clock that ran out before the first simulation (a kernel loaded inside the move's
+    time) must not give the first legal point (the 1-1 point, a9 in GTP): the search runs its
+    floor of simulations and plays a searched move off the first line."""
+    game = Go(9)
+    searcher = GoSearch(game, Budget(time_limit=3600.0), SearchConfig(), seed)
+    searcher.should_stop = lambda: True
+    result = searcher.search(game, game.initial_state())
+    assert result.iterations >= GoOptions().min_simulations == 1000
+    assert sum(c.visits for c in result.children) >= 1000
+    assert not on_first_line(result.best_action, 9), result.best_action
+    small = GoSearch(game, Budget(iterations=30), SearchConfig(), seed)
+    small.should_stop = lambda: True
+    assert small.search(game, game.initial_state()).iterations == 30  # never past the budget
+    with pytest.raises(ValueError, match="min_simulations"):
+        GoOptions(min_simulations=0)
