@@ -42,7 +42,8 @@ each lost game.
 
 ``--ab N``: Go's compiled tree search with ``GoOptions`` ``--a`` against ``--b`` (``"rave=0"``,
 ``"heavy=0,patterns=0"``; ``python``: the Python tree with compiled playouts) at
-``--ab-time`` seconds a move, colours alternating, resumable through ``--ab-out``.
+``--ab-time`` seconds a move (``--ab-simulations N``: N simulations a move), colours
+alternating, resumable through ``--ab-out``.
 """
 
 from __future__ import annotations
@@ -283,7 +284,8 @@ def _ab_game(task: dict[str, Any]) -> dict[str, Any]:
 
     game = Go(task["size"], 7.5)
     index = task["index"]
-    budget = Budget(time_limit=task["time"])
+    per_move = task.get("simulations")
+    budget = Budget(iterations=per_move) if per_move else Budget(time_limit=task["time"])
     sides = []
     for n, text in enumerate((task["a"], task["b"])):
         options, seed = _options(text), 1000 * index + n
@@ -328,21 +330,29 @@ def search_ab(args: argparse.Namespace) -> None:
     done = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     have = {r["index"] for r in done}
     tasks = [
-        {"index": i, "size": args.size, "time": args.ab_time, "a": args.a, "b": args.b}
+        {
+            "index": i,
+            "size": args.size,
+            "time": args.ab_time,
+            "a": args.a,
+            "b": args.b,
+            "simulations": args.ab_simulations or None,
+        }
         for i in range(args.ab)
         if i not in have
     ]
     with Pool(args.workers) as pool:
         for record in pool.imap_unordered(_ab_game, tasks):
-            record.update(a=args.a, b=args.b, time=args.ab_time)
+            record.update(a=args.a, b=args.b, time=args.ab_time, sims=args.ab_simulations)
             with out.open("a") as sink:
                 sink.write(json.dumps(record) + "\n")
             done.append(record)
             print(json.dumps(record), flush=True)
     wins = sum(r["a_won"] for r in done)
     low, high = wilson_interval(wins, len(done))
+    per_move = f"{args.ab_simulations} simulations" if args.ab_simulations else f"{args.ab_time} s"
     print(
-        f"A ({args.a or 'defaults'}) against B ({args.b or 'defaults'}), {args.ab_time} s a "
+        f"A ({args.a or 'defaults'}) against B ({args.b or 'defaults'}), {per_move} a "
         f"move, {args.size}x{args.size}: {wins}/{len(done)} wins, 95% [{low:.2f}, {high:.2f}]"
     )
 
@@ -358,6 +368,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--a", default="", help="side A's GoOptions (rave=0,...) or python")
     parser.add_argument("--b", default="python", help="side B's GoOptions or python")
     parser.add_argument("--ab-time", type=float, default=0.5, help="seconds a move in --ab")
+    parser.add_argument(
+        "--ab-simulations", type=int, default=0, help="simulations a move in --ab (not time)"
+    )
     parser.add_argument("--ab-out", default="go_search_ab.jsonl", help="results of --ab")
     parser.add_argument("--workers", type=int, default=1, help="games at a time (--ab, --gnugo)")
     args = parser.parse_args(argv)

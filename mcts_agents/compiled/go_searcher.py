@@ -72,6 +72,9 @@ class GoOptions:
             ``self_atari``, ``eye``, ``pass_n``: virtual visits).
         heavy: heavy playouts (capture, escape, no self-atari) instead of the decisive ones.
         patterns: MoGo's 3x3 patterns next to the last move in the playouts.
+        defend: in heavy playouts, save an own string in atari by capturing next to it, and
+            lengthen an own string left with two liberties (Fuego's atari defence and low
+            liberties).
         expand: a leaf's visits before it is expanded (the root: at once).
         capacity: nodes the table holds (no more expansion when it is full).
         min_simulations: the fewest simulations a search runs, whatever its clock or
@@ -92,6 +95,7 @@ class GoOptions:
     pass_n: float = 20.0
     heavy: bool = True
     patterns: bool = True
+    defend: bool = False
     expand: int = 2
     capacity: int = 1 << 22
     min_simulations: int = 1000
@@ -146,7 +150,7 @@ class GoSearch:
         o = self.options
         self.ip = np.array(
             [size, int(game.superko), int(o.rave), int(o.priors), int(o.heavy), o.expand,
-             int(o.patterns)],
+             int(o.patterns), int(o.defend)],
             np.int64,
         )  # fmt: skip
         self.pat = pattern_table()

@@ -88,10 +88,11 @@ def test_superko_in_the_tree_follows_the_cores_seen() -> None:
     assert banned not in actions and sorted(actions) == game.legal_actions(state)
 
 
-@pytest.mark.parametrize("heavy", [True, False])
-def test_playouts_are_legal_and_score_the_cores_area(heavy: bool) -> None:
+@pytest.mark.parametrize(("heavy", "defend"), [(True, False), (True, True), (False, False)])
+def test_playouts_are_legal_and_score_the_cores_area(heavy: bool, defend: bool) -> None:
     game = Go(7, komi=3.5, superko=False)
-    ip = np.array([7, 0, 1, 1, int(heavy), 2, int(heavy)], np.int64)
+    ip = np.array([7, 0, 1, 1, int(heavy), 2, int(heavy), int(defend)], np.int64)
+    assert ip.shape[0] == go_search.IP_WORDS
     for seed in range(30):
         start = random_position(game, seed % 20, seed)
         if game.is_terminal(start):
@@ -242,3 +243,43 @@ def test_a_search_stopped_before_it_began_still_searches_its_floor(seed: int) ->
     assert small.search(game, game.initial_state()).iterations == 30  # never past the budget
     with pytest.raises(ValueError, match="min_simulations"):
         GoOptions(min_simulations=0)
+
+
+def test_defence_saves_a_string_in_atari_by_capturing_next_to_it() -> None:
+    """5x5: white's C2 leaves black's B1 C1 in atari (its liberty A1, where extending is still
+    atari); white's D1 next to it is in atari too (its liberty E1, not the last move's string).
+    The playout's defence captures at E1; without it there is no tactical answer."""
+    from mcts_agents.compiled.go_board import LAST, cell_of
+    from mcts_agents.envs.games.go import parse_vertex
+
+    game = Go(5)
+
+    def at(*points: str) -> list[int]:
+        return [int(parse_vertex(p, 5)) for p in points]
+
+    state = position(game, at("B1", "C1", "D2"), at("B2", "C2", "D1"))
+    col, bw, st = board_from_core(game, state)
+    st[LAST] = cell_of(at("C2")[0], 5)
+    libs = np.empty(2, np.int64)
+    assert go_search._tactic(1, col, bw, st, offsets(5), True, libs) == cell_of(at("E1")[0], 5)
+    assert go_search._tactic(1, col, bw, st, offsets(5), False, libs) == -1
+
+
+def test_defence_lengthens_a_string_left_with_two_liberties() -> None:
+    """5x5: white's B3 leaves black's B2 C2 (white A2 B1 D2 around it) with two liberties:
+    C1 (a stone there adds D1: two liberties) and C3 (adds C4 and D3: three). The defence
+    plays C3; without it there is no tactical answer."""
+    from mcts_agents.compiled.go_board import LAST, cell_of
+    from mcts_agents.envs.games.go import parse_vertex
+
+    game = Go(5)
+
+    def at(*points: str) -> list[int]:
+        return [int(parse_vertex(p, 5)) for p in points]
+
+    state = position(game, at("B2", "C2"), at("A2", "B3", "D2", "B1"))
+    col, bw, st = board_from_core(game, state)
+    st[LAST] = cell_of(at("B3")[0], 5)
+    libs = np.empty(2, np.int64)
+    assert go_search._tactic(1, col, bw, st, offsets(5), True, libs) == cell_of(at("C3")[0], 5)
+    assert go_search._tactic(1, col, bw, st, offsets(5), False, libs) == -1
