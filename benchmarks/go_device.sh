@@ -9,11 +9,13 @@
 #
 #   GAMES=60 WORKERS=14 SIMS=15000 bash benchmarks/go_device.sh     # results in $OUT
 #
-# Budget: on the 2-core VM a game at 15,000 simulations takes 14-45 s on one core (our ~30-45
-# moves at ~0.5 s, GNU Go's at ~0.3-0.6 s; a lost game ends in a resignation); at 2.5x slower
-# cores, ~35-110 s. 60 games on 14 cores would take about 8 minutes of games alone, so no game
-# starts after STOP_AFTER seconds of games (default 240; those playing finish): about 45-55
-# games in under 8 minutes with the setup (pip, GNU Go, the kernels' compile: ~1.5 min).
+# Budget: on the 2-core VM (loaded) a game at 15,000 simulations took 14-83 s, 45 s on average
+# (our 22-37 moves at 0.5-1 s, GNU Go's at 0.3-0.6 s; a lost game ends in our resignation). At
+# ~9.3k simulations/s a process (2.5x slower cores) a game is ~85 s, so 60 games on 14 cores
+# are ~6 minutes of games plus the last round's tail and the setup (pip, GNU Go, the kernels'
+# compile: ~1.5 min): about 9 minutes. So no game starts after STOP_AFTER seconds of games
+# (default 240; those playing finish): about 40-45 games in under 8 minutes. GAMES=60
+# STOP_AFTER=0 plays all 60 (about 9 minutes).
 # SKIP_INSTALL=1: the dependencies are installed already.
 set -u
 GAMES=${GAMES:-60}
