@@ -15,7 +15,7 @@ from mcts_agents.envs.games.go import Go
 
 pytest.importorskip("numba")
 
-from mcts_agents.compiled import go_search
+from mcts_agents.compiled import go_search, go_tactics
 from mcts_agents.compiled.go_board import action_of, board_from_core, edges, offsets, zobrist
 from mcts_agents.compiled.go_patterns import NEIGHBOURS, pattern_table
 from mcts_agents.compiled.go_searcher import GoOptions, GoSearch
@@ -261,8 +261,8 @@ def test_defence_saves_a_string_in_atari_by_capturing_next_to_it() -> None:
     col, bw, st = board_from_core(game, state)
     st[LAST] = cell_of(at("C2")[0], 5)
     libs = np.empty(2, np.int64)
-    assert go_search._tactic(1, col, bw, st, offsets(5), True, libs) == cell_of(at("E1")[0], 5)
-    assert go_search._tactic(1, col, bw, st, offsets(5), False, libs) == -1
+    assert go_tactics._tactic(1, col, bw, st, offsets(5), True, libs) == cell_of(at("E1")[0], 5)
+    assert go_tactics._tactic(1, col, bw, st, offsets(5), False, libs) == -1
 
 
 def test_defence_lengthens_a_string_left_with_two_liberties() -> None:
@@ -281,5 +281,5 @@ def test_defence_lengthens_a_string_left_with_two_liberties() -> None:
     col, bw, st = board_from_core(game, state)
     st[LAST] = cell_of(at("B3")[0], 5)
     libs = np.empty(2, np.int64)
-    assert go_search._tactic(1, col, bw, st, offsets(5), True, libs) == cell_of(at("C3")[0], 5)
-    assert go_search._tactic(1, col, bw, st, offsets(5), False, libs) == -1
+    assert go_tactics._tactic(1, col, bw, st, offsets(5), True, libs) == cell_of(at("C3")[0], 5)
+    assert go_tactics._tactic(1, col, bw, st, offsets(5), False, libs) == -1
