@@ -4,7 +4,8 @@ and games of the GTP engine against GNU Go.
 Run from the repository root::
 
     python -m benchmarks.go [--quick] [--repeats N] [--size 9]
-                            [--gnugo GAMES] [--level L] [--move-time S] [--out FILE]
+                            [--games N] [--level L] [--simulations N | --seconds S]
+                            [--workers W] [--out FILE] [--judge] [--profile]
 
 Speed, one process, from the empty board, each row the median of ``--repeats`` searches (a
 fresh searcher each, so nothing is reused), all rows in one run on one machine:
@@ -27,31 +28,28 @@ fresh searcher each, so nothing is reused), all rows in one run on one machine:
 - OpenSpiel's C++ ``pyspiel.MCTSBot`` on ``go`` (one random rollout per leaf, ``uct_c=2``):
   the bar (issue 28: >= 10x its playouts/s); the last column is each row over it.
 
-``--games N`` (``--gnugo``): the GTP engine (``mcts-agents gtp``, default agent: here a fixed
-``--seconds`` a move through ``mcts:time=S``) against GNU Go (``gnugo --mode gtp --level L
---chinese-rules --capture-all-dead``: it captures dead stones before it passes, so the board's
-area is the score), komi 7.5, colours alternating, refereed by our core (GNU Go's
-``final_score``, which judges dead stones itself, reported beside ours), ``--workers`` games at
-a time (each engine on one core); each game, with its moves, is appended to ``--out`` (JSON
-lines) as it ends and a rerun with the same file plays only the missing game indices of that
-level. GNU Go comes from Debian's ``gnugo`` package (``apt-get install gnugo``); without it the
-games are skipped with a line saying so.
-
-``--judge``: for each game of ``--out`` that ours lost, GNU Go's ``final_score`` (level 10) of
-the position before our engine's first pass: whether the game was lost before it passed.
+``--games N`` (``--gnugo``): the GTP engine (``mcts-agents gtp``) against GNU Go
+(``benchmarks/go_gnugo.py``) at ``--simulations N`` a move (``mcts:iterations=N``: the same
+strength on any machine) or ``--seconds S`` (``mcts:time=S``: wall time, which depends on the
+machine), GNU Go's ``--level`` (default 10), komi 7.5, colours alternating, ``--workers``
+games at a time (each on one core of its own), each game's record with the simulations a second
+of the machine; appended to ``--out`` (JSON lines) as it ends, a rerun plays only the missing
+game indices. GNU Go comes from Debian's ``gnugo`` package (``apt-get install gnugo``;
+``--gnugo-binary`` or ``$GNUGO`` elsewhere); without it the games are skipped with a line
+saying so. ``--judge``: GNU Go's ``final_score`` of each lost game before our engine's first
+pass; ``--profile``: our search's win probability beside GNU Go's ``estimate_score`` along
+each lost game.
 
 ``--ab N``: Go's compiled tree search with ``GoOptions`` ``--a`` against ``--b`` (``"rave=0"``,
 ``"heavy=0,patterns=0"``; ``python``: the Python tree with compiled playouts) at
-``--ab-time`` seconds a move, colours alternating, resumable through ``--ab-out``.
+``--ab-time`` seconds a move (``--ab-simulations N``: N simulations a move), colours
+alternating, resumable through ``--ab-out``.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import shutil
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -60,6 +58,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `python benchmarks/go.py` too
 
+from benchmarks import go_gnugo
 from benchmarks._common import fmt, machine_info, median, print_machine, print_table, spread
 
 C = 2.0
@@ -260,184 +259,6 @@ def speed(size: int, repeats: int, quick: bool) -> list[list[str]]:
     ]
 
 
-# ------------------------------------------------------------------------------- GNU Go
-class Engine:
-    """A GTP engine in a subprocess."""
-
-    def __init__(self, command: list[str]) -> None:
-        self.process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-
-    def send(self, command: str) -> str:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(command + "\n")
-        self.process.stdin.flush()
-        lines = []
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                raise RuntimeError(f"engine {self.process.args} closed its output on {command!r}")
-            if line == "\n" and lines:
-                break
-            lines.append(line.strip())
-        reply = " ".join(lines)
-        if not reply.startswith("="):
-            raise RuntimeError(f"{command!r}: {reply}")
-        return reply[1:].strip()
-
-    def close(self) -> None:
-        with contextlib.suppress(RuntimeError, OSError):
-            self.send("quit")
-        self.process.wait(timeout=10)
-
-
-def play_gnugo(size: int, level: int, move_time: float, black_is_ours: bool, seed: int) -> dict:
-    """One game, refereed by our core (positional superko off: GNU Go plays simple ko)."""
-    from mcts_agents.envs.games.go import Go, parse_vertex
-
-    ours = Engine(
-        [
-            sys.executable,
-            "-m",
-            "mcts_agents",
-            "gtp",
-            "--size",
-            str(size),
-            "--no-superko",
-            "--seed",
-            str(seed),
-            f"mcts:time={move_time}",
-        ]
-    )
-    # --capture-all-dead: GNU Go takes dead stones off by play, so the board's area counts
-    options = ["--mode", "gtp", "--level", str(level), "--chinese-rules", "--capture-all-dead"]
-    gnugo = Engine([gnugo_path(), *options])
-    game = Go(size, 7.5, superko=False)
-    state = game.initial_state()
-    engines = (ours, gnugo) if black_is_ours else (gnugo, ours)
-    for engine in engines:
-        engine.send(f"boardsize {size}")
-        engine.send("clear_board")
-        engine.send("komi 7.5")
-    moves = 0
-    played: list[str] = []
-    resigned = None
-    start = perf_counter()
-    while not game.is_terminal(state) and moves < 4 * size * size:
-        colour = "bw"[state[2]]
-        mover, other = engines[state[2]], engines[1 - state[2]]
-        reply = mover.send(f"genmove {colour}")
-        if reply.lower() == "resign":
-            resigned = colour
-            break
-        action = parse_vertex(reply, size)
-        if action is None or not game.is_legal(state, action):
-            raise RuntimeError(f"illegal move {reply!r} by {'ours' if mover is ours else 'gnugo'}")
-        other.send(f"play {colour} {reply}")
-        state = game.next_state(state, action)
-        played.append(reply.upper())
-        moves += 1
-    gnugo_score = gnugo.send("final_score")
-    for engine in engines:
-        engine.close()
-    if resigned is not None:
-        black_wins = resigned == "w"
-        score = "resign"
-    else:
-        score_value = game.score(state)
-        black_wins = score_value > 0
-        score = f"{'B' if black_wins else 'W'}+{abs(score_value):g}"
-    return {
-        "black": "ours" if black_is_ours else "gnugo",
-        "ours_won": black_wins == black_is_ours,
-        "score": score,
-        "gnugo_score": gnugo_score,
-        "moves": moves,
-        "seconds": round(perf_counter() - start, 1),
-        "record": " ".join(played),
-    }
-
-
-def gnugo_path() -> str:
-    """GNU Go's program: on the PATH, else where Debian puts it (``/usr/games``), else ''."""
-    found = shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games")
-    return found or ""
-
-
-def _gnugo_game(task: tuple[int, int, float, int]) -> dict:
-    size, level, move_time, index = task
-    record = play_gnugo(size, level, move_time, index % 2 == 0, index)
-    record.update(index=index, level=level, move_time=move_time, size=size)
-    return record
-
-
-def gnugo_games(args: argparse.Namespace) -> None:
-    """``--games N`` against GNU Go at ``--level``, ``--seconds`` a move, ``--workers`` games
-    at a time (each engine on one core); results appended to ``--out`` as they finish, a
-    rerun plays only the missing game indices. Prints wins/games with a Wilson interval."""
-    from multiprocessing import Pool
-
-    from mcts_agents.compiled.go_searcher import warm_up
-    from mcts_agents.ratings import wilson_interval
-
-    if not gnugo_path():
-        print("gnugo not found (Debian: apt-get install gnugo); the games are skipped")
-        return
-    warm_up()  # Go's kernel in numba's cache once, before the engines start
-    out = Path(args.out)
-    done = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-    done = [r for r in done if r["level"] == args.level and r["size"] == args.size]
-    have = {r["index"] for r in done}
-    tasks = [(args.size, args.level, args.move_time, i) for i in range(args.gnugo) if i not in have]
-    with Pool(max(1, args.workers)) as pool:
-        for record in pool.imap_unordered(_gnugo_game, tasks):
-            with out.open("a") as sink:
-                sink.write(json.dumps(record) + "\n")
-            done.append(record)
-            print(json.dumps(record), flush=True)
-    wins = sum(r["ours_won"] for r in done)
-    low, high = wilson_interval(wins, len(done)) if done else (0.0, 1.0)
-    print(
-        f"ours against GNU Go level {args.level}: {wins} wins in {len(done)} games "
-        f"(95% Wilson [{low:.2f}, {high:.2f}])"
-    )
-
-
-def judge_losses(args: argparse.Namespace) -> None:
-    """``--judge``: for every game of ``--out`` that ours lost (with its moves recorded), GNU Go's
-    ``final_score`` (level 10, which judges dead stones) of the position before our first pass:
-    whether the game was already lost when our engine began to pass."""
-    if not gnugo_path():
-        print("gnugo not found (Debian: apt-get install gnugo); nothing judged")
-        return
-    records = [json.loads(line) for line in Path(args.out).read_text().splitlines()]
-    for r in records:
-        if r["ours_won"] or not r.get("record"):
-            continue
-        moves = r["record"].split()
-        ours = 0 if r["black"] == "ours" else 1
-        passes = [i for i, m in enumerate(moves) if m == "PASS" and i % 2 == ours]
-        upto = passes[0] if passes else len(moves)
-        judge = Engine([gnugo_path(), "--mode", "gtp", "--level", "10", "--chinese-rules"])
-        judge.send(f"boardsize {r['size']}")
-        judge.send("komi 7.5")
-        for i, move in enumerate(moves[:upto]):
-            judge.send(f"play {'bw'[i % 2]} {move}")
-        before = judge.send("final_score")
-        judge.close()
-        colour = "black" if ours == 0 else "white"
-        print(
-            f"level {r['level']} game {r['index']}: ours {colour}, lost {r['score']}; "
-            f"our first pass at move {upto + 1} of {len(moves)}; GNU Go's final_score there: "
-            f"{before}"
-        )
-
-
 def _options(text: str) -> Any:
     """``GoOptions`` from ``"rave=0,c=0.5"`` (empty: the defaults); ``"python"``: the Python
     tree with the compiled decisive playouts (the path before the compiled search)."""
@@ -463,7 +284,8 @@ def _ab_game(task: dict[str, Any]) -> dict[str, Any]:
 
     game = Go(task["size"], 7.5)
     index = task["index"]
-    budget = Budget(time_limit=task["time"])
+    per_move = task.get("simulations")
+    budget = Budget(iterations=per_move) if per_move else Budget(time_limit=task["time"])
     sides = []
     for n, text in enumerate((task["a"], task["b"])):
         options, seed = _options(text), 1000 * index + n
@@ -508,47 +330,50 @@ def search_ab(args: argparse.Namespace) -> None:
     done = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     have = {r["index"] for r in done}
     tasks = [
-        {"index": i, "size": args.size, "time": args.ab_time, "a": args.a, "b": args.b}
+        {
+            "index": i,
+            "size": args.size,
+            "time": args.ab_time,
+            "a": args.a,
+            "b": args.b,
+            "simulations": args.ab_simulations or None,
+        }
         for i in range(args.ab)
         if i not in have
     ]
     with Pool(args.workers) as pool:
         for record in pool.imap_unordered(_ab_game, tasks):
-            record.update(a=args.a, b=args.b, time=args.ab_time)
+            record.update(a=args.a, b=args.b, time=args.ab_time, sims=args.ab_simulations)
             with out.open("a") as sink:
                 sink.write(json.dumps(record) + "\n")
             done.append(record)
             print(json.dumps(record), flush=True)
     wins = sum(r["a_won"] for r in done)
     low, high = wilson_interval(wins, len(done))
+    per_move = f"{args.ab_simulations} simulations" if args.ab_simulations else f"{args.ab_time} s"
     print(
-        f"A ({args.a or 'defaults'}) against B ({args.b or 'defaults'}), {args.ab_time} s a "
+        f"A ({args.a or 'defaults'}) against B ({args.b or 'defaults'}), {per_move} a "
         f"move, {args.size}x{args.size}: {wins}/{len(done)} wins, 95% [{low:.2f}, {high:.2f}]"
     )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small budgets")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--size", type=int, default=9)
-    parser.add_argument("--gnugo", "--games", type=int, default=0, help="games against GNU Go")
-    parser.add_argument("--level", type=int, default=1, help="GNU Go's level")
-    parser.add_argument(
-        "--move-time", "--seconds", type=float, default=2.0, help="our seconds a move"
-    )
-    parser.add_argument("--out", default="go_gnugo.jsonl", help="JSON lines of the games")
+    go_gnugo.add_arguments(parser)
     parser.add_argument("--no-speed", action="store_true", help="only the games")
     parser.add_argument("--ab", type=int, default=0, help="games: options --a against --b")
     parser.add_argument("--a", default="", help="side A's GoOptions (rave=0,...) or python")
     parser.add_argument("--b", default="python", help="side B's GoOptions or python")
     parser.add_argument("--ab-time", type=float, default=0.5, help="seconds a move in --ab")
+    parser.add_argument(
+        "--ab-simulations", type=int, default=0, help="simulations a move in --ab (not time)"
+    )
     parser.add_argument("--ab-out", default="go_search_ab.jsonl", help="results of --ab")
     parser.add_argument("--workers", type=int, default=1, help="games at a time (--ab, --gnugo)")
-    parser.add_argument(
-        "--judge", action="store_true", help="GNU Go's score of --out's losses at our first pass"
-    )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     info = machine_info()
     print_machine(info)
     if not args.no_speed:
@@ -559,9 +384,11 @@ def main() -> None:
     if args.ab:
         search_ab(args)
     if args.gnugo:
-        gnugo_games(args)
+        go_gnugo.gnugo_games(args)
     if args.judge:
-        judge_losses(args)
+        go_gnugo.judge_losses(args)
+    if args.profile:
+        go_gnugo.profile_losses(args)
 
 
 if __name__ == "__main__":

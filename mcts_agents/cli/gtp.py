@@ -25,6 +25,8 @@ The agent (default ``mcts``): a spec with a budget of its own (``mcts:iterations
 ``mcts:time=1``) plays by it. A ``mcts`` spec with no budget uses its clock: each move gets
 the time left by ``time_left`` (or ``time_settings``' main time) shared over the moves still to
 come, plus most of a byo-yomi period's share of each stone; 1 s a move when there is no clock.
+``genmove`` answers ``resign`` for a lost game: the searched move's win probability under
+``--resign-threshold`` (``gtp_resign``; default 0.05, 0: never).
 ``final_score`` counts the board as it stands (Tromp-Taylor area: no stones taken off as dead),
 as the game's end would.
 """
@@ -42,6 +44,8 @@ from typing import Any, TextIO, cast
 
 from mcts_agents.agents.agent import HumanAgent
 from mcts_agents.agents.models import ModelInfo
+from mcts_agents.checks import check_number
+from mcts_agents.cli.gtp_resign import DEFAULT_RESIGN_THRESHOLD, resign_type, resigns
 from mcts_agents.envs.games.go import Go, State, parse_vertex, vertex
 from mcts_agents.envs.go_v0 import GoEnv
 from mcts_agents.errors import CheckpointError, SpecError
@@ -147,8 +151,11 @@ class GtpEngine:
         superko: bool = True,
         agent_spec: str = "mcts",
         seed: int = 0,
+        resign_threshold: float = DEFAULT_RESIGN_THRESHOLD,
     ) -> None:
         from mcts_agents.agents.specs import make_agent, read_agent_spec
+
+        self.resign = check_number(resign_threshold, "resign_threshold", low=0.0, high=0.5)
 
         self.superko = superko
         self.spec = read_agent_spec(agent_spec)
@@ -343,6 +350,9 @@ class GtpEngine:
             action = action.best_action
         else:
             action = self.agent.act(env)
+        result, moves = getattr(self.agent, "last_result", None), len(self.history) - 1
+        if resigns(result, colour, moves, self.game.points, self.resign):
+            return "resign"
         self.history.append(self.game.next_state(state, int(action)))
         return vertex(int(action), self.game.size)
 
@@ -422,6 +432,12 @@ def add_gtp_parser(commands: Any, int_type: Any) -> None:
         help="positional superko (default); --no-superko: simple ko only",
     )
     parser.add_argument("--seed", type=int_type(0), default=0, help="seed (default 0)")
+    parser.add_argument(
+        "--resign-threshold",
+        type=resign_type,
+        default=DEFAULT_RESIGN_THRESHOLD,
+        help="resign when the searched move's win probability is under this (0: never)",
+    )
 
 
 def _komi_type(text: str) -> float:
@@ -437,7 +453,9 @@ def _komi_type(text: str) -> float:
 def gtp(args: argparse.Namespace) -> int:
     """Build the engine (a bad spec exits with code 2 before any command is read), then
     answer GTP on stdin/stdout until ``quit`` or the end of the input."""
-    engine = GtpEngine(args.size, args.komi, args.superko, args.agent, args.seed)
+    engine = GtpEngine(
+        args.size, args.komi, args.superko, args.agent, args.seed, args.resign_threshold
+    )
     from mcts_agents.cli.warm_up import prepare_agent  # the kernel before any clock runs
 
     prepare_agent(engine.agent, engine.env)

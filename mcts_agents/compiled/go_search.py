@@ -59,16 +59,16 @@ from mcts_agents.compiled.go_board import (
     captures,
     hash_after,
     legal,
-    liberty,
     own_eye,
     play,
     self_atari,
 )
 from mcts_agents.compiled.go_playout import _below, area
+from mcts_agents.compiled.go_tactics import _pattern, _tactic
 
 # ip: integer parameters
-IP_SIZE, IP_SUPERKO, IP_RAVE, IP_PRIORS, IP_HEAVY, IP_EXPAND, IP_PATTERNS = range(7)
-IP_WORDS = 7
+IP_SIZE, IP_SUPERKO, IP_RAVE, IP_PRIORS, IP_HEAVY, IP_EXPAND, IP_PATTERNS, IP_DEFEND = range(8)
+IP_WORDS = 8
 # fp: float parameters
 FP_KOMI, FP_C, FP_EQUIV, FP_EVEN, FP_CAPTURE, FP_ESCAPE, FP_NEAR, FP_EDGE = range(8)
 FP_SELF_ATARI, FP_EYE, FP_PASS = range(8, 11)
@@ -218,67 +218,6 @@ def _expand(
 
 
 @njit(cache=True)
-def _tactic(c: int, col: Any, bw: Any, st: Any, offs: Any) -> int:
-    """A heavy playout's answer to the last move: capture its string in atari, else save an
-    own string next to it in atari by extending out of atari; -1 if neither."""
-    last = st[LAST]
-    if last < 0:
-        return -1
-    h = bw[HEAD, last]
-    if col[last] == 3 - c and atari(h, bw):
-        p = liberty(h, bw)
-        if legal(p, c, col, bw, st, offs):
-            return p
-    for k in range(4):
-        q = last + offs[k]
-        if col[q] == c and atari(bw[HEAD, q], bw):
-            p = liberty(bw[HEAD, q], bw)
-            if legal(p, c, col, bw, st, offs) and not self_atari(p, c, col, bw, offs):
-                # an extension with one stone alone is still in atari unless it gains liberties
-                free = 0
-                for j in range(4):
-                    if col[p + offs[j]] == 0:
-                        free += 1
-                if free >= 2 or captures(p, c, col, bw, offs) > 0:
-                    return p
-    return -1
-
-
-@njit(cache=True)
-def _pattern(c: int, col: Any, bw: Any, st: Any, offs: Any, pat: Any, rng: Any) -> int:
-    """A heavy playout's pattern move: one of the empty points next to the last move (its
-    eight neighbours) whose 3x3 shape is one of ``go_patterns``' (``pat``), legal and no
-    self-atari, drawn uniformly; -1 if none."""
-    last = st[LAST]
-    if last < 0:
-        return -1
-    width = offs[2]
-    found = 0
-    chosen = -1
-    for dr in range(-1, 2):
-        for dc in range(-1, 2):
-            p = last + dr * width + dc
-            if (dr == 0 and dc == 0) or col[p] != 0:
-                continue
-            code = 0
-            scale = 1
-            for er in range(-1, 2):
-                for ec in range(-1, 2):
-                    if er == 0 and ec == 0:
-                        continue
-                    code += col[p + er * width + ec] * scale
-                    scale *= 4
-            if not pat[code]:
-                continue
-            if not legal(p, c, col, bw, st, offs) or self_atari(p, c, col, bw, offs):
-                continue
-            found += 1
-            if _below(rng, found) == 0:  # reservoir sampling: uniform over the matches
-                chosen = p
-    return chosen
-
-
-@njit(cache=True)
 def _playout(
     col: Any, bw: Any, st: Any, offs: Any, zob: Any, edge: Any, ip: Any, rng: Any,
     seq_p: Any, seq_c: Any, length: int, cap: int, pat: Any,
@@ -288,12 +227,14 @@ def _playout(
     width = ip[IP_SIZE] + 2
     heavy = ip[IP_HEAVY] != 0
     patterns = ip[IP_PATTERNS] != 0
+    defend = ip[IP_DEFEND] != 0
+    libs = np.empty(2, np.int64)
     plies = 0
     while plies < cap and st[PASSES] < 2:
         c = st[TO_MOVE]
         chosen = -1
         if heavy:
-            chosen = _tactic(c, col, bw, st, offs)
+            chosen = _tactic(c, col, bw, st, offs, defend, libs)
         if chosen < 0 and patterns:
             chosen = _pattern(c, col, bw, st, offs, pat, rng)
         if chosen < 0:

@@ -9,6 +9,13 @@ A/B matches, ``benchmarks/go.py --ab``); of ``SearchConfig`` it reads the final-
 constant is ``GoOptions.c`` on win rates in [0, 1] (``SearchConfig.c`` is tuned for plain UCT
 on values in [-1, 1], too wide for RAVE with priors).
 
+A search runs at least ``GoOptions.min_simulations`` simulations (1,000 by default, or the
+iteration budget where that is smaller) whatever its clock or ``should_stop`` say: a move
+chosen with (almost) no search would be the first of the root's children, a corner point; a
+clock that ran out before the search began (a kernel loaded or compiled inside a move's time)
+costs a move of about 0.04-0.1 s instead (``search`` logs a warning when it ran under a
+tenth of the floor).
+
 Tree reuse: after a search the tree is kept; the next search from a position two moves (or one
 move) on, found among the stored children by playing them on the core, keeps that subtree;
 anything else starts a new tree. Same seed, same searches: the kernel's generator is seeded
@@ -17,6 +24,7 @@ from ``random.Random(seed)`` at each search.
 
 from __future__ import annotations
 
+import logging
 import random
 from dataclasses import dataclass, fields, replace
 from time import perf_counter
@@ -50,6 +58,8 @@ from mcts_agents.search.searcher import (
 
 __all__ = ["GoOptions", "GoSearch", "go_searcher", "supports", "warm_up"]
 
+logger = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class GoOptions:
@@ -62,8 +72,13 @@ class GoOptions:
             ``self_atari``, ``eye``, ``pass_n``: virtual visits).
         heavy: heavy playouts (capture, escape, no self-atari) instead of the decisive ones.
         patterns: MoGo's 3x3 patterns next to the last move in the playouts.
+        defend: in heavy playouts, save an own string in atari by capturing next to it, and
+            lengthen an own string left with two liberties (Fuego's atari defence and low
+            liberties).
         expand: a leaf's visits before it is expanded (the root: at once).
         capacity: nodes the table holds (no more expansion when it is full).
+        min_simulations: the fewest simulations a search runs, whatever its clock or
+            ``should_stop`` say (at most the iteration budget): no move without a search.
     """
 
     rave: bool = True
@@ -80,8 +95,10 @@ class GoOptions:
     pass_n: float = 20.0
     heavy: bool = True
     patterns: bool = True
+    defend: bool = False
     expand: int = 2
     capacity: int = 1 << 22
+    min_simulations: int = 1000
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -92,9 +109,10 @@ class GoOptions:
                 isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0
             ):
                 raise InvalidOptionError(f"GoOptions.{f.name} must be a number >= 0, got {value!r}")
-        if self.equiv <= 0 or self.expand < 1 or self.capacity < 1024:
+        if self.equiv <= 0 or self.expand < 1 or self.capacity < 1024 or self.min_simulations < 1:
             raise InvalidOptionError(
-                f"GoOptions needs equiv > 0, expand >= 1, capacity >= 1024; got {self!r}"
+                "GoOptions needs equiv > 0, expand >= 1, capacity >= 1024, min_simulations >= 1;"
+                f" got {self!r}"
             )
 
     def with_(self, **changes: Any) -> GoOptions:
@@ -132,7 +150,7 @@ class GoSearch:
         o = self.options
         self.ip = np.array(
             [size, int(game.superko), int(o.rave), int(o.priors), int(o.heavy), o.expand,
-             int(o.patterns)],
+             int(o.patterns), int(o.defend)],
             np.int64,
         )  # fmt: skip
         self.pat = pattern_table()
@@ -278,6 +296,19 @@ class GoSearch:
             should_stop=stop,
             progress=report,
         )
+        floor = min(self.options.min_simulations, budget.iterations or 1 << 62)
+        if iterations < floor:  # stopped (almost) before it began: search the floor anyway
+            log = logger.warning if iterations < floor // 10 else logger.debug
+            log(
+                "Go search stopped after %d simulations in %.2f s; running %d, the floor "
+                "(GoOptions.min_simulations)",
+                iterations,
+                perf_counter() - start,
+                floor,
+            )
+            chunked = False
+            while iterations < floor:
+                iterations += simulate(floor - iterations)
         return self._result(state, iterations, start, kept)
 
     # ------------------------------------------------------------------ the answer
@@ -297,12 +328,18 @@ class GoSearch:
             return -1
         return nodes[pick_child(visits, values, [None] * len(nodes), rule)]
 
+    def _by_prior(self, nodes: list[int]) -> int:
+        """The child of best prior win rate (the priors' pick: no search yet), -1 for none."""
+        rates = [float(self.nf[k.PW, e]) / max(float(self.nf[k.PN, e]), 1e-9) for e in nodes]
+        return nodes[rates.index(max(rates))] if nodes else -1
+
     def _result(self, state: Any, iterations: int, start: float, kept: int) -> SearchResult:
         game = self.game
         visits, values, nodes = self._stats(0)
         best = self._pick(0, self.config.final_move)
-        if best < 0 or not sum(visits):
-            best_action = int(game.legal_actions(state)[0])
+        if best < 0 or not sum(visits):  # a progress report before any simulation
+            best = self._by_prior(nodes)
+            best_action = self._action(best) if best >= 0 else game.pass_action
         else:
             best_action = self._action(best)
         stats = [

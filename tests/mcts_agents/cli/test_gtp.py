@@ -149,6 +149,82 @@ def test_the_clock_gives_each_move_its_share() -> None:
     assert result is not None and result.stopped and result.elapsed < 120.0
 
 
+def on_first_line(reply: str, size: int) -> bool:
+    action = parse_vertex(reply, size)
+    assert action is not None and action < size * size, reply
+    row, column = divmod(action, size)
+    return row in (0, size - 1) or column in (0, size - 1)
+
+
+def test_a_fresh_engines_first_genmove_is_a_searched_move() -> None:
+    """The first ``genmove`` of a fresh process, its clock shorter than loading the kernels:
+    a searched move (the search's floor), not the first legal point (a9, the 1-1 point)."""
+    started = Client("--size", "9")
+    try:
+        assert started.ok("time_settings 0 0.05 1") == ""
+        reply = started.ok("genmove b")
+        assert not on_first_line(reply, 9), reply
+        assert started.close() == 0
+    finally:
+        if started.process.poll() is None:
+            started.process.kill()
+            started.process.wait()
+    engine = GtpEngine(9, agent_spec="mcts:seed=0")
+    engine.handle("time_settings 0 0.05 1")
+    reply = engine.handle("genmove b")
+    assert reply is not None and not on_first_line(reply[2:].strip(), 9), reply
+    result = engine.agent.last_result
+    assert result is not None and result.iterations >= 1000  # GoOptions.min_simulations
+
+
+def white_owns_the_board(engine: GtpEngine) -> None:
+    """White stones on every point of the 5x5 board but the two eyes A1 and E5 (46 plies on
+    the record): black's only legal move is the pass, and the game is lost by 25 + komi."""
+    for row in range(1, 6):
+        for column in "ABCDE":
+            point = f"{column}{row}"
+            if point not in ("A1", "E5"):
+                assert engine.handle(f"play w {point}") == "=\n\n", point
+                assert engine.handle("play b pass") == "=\n\n"
+
+
+def test_genmove_resigns_a_lost_game_at_its_threshold() -> None:
+    engine = GtpEngine(5, 7.5, agent_spec="mcts:iterations=2000,seed=0")
+    white_owns_the_board(engine)
+    before = len(engine.history)
+    assert engine.handle("genmove b") == "= resign\n\n"
+    assert len(engine.history) == before  # nothing played
+    never = GtpEngine(5, 7.5, agent_spec="mcts:iterations=2000,seed=0", resign_threshold=0)
+    white_owns_the_board(never)
+    assert never.handle("genmove b") == "= pass\n\n"
+    few = GtpEngine(5, 7.5, agent_spec="mcts:iterations=200,seed=0")  # too few simulations
+    white_owns_the_board(few)
+    assert few.handle("genmove b") == "= pass\n\n"
+    with pytest.raises(ValueError, match="resign_threshold"):
+        GtpEngine(5, agent_spec="random", resign_threshold=0.9)
+
+
+def test_the_default_threshold_does_not_resign_an_even_game() -> None:
+    """The engine against itself on 9x9 (1,000 simulations a move): 40 moves, no resignation."""
+    engine = GtpEngine(9, 7.5, agent_spec="mcts:iterations=1000,seed=1")
+    for ply in range(40):
+        reply = engine.handle(f"genmove {'bw'[ply % 2]}")
+        assert reply is not None and reply != "= resign\n\n", ply
+
+
+def test_the_resign_threshold_option_is_a_win_probability() -> None:
+    for bad in ("0.7", "-0.1", "nan", "x"):
+        done = subprocess.run(
+            [sys.executable, "-m", "mcts_agents", "gtp", "--resign-threshold", bad, "random"],
+            input="name\n",
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2 and done.stdout == "", bad
+        assert "--resign-threshold" in done.stderr and "win probability" in done.stderr, bad
+
+
 def test_bad_agent_specs_exit_with_code_2_before_reading_commands() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "mcts_agents", "gtp", "mcts:nonsense=1"],

@@ -15,7 +15,7 @@ from mcts_agents.envs.games.go import Go
 
 pytest.importorskip("numba")
 
-from mcts_agents.compiled import go_search
+from mcts_agents.compiled import go_search, go_tactics
 from mcts_agents.compiled.go_board import action_of, board_from_core, edges, offsets, zobrist
 from mcts_agents.compiled.go_patterns import NEIGHBOURS, pattern_table
 from mcts_agents.compiled.go_searcher import GoOptions, GoSearch
@@ -88,10 +88,11 @@ def test_superko_in_the_tree_follows_the_cores_seen() -> None:
     assert banned not in actions and sorted(actions) == game.legal_actions(state)
 
 
-@pytest.mark.parametrize("heavy", [True, False])
-def test_playouts_are_legal_and_score_the_cores_area(heavy: bool) -> None:
+@pytest.mark.parametrize(("heavy", "defend"), [(True, False), (True, True), (False, False)])
+def test_playouts_are_legal_and_score_the_cores_area(heavy: bool, defend: bool) -> None:
     game = Go(7, komi=3.5, superko=False)
-    ip = np.array([7, 0, 1, 1, int(heavy), 2, int(heavy)], np.int64)
+    ip = np.array([7, 0, 1, 1, int(heavy), 2, int(heavy), int(defend)], np.int64)
+    assert ip.shape[0] == go_search.IP_WORDS
     for seed in range(30):
         start = random_position(game, seed % 20, seed)
         if game.is_terminal(start):
@@ -218,3 +219,67 @@ def test_a_node_budget_bounds_the_table_and_ends_the_search() -> None:
     result = searcher.search(game, game.initial_state())
     assert 0 < result.nodes <= 2000 and result.iterations > 0
     assert game.is_legal(game.initial_state(), result.best_action)
+
+
+def on_first_line(action: int, size: int) -> bool:
+    row, column = divmod(action, size)
+    return action < size * size and (row in (0, size - 1) or column in (0, size - 1))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_search_stopped_before_it_began_still_searches_its_floor(seed: int) -> None:
+    """A clock that ran out before the first simulation (a kernel loaded inside the move's
+    time) must not give the first legal point (the 1-1 point, a9 in GTP): the search runs its
+    floor of simulations and plays a searched move off the first line."""
+    game = Go(9)
+    searcher = GoSearch(game, Budget(time_limit=3600.0), SearchConfig(), seed)
+    searcher.should_stop = lambda: True
+    result = searcher.search(game, game.initial_state())
+    assert result.iterations >= GoOptions().min_simulations == 1000
+    assert sum(c.visits for c in result.children) >= 1000
+    assert not on_first_line(result.best_action, 9), result.best_action
+    small = GoSearch(game, Budget(iterations=30), SearchConfig(), seed)
+    small.should_stop = lambda: True
+    assert small.search(game, game.initial_state()).iterations == 30  # never past the budget
+    with pytest.raises(ValueError, match="min_simulations"):
+        GoOptions(min_simulations=0)
+
+
+def test_defence_saves_a_string_in_atari_by_capturing_next_to_it() -> None:
+    """5x5: white's C2 leaves black's B1 C1 in atari (its liberty A1, where extending is still
+    atari); white's D1 next to it is in atari too (its liberty E1, not the last move's string).
+    The playout's defence captures at E1; without it there is no tactical answer."""
+    from mcts_agents.compiled.go_board import LAST, cell_of
+    from mcts_agents.envs.games.go import parse_vertex
+
+    game = Go(5)
+
+    def at(*points: str) -> list[int]:
+        return [int(parse_vertex(p, 5)) for p in points]
+
+    state = position(game, at("B1", "C1", "D2"), at("B2", "C2", "D1"))
+    col, bw, st = board_from_core(game, state)
+    st[LAST] = cell_of(at("C2")[0], 5)
+    libs = np.empty(2, np.int64)
+    assert go_tactics._tactic(1, col, bw, st, offsets(5), True, libs) == cell_of(at("E1")[0], 5)
+    assert go_tactics._tactic(1, col, bw, st, offsets(5), False, libs) == -1
+
+
+def test_defence_lengthens_a_string_left_with_two_liberties() -> None:
+    """5x5: white's B3 leaves black's B2 C2 (white A2 B1 D2 around it) with two liberties:
+    C1 (a stone there adds D1: two liberties) and C3 (adds C4 and D3: three). The defence
+    plays C3; without it there is no tactical answer."""
+    from mcts_agents.compiled.go_board import LAST, cell_of
+    from mcts_agents.envs.games.go import parse_vertex
+
+    game = Go(5)
+
+    def at(*points: str) -> list[int]:
+        return [int(parse_vertex(p, 5)) for p in points]
+
+    state = position(game, at("B2", "C2"), at("A2", "B3", "D2", "B1"))
+    col, bw, st = board_from_core(game, state)
+    st[LAST] = cell_of(at("B3")[0], 5)
+    libs = np.empty(2, np.int64)
+    assert go_tactics._tactic(1, col, bw, st, offsets(5), True, libs) == cell_of(at("C3")[0], 5)
+    assert go_tactics._tactic(1, col, bw, st, offsets(5), False, libs) == -1
