@@ -5,6 +5,7 @@ pool's workers end when its process is killed (SIGTERM or SIGKILL)."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import time
