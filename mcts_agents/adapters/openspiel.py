@@ -1,8 +1,9 @@
 """OpenSpiel games through Shimmy's ``OpenSpielCompatibilityV0``: a ``Game`` over pyspiel states.
 
 Sequential games only. Chance nodes (``pig``, ``backgammon``) are chance nodes of the search,
-drawn with its own generator. Games with private information (``kuhn_poker``, ``leduc_poker``,
-``euchre``, ``oh_hell``, ``hearts``, ``gin_rummy``, ``bridge``) are searched by Information Set
+drawn with its own generator. Kuhn poker and Leduc hold'em are read into our rules cores of the
+same rules (``rules_core``), so they get the compiled ISMCTS as our own envs do. Games with
+private information (``euchre``, ``oh_hell``, ``hearts``, ``gin_rummy``, ``bridge``) are searched by Information Set
 MCTS through OpenSpiel's ``information_state_string`` and ``resample_from_infostate`` (called
 with the search's generator); a game that does not implement the latter, and a game with
 simultaneous moves, is refused with a ``CloneError`` saying what is missing.
@@ -22,6 +23,8 @@ from typing import Any
 
 from mcts_agents.adapters.aec import bookkeeping, check_live
 from mcts_agents.envs.core.game import CHANCE, draw_outcome
+from mcts_agents.envs.games.kuhn_poker import KuhnPoker
+from mcts_agents.envs.games.leduc_holdem import LeducHoldem
 from mcts_agents.envs.games.openspiel import MAX_REDEALS, redeal
 from mcts_agents.errors import (
     CloneError,
@@ -130,8 +133,9 @@ class OpenSpielGame:
         return tuple(state.returns())
 
 
-def openspiel_game(env: Any, raw: Any) -> tuple[OpenSpielGame, Any]:
-    """The game and a clone of the current ``pyspiel`` state of Shimmy's env ``env``."""
+def openspiel_game(env: Any, raw: Any) -> tuple[Any, Any]:
+    """The game and a clone of the current ``pyspiel`` state of Shimmy's env ``env`` (or our
+    rules core and its state, for the games ``rules_core`` knows)."""
     agents, selected, terminations, truncations = bookkeeping(env)
     if not hasattr(raw, "game_state"):
         raise NotResetError(f"{type(raw).__name__} has no game in progress; call env.reset()")
@@ -163,10 +167,32 @@ def openspiel_game(env: Any, raw: Any) -> tuple[OpenSpielGame, Any]:
         )
     if not state.legal_actions():
         raise NoLegalActionError(f"{selected} has no legal action in {env}")
+    ours = rules_core(game)
+    if ours is not None:  # the same rules and ids: searched on our core (compiled where it can)
+        return ours, ours.apply(ours.initial_state(), state.history())
     adapted = OpenSpielGame(game)
     if not adapted.perfect_information:
         _check_resampling(state, player, kind.short_name, type(raw).__name__)
     return adapted, state.clone()
+
+
+def rules_core(game: Any) -> Any:
+    """Our rules core of OpenSpiel's ``game`` where one has its very rules, action ids and
+    chance outcomes (tested move for move against OpenSpiel): Kuhn poker and Leduc hold'em,
+    whose states are OpenSpiel's histories replayed, searched by the compiled ISMCTS for two
+    players. ``None`` for any other game."""
+    name = game.get_type().short_name
+    params = dict(game.get_parameters())
+    if name == "kuhn_poker" and set(params) <= {"players"}:
+        return KuhnPoker(**params)
+    if name == "leduc_poker" and set(params) <= {
+        "players",
+        "action_mapping",
+        "suit_isomorphism",
+        "starting_player",
+    }:
+        return LeducHoldem(**params)
+    return None
 
 
 def _check_not_cut_short(raw: Any, truncations: Any) -> None:

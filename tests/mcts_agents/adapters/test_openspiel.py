@@ -211,3 +211,33 @@ def test_search_from_the_start_through_shimmy() -> None:
         searches.append(searcher.search(game, state))
     assert searches[0].children == searches[1].children
     assert searches[0].search_from == "start" and searches[0].iterations == 300
+
+
+@pytest.mark.parametrize("name", ["kuhn_poker", "leduc_poker"])
+def test_kuhn_and_leduc_through_shimmy_are_searched_on_our_rules_cores(name: str) -> None:
+    """Our cores have OpenSpiel's rules and ids: the Shimmy env's state read into ours has the
+    same legal moves and player all game long, its information sets partition the histories as
+    OpenSpiel's do, and it gets the compiled search."""
+    from mcts_agents.envs.games.kuhn_poker import KuhnPoker
+    from mcts_agents.envs.games.leduc_holdem import LeducHoldem
+
+    core_type = KuhnPoker if name == "kuhn_poker" else LeducHoldem
+    pairs = set()
+    for seed in range(30):
+        env = shimmy_env(name, seed)
+        rng = random.Random(seed)
+        while not is_over(env):
+            spiel = env.unwrapped.game_state
+            game, state = game_from_env(env)
+            assert isinstance(game, core_type)
+            player = spiel.current_player()
+            assert game.to_play(state) == player
+            assert sorted(game.legal_actions(state)) == sorted(spiel.legal_actions())
+            pairs.add((spiel.information_state_string(player), game.information_set(state, player)))
+            actions = mask_actions(env)
+            env.step(actions[int(rng.random() * len(actions))])
+    theirs, ours = {t for t, _ in pairs}, {o for _, o in pairs}
+    assert len(pairs) == len(theirs) == len(ours) > 2  # one set of ours for each of theirs
+    env = shimmy_env(name, 0)
+    result = MCTSAgent(iterations=2000, seed=0).search(env)
+    assert result.backend == "numba" and result.iterations >= 2000
