@@ -227,6 +227,10 @@ class OpponentPool:
             raise InvalidOptionError(f"the pool has no entry {name!r}; its entries: {self.names}")
         return self.names.index(name)
 
+    def entry(self, name: str) -> Any:
+        """The entry called ``name``: its spec, or the policy."""
+        return self.entries[self.index(name)]
+
     def _check_weights(self, weights: Any) -> list[float]:
         found = list(weights) if isinstance(weights, Sequence) else None
         if (
