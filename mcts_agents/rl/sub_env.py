@@ -21,10 +21,9 @@ class SubEnv(SingleAgentVsOpponent):
     def __init__(
         self, aec_env: Any, spec: str | OpponentPool, seed: int | None, **kwargs: Any
     ) -> None:
-        pool = isinstance(spec, OpponentPool)
-        opponent = spec if pool else opponent_from_spec(spec, seed)
+        opponent = spec if isinstance(spec, OpponentPool) else opponent_from_spec(spec, seed)
         super().__init__(aec_env, opponent, seed=seed, **kwargs)
-        self.opponent_spec = None if pool else spec
+        self.opponent_spec = None if isinstance(spec, OpponentPool) else spec
         self._next_spec: str | OpponentPool | None = None
         self.deferred = False  # the vector env plays the opponents after reset
         self._aec_seed: int | None = None  # the AEC env's reset, put off (``start``)
