@@ -21,8 +21,11 @@ import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from mcts_agents.adapters import game_from_env
 from mcts_agents.agents.agent import MCTSAgent
+from mcts_agents.agents.policy import PolicyAgent
 from mcts_agents.checks import check_int, is_int
 from mcts_agents.errors import InvalidOptionError
 from mcts_agents.search.game import Game, State, is_perfect_information
@@ -165,10 +168,33 @@ def act_batch(agents: Sequence[Any], envs: Sequence[Any], keep_results: bool = T
         for i, result in zip(batched, search_batch(searchers, games, states), strict=True):
             agents[i].last_result = result
             actions[i], searched[i] = agents[i].choose(result), True
+    _policy_batches(agents, envs, actions, searched)
     for i, (agent, env) in enumerate(zip(agents, envs, strict=True)):
         if not searched[i]:
             actions[i] = agent.act(env)  # as the agent gives it: the caller checks it
     return actions
+
+
+def _policy_batches(
+    agents: Sequence[Any], envs: Sequence[Any], actions: list[Any], searched: list[bool]
+) -> None:
+    """The ``PolicyAgent`` s whose policy has ``batch(observations, masks) -> actions`` (a
+    learned policy: ``rl.snapshots.FrozenPolicy``): one call per distinct policy over every
+    env it plays in (one forward pass), each env's observation and mask those ``act`` reads."""
+    groups: dict[int, list[int]] = {}
+    for i, agent in enumerate(agents):
+        policy = getattr(agent, "policy", None) if isinstance(agent, PolicyAgent) else None
+        if not searched[i] and callable(getattr(policy, "batch", None)):
+            groups.setdefault(id(policy), []).append(i)
+    for indices in groups.values():
+        seen = [envs[i].observe(envs[i].agent_selection) for i in indices]
+        if not all(isinstance(s, dict) and "action_mask" in s for s in seen):
+            continue  # (``act`` names what is wrong)
+        observations = np.stack([np.asarray(s["observation"]) for s in seen])
+        masks = np.stack([np.asarray(s["action_mask"]).astype(bool) for s in seen])
+        found = agents[indices[0]].policy.batch(observations, masks)
+        for i, action in zip(indices, np.asarray(found).tolist(), strict=True):
+            actions[i], searched[i] = int(action), True
 
 
 class BatchedMCTS:

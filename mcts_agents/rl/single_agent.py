@@ -27,6 +27,8 @@ from mcts_agents.errors import (
     OptionTypeError,
     SpecError,
 )
+from mcts_agents.rl.pool import OpponentPool
+from mcts_agents.rl.pool_episodes import end_episode, start_episode
 
 __all__ = ["SingleAgentVsOpponent", "check_unattended", "opponent_from_spec"]
 
@@ -90,9 +92,11 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
             games such as ``connect_four_v3`` and ``tictactoe_v3``). The wrapper owns it.
         opponent: an agent with ``act(env) -> action`` (``MCTSAgent``, ``RandomAgent``, a
             ``PolicyAgent``, ...) playing every other seat, or a mapping seat -> agent (every seat
-            the learner may not hold needs one). Agents with ``reset(seed=...)`` are reset at
-            each ``reset`` (an ``MCTSAgent`` forgets its node table), and reseeded at a seeded
-            one (see Seeding).
+            the learner may not hold needs one), or an ``OpponentPool`` (``rl.pool``): an entry
+            drawn at each reset plays every other seat, and the learner's score is recorded at
+            each end (``pool_stats()``; ``info["pool_entry"]``, ``info["pool_score"]``).
+            Agents with ``reset(seed=...)`` are reset at each ``reset`` (an ``MCTSAgent``
+            forgets its node table), and reseeded at a seeded one (see Seeding).
         learner: the learner's seat (e.g. ``"player_1"``; default: the env's first seat,
             ``possible_agents[0]``), or ``"random"`` for a seeded random seat per episode
             (every seat must then share one observation and action space).
@@ -161,7 +165,11 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
             )
         self.seats = seats
         learner_seats = seats if learner == "random" else [learner]
-        self.opponents = self._check_opponents(opponent, seats, learner_seats)
+        #: the ``OpponentPool`` the opponents are drawn from, if any; this episode's entry
+        self.pool: OpponentPool | None = opponent if isinstance(opponent, OpponentPool) else None
+        self.pool_entry: str | None = None
+        self._pool_agents: dict[str, Any] = {}
+        self.opponents = {} if self.pool else self._check_opponents(opponent, seats, learner_seats)
         observation_space, action_space = self._check_spaces(aec_env, learner_seats)
         self.aec_env = aec_env
         self.opponent = opponent
@@ -296,6 +304,8 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
             self.seat = self.seats[(raw >> 32) % len(self.seats)]
         else:
             self.seat = self.learner
+        if self.pool is not None:
+            start_episode(self)
         # Each distinct opponent object is reset once (with its own seed if seeded).
         distinct = {id(agent): agent for agent in self.opponents.values()}
         for agent in distinct.values():
@@ -344,6 +354,8 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         info: dict[str, Any] = {"learner": seat}
         if self._done:
             info["returns"] = dict(self._returns)
+            if self.pool is not None:
+                end_episode(self, self._returns, info)
         return self._observation(), reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -353,6 +365,12 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         if self._done:
             return np.zeros(self._num_actions, dtype=bool)
         return self._mask()
+
+    def pool_stats(self) -> dict[str, dict[str, Any]]:
+        """``OpponentPool.stats()`` of the pool the opponents are drawn from (``{}`` without
+        one): per entry ``games``, ``wins``, ``draws``, ``losses``, ``score``, ``low``,
+        ``high``."""
+        return {} if self.pool is None else self.pool.stats()
 
     def render(self) -> Any:
         """The AEC env's ``render()``."""
@@ -439,6 +457,8 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         returns = dict.fromkeys(self.seats, 0.0)
         returns[seat] = self.illegal_reward
         info = {"learner": seat, "returns": returns, "illegal_action": action, "legal": legal}
+        if self.pool is not None:
+            end_episode(self, returns, info)
         return self._observation(), self.illegal_reward, True, False, info
 
     def __repr__(self) -> str:

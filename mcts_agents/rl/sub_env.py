@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcts_agents.errors import InvalidOptionError, OptionTypeError
+from mcts_agents.rl.pool import OpponentPool
 from mcts_agents.rl.single_agent import SingleAgentVsOpponent, opponent_from_spec
 
 __all__ = ["SubEnv", "check_spec", "learner_flags", "opponent_specs"]
@@ -17,21 +18,25 @@ class SubEnv(SingleAgentVsOpponent):
     """One game of the vector env: ``SingleAgentVsOpponent`` whose opponents the vector env
     plays (in batches) and whose opponent spec may change between episodes."""
 
-    def __init__(self, aec_env: Any, spec: str, seed: int | None, **kwargs: Any) -> None:
-        super().__init__(aec_env, opponent_from_spec(spec, seed), seed=seed, **kwargs)
-        self.opponent_spec = spec
-        self._next_spec: str | None = None
+    def __init__(
+        self, aec_env: Any, spec: str | OpponentPool, seed: int | None, **kwargs: Any
+    ) -> None:
+        opponent = spec if isinstance(spec, OpponentPool) else opponent_from_spec(spec, seed)
+        super().__init__(aec_env, opponent, seed=seed, **kwargs)
+        self.opponent_spec = None if isinstance(spec, OpponentPool) else spec
+        self._next_spec: str | OpponentPool | None = None
         self.deferred = False  # the vector env plays the opponents after reset
         self._aec_seed: int | None = None  # the AEC env's reset, put off (``start``)
 
-    def set_opponent(self, spec: str) -> None:
-        """Play ``spec`` (an agent spec) from the next episode on.
+    def set_opponent(self, spec: str | OpponentPool) -> None:
+        """Play ``spec`` (an agent spec, or an ``OpponentPool``) from the next episode on.
 
         Raises:
             SpecError: a bad spec, or one of an agent that does not play unattended
                 (``human``), naming it (checked now).
         """
-        opponent_from_spec(check_spec(spec))
+        if not isinstance(spec, OpponentPool):
+            opponent_from_spec(check_spec(spec))
         self._next_spec = spec
 
     def reset(
@@ -65,6 +70,11 @@ class SubEnv(SingleAgentVsOpponent):
             close = getattr(self.opponent, "close", None)
             if callable(close):
                 close()  # the replaced opponent's worker processes, if it has any
+            if isinstance(self._next_spec, OpponentPool):
+                self.pool, self._pool_agents, self.opponent_spec = self._next_spec, {}, None
+                self._next_spec = None
+                return
+            self.pool = self.pool_entry = None
             seed = self.seed
             if seed is None and self._has_reset:
                 # a new opponent mid-run (an autoreset): seeded from this env's generator, so
@@ -86,18 +96,22 @@ def check_spec(spec: Any) -> str:
     return spec
 
 
-def opponent_specs(opponent: str | Sequence[str], num_envs: int) -> list[str]:
-    if isinstance(opponent, str):
+def opponent_specs(
+    opponent: str | Sequence[str] | OpponentPool, num_envs: int
+) -> list[str | OpponentPool]:
+    if isinstance(opponent, (str, OpponentPool)):
         return [opponent] * num_envs
     if isinstance(opponent, Sequence):
-        specs = [check_spec(spec) for spec in opponent]
+        specs: list[str | OpponentPool] = [check_spec(spec) for spec in opponent]
         if len(specs) != num_envs:
             raise InvalidOptionError(
                 f"opponent lists {len(specs)} specs for num_envs={num_envs}; give one spec or "
                 "one per sub-env"
             )
         return specs
-    raise OptionTypeError(f"opponent must be an agent spec or a list of them, got {opponent!r}")
+    raise OptionTypeError(
+        f"opponent must be an agent spec, a list of them or an OpponentPool, got {opponent!r}"
+    )
 
 
 def learner_flags(env: Any, seat: str) -> tuple[bool, bool]:

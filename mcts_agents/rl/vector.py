@@ -30,18 +30,18 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
-from mcts_agents.agents.play import action_index
 from mcts_agents.agents.specs import make_env
 from mcts_agents.checks import check_int, check_seed, is_int
 from mcts_agents.errors import (
-    ActionTypeError,
     GameOverError,
-    IllegalActionError,
     InvalidOptionError,
     NoLegalActionError,
     NotResetError,
 )
+from mcts_agents.rl.action_checks import check_actions, check_legality, check_range
 from mcts_agents.rl.aec_path import advance
+from mcts_agents.rl.pool import OpponentPool
+from mcts_agents.rl.pool_episodes import end_episodes
 from mcts_agents.rl.single_agent import IllegalActionMode
 from mcts_agents.rl.sub_env import SubEnv, opponent_specs
 from mcts_agents.rl.words_step import fast_boards, step_on_words
@@ -63,7 +63,9 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         num_envs: the number of games.
         env: an env spec (``"connect_four"``, ``"connect_four:width=8"``).
         opponent: an agent spec for every sub-env, or a list of one spec per sub-env (a
-            curriculum of strengths); ``set_opponent`` changes them between episodes.
+            curriculum of strengths), or an ``OpponentPool`` that every sub-env draws from at
+            each episode start (``pool_stats()``; ``info["pool_entry"]``/``["pool_score"]``
+            where episodes end); ``set_opponent`` changes them between episodes.
         learner: as ``SingleAgentVsOpponent``'s, for every sub-env.
         illegal_action: as ``SingleAgentVsOpponent``'s, for every sub-env. Under ``"lose"``
             an illegal action ends only its own sub-env's episode (reward ``illegal_reward``,
@@ -89,7 +91,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         self,
         num_envs: int,
         env: str = "connect_four",
-        opponent: str | Sequence[str] = DEFAULT_OPPONENT,
+        opponent: str | Sequence[str] | OpponentPool = DEFAULT_OPPONENT,
         learner: str | None = None,
         seed: int | None = None,
         illegal_action: IllegalActionMode = "lose",
@@ -182,13 +184,13 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         """Play ``actions`` (one per sub-env), then every opponent's reply (in one batch)."""
         if not self._has_reset:
             raise NotResetError("reset() must be called before step()")
-        actions = self._check_actions(actions)
+        actions = check_actions(self, actions)
         fast = self._fast
         if fast is not None and np.count_nonzero(fast.on) == self.num_envs:
             stepped = step_on_words(self, fast, actions)
             if stepped is not None:
                 return stepped
-        self._check_range(actions)
+        check_range(self, actions)
         n = self.num_envs
         rewards = np.zeros(n, dtype=np.float64)
         terminated = np.zeros(n, dtype=bool)
@@ -200,7 +202,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         allowed = np.zeros(n, dtype=bool)
         allowed[rows] = self._masks[rows, actions[rows] - self._start]
         # under "raise": before anything changes
-        self._check_legality(actions, (waiting & ~allowed).nonzero()[0].tolist())
+        check_legality(self, actions, (waiting & ~allowed).nonzero()[0].tolist())
         moved: list[int] = []
         before = np.zeros(n, dtype=np.float64)
         fast_moved = np.zeros(0, np.int64)
@@ -240,6 +242,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             for i in fast.results(fast_moved, rewards, terminated).tolist():
                 self._subs[i]._done = True
         ended = np.logical_or(terminated, truncated)
+        pool = end_episodes(self, ended, illegal)
         final: dict[str, Any] = {}
         if self.autoreset_mode == AutoresetMode.SAME_STEP and ended.any():
             final = self._reset_finished(np.flatnonzero(ended).tolist())
@@ -247,7 +250,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         else:
             self._autoreset = ended
         observations = self._collect()
-        infos = {**self._infos(), **final}
+        infos = {**self._infos(), **pool, **final}
         if len(playing) and np.count_nonzero(illegal >= 0):  # (only there: illegal actions)
             infos["illegal_action"], infos["_illegal_action"] = illegal, illegal >= 0
         return observations, rewards, terminated, truncated, infos
@@ -258,7 +261,11 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
             raise NotResetError("reset() must be called before action_masks()")
         return self._masks.copy()
 
-    def set_opponent(self, opponent: str | Sequence[str]) -> None:
+    def pool_stats(self) -> dict[str, dict[str, Any]]:
+        """``OpponentPool.stats()`` of sub-env 0's pool (``{}`` without one)."""
+        return self._subs[0].pool_stats()
+
+    def set_opponent(self, opponent: str | Sequence[str] | OpponentPool) -> None:
         """Play ``opponent`` (one agent spec, or one per sub-env) from each sub-env's next
         episode on (its next reset, autoresets included).
 
@@ -368,42 +375,6 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
                 f"the game of sub-env {i} ({sub.aec_env}) ended before {sub.seat}'s first turn "
                 f"(returns {sub._returns}); the learner needs at least one move per episode"
             )
-
-    def _check_actions(self, actions: Any) -> np.ndarray:
-        array = np.asarray(actions)
-        if array.shape != (self.num_envs,):
-            raise InvalidOptionError(
-                f"actions must have shape ({self.num_envs},) (one per sub-env), got shape "
-                f"{array.shape}: {actions!r}"
-            )
-        if array.dtype.kind not in "iu":  # (bool: "b")
-            for i, action in enumerate(array.tolist()):
-                action_index(action, f"the learner of sub-env {i}")  # names the first bad one
-            raise ActionTypeError(f"actions must be integers, got dtype {array.dtype}")
-        return array.astype(np.int64)
-
-    def _check_range(self, array: np.ndarray) -> None:
-        """Raise for the first sub-env (not restarting) whose action is outside the space."""
-        outside = (array < self._start) | (array >= self._start + self._num_actions)
-        for i in np.flatnonzero(outside & ~self._autoreset).tolist() if outside.any() else ():
-            raise IllegalActionError(
-                f"action {int(array[i])} of sub-env {i} is outside the action space "
-                f"{self.single_action_space}"
-            )
-
-    def _check_legality(self, actions: np.ndarray, illegal: list[int]) -> None:
-        """Raise for the first of the sub-envs ``illegal`` (illegal actions) set to "raise"."""
-        for i in illegal:
-            sub = self._subs[i]
-            if sub.illegal_action != "raise":
-                continue
-            mask = self._masks[i]
-            if not mask[int(actions[i]) - self._start]:
-                legal = [self._start + int(a) for a in np.flatnonzero(mask)]
-                raise IllegalActionError(
-                    f"action {int(actions[i])} is not legal for {sub.seat} in sub-env {i}; "
-                    f"legal: {legal} (no sub-env was stepped)"
-                )
 
     def _advance(self, indices: list[int]) -> None:
         """``aec_path.advance`` of the sub-envs ``indices`` (on their AEC envs)."""

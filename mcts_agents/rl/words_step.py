@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
+from mcts_agents.rl.pool_episodes import end_episodes
+
 __all__ = ["fast_boards", "step_on_words"]
 
 
@@ -55,6 +57,7 @@ def step_on_words(env: Any, fast: Any, actions: np.ndarray) -> Any:
             env._subs[i]._done = True
     for i in resetting:
         env._check_started(i)
+    pool = end_episodes(env, terminated, None)
     final: dict[str, Any] = {}
     if env.autoreset_mode == AutoresetMode.SAME_STEP and terminated.any():
         final = env._reset_finished(np.flatnonzero(terminated).tolist())
@@ -63,5 +66,5 @@ def step_on_words(env: Any, fast: Any, actions: np.ndarray) -> Any:
     else:
         env._autoreset = terminated.copy()
     observations = env._collect(observed)
-    infos = {**env._infos(), **final}
+    infos = {**env._infos(), **pool, **final}
     return observations, rewards, terminated, np.zeros(n, dtype=bool), infos

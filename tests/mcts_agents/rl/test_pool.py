@@ -1,0 +1,182 @@
+"""``OpponentPool`` on scripted results: PFSP weights as AlphaStar's formulas give them, the
+curriculum's moves, the same seed giving the same draws, stats against a hand count (Wilson
+intervals from ``ratings``), the learner's Elo with the levels held fixed, and bad entries,
+rules, weights and bands refused naming them."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+
+from mcts_agents.agents.ladder import load_ladder
+from mcts_agents.errors import InvalidOptionError, OptionTypeError, SpecError
+from mcts_agents.ratings import bradley_terry_elo, wilson_interval
+from mcts_agents.rl.pool import OpponentPool
+
+A, B, C = "mcts:iterations=2", "mcts:iterations=4", "random"
+
+
+def first_legal(observation: Any, mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def play(pool: OpponentPool, name: str, wins: int, draws: int, losses: int) -> None:
+    for score, count in ((1.0, wins), (0.5, draws), (0.0, losses)):
+        for _ in range(count):
+            pool.record(name, score)
+
+
+def test_fixed_weights_are_the_draw_probabilities() -> None:
+    pool = OpponentPool([A, B, C], weights=[1, 3, 0], seed=0)
+    assert pool.probabilities().tolist() == [0.25, 0.75, 0.0]
+    play(pool, A, 5, 0, 0)  # results do not move a fixed mix
+    assert pool.probabilities().tolist() == [0.25, 0.75, 0.0]
+    drawn = Counter(pool.draw() for _ in range(4000))
+    assert drawn[C] == 0 and 0.70 < drawn[B] / 4000 < 0.80
+
+
+def test_pfsp_weights_follow_the_learners_scores() -> None:
+    for rule, form in (("pfsp_hard", lambda p: (1 - p) ** 2), ("pfsp_even", lambda p: p * (1 - p))):
+        pool = OpponentPool([A, B, C], rule=rule, seed=1)
+        assert pool.probabilities() == pytest.approx([1 / 3] * 3)  # unplayed: p = 1/2 each
+        play(pool, A, 3, 0, 1)  # p = 0.75
+        play(pool, B, 0, 1, 3)  # p = 0.5 / 4 = 0.125
+        expected = np.array([form(0.75), form(0.125), form(0.5)])  # C unplayed: 1/2
+        assert pool.probabilities() == pytest.approx(expected / expected.sum())
+
+
+def test_pfsp_hard_against_entries_all_beaten_draws_uniformly() -> None:
+    pool = OpponentPool([A, B], rule="pfsp_hard", weights=[1, 1])
+    play(pool, A, 2, 0, 0)
+    play(pool, B, 1, 0, 0)
+    assert pool.probabilities().tolist() == [0.5, 0.5]
+
+
+def test_the_same_seed_gives_the_same_draws() -> None:
+    def draws(seed: int) -> list[str]:
+        pool = OpponentPool([A, B, C], rule="pfsp_hard", seed=seed)
+        found = []
+        for i in range(60):
+            name = pool.draw()
+            found.append(name)
+            pool.record(name, (1.0, 0.5, 0.0)[i % 3])
+        return found
+
+    assert draws(7) == draws(7)
+    assert draws(7) != draws(8)
+
+
+def test_stats_against_a_hand_count() -> None:
+    pool = OpponentPool([A, B, first_legal])
+    for name, score in [(A, 1), (A, 0.5), (A, 0), (A, 1), (B, 0), ("first_legal", 0.5)]:
+        pool.record(name, score)
+    stats = pool.stats()
+    assert set(stats) == {A, B, "first_legal"}
+    low, high = wilson_interval(2.5, 4)
+    assert stats[A] == {
+        "games": 4, "wins": 2, "draws": 1, "losses": 1, "score": 2.5 / 4, "low": low, "high": high,
+    }  # fmt: skip
+    assert stats[B]["games"] == 1 and stats[B]["losses"] == 1 and stats[B]["score"] == 0.0
+    assert stats["first_legal"]["draws"] == 1
+    pool2 = OpponentPool([C])
+    assert pool2.stats()[C] == {
+        "games": 0, "wins": 0, "draws": 0, "losses": 0, "score": None, "low": 0.0, "high": 1.0,
+    }  # fmt: skip
+
+
+def test_the_curriculum_moves_the_level_to_keep_the_score_in_the_band() -> None:
+    pool = OpponentPool.curriculum("connect_four", start="L2", band=(0.4, 0.7), window=4)
+    assert pool.draw() == "L2" and pool.probabilities()[2] == 1.0
+    play(pool, "L2", 3, 0, 0)
+    assert pool.level == 2  # only 3 of 4 games
+    pool.record("L2", 1.0)  # 4/4 > 0.7: up
+    assert pool.level == 3 and pool.draw() == "L3"
+    play(pool, "L3", 2, 1, 1)  # 2.5/4 = 0.625: inside the band, stays
+    assert pool.level == 3
+    play(pool, "L3", 1, 0, 3)  # the last 4: 1/4 < 0.4: down
+    assert pool.level == 2
+    play(pool, "L3", 0, 0, 10)  # games against another level do not move it
+    assert pool.level == 2
+    for _ in range(4):  # at L0 it can go no lower
+        play(pool, pool.draw(), 0, 0, 4)
+    assert pool.level == 0
+    assert pool.entries[0] == "ladder:connect_four:L0"
+
+
+def test_the_curriculum_stops_at_the_top() -> None:
+    top = len(load_ladder("connect_four").levels) - 1
+    pool = OpponentPool.curriculum("connect_four", start=top, window=1)
+    pool.record(f"L{top}", 1.0)
+    assert pool.level == top
+
+
+def test_elo_is_fitted_with_the_levels_held_fixed() -> None:
+    pool = OpponentPool(["ladder:connect_four:L3", "ladder:connect_four:L5", first_legal])
+    assert pool.elo() is None
+    play(pool, "ladder:connect_four:L3", 6, 2, 2)
+    assert pool.elo() is not None  # one level, won and lost: finite
+    play(pool, "ladder:connect_four:L5", 2, 0, 8)
+    play(pool, "first_legal", 10, 0, 0)  # no ladder entry: not in the fit
+    levels = load_ladder("connect_four")
+    fixed = {f"ladder:connect_four:{n}": levels.level(n).elo for n in ("L3", "L5")}
+    expected = bradley_terry_elo(
+        ["learner", *fixed],
+        [("learner", name, points, 10) for name, points in zip(fixed, (7.0, 2.0), strict=True)],
+        fixed=fixed,
+    )["learner"]
+    assert pool.elo() == pytest.approx(expected)
+    assert fixed["ladder:connect_four:L3"] < pool.elo()[0] < fixed["ladder:connect_four:L5"]
+
+
+def test_add_and_remove_entries() -> None:
+    pool = OpponentPool([A])
+    assert pool.add(first_legal) == "first_legal"
+    pool.record("first_legal", 1.0)
+    pool.remove(A)
+    assert pool.names == ["first_legal"] and pool.stats()["first_legal"]["wins"] == 1
+    agent = pool.opponent("first_legal")
+    assert agent is pool.opponent("first_legal")  # one agent per policy: batched together
+    with pytest.raises(InvalidOptionError, match="only entry"):
+        pool.remove("first_legal")
+
+
+@pytest.mark.parametrize(
+    ("entries", "error", "named"),
+    [
+        (["mcts:iterations=2", "nonsense:x=1"], SpecError, "nonsense"),
+        (["human"], SpecError, "human"),
+        (["ladder:connect_four:L99"], SpecError, "L99"),
+        ([A, 42], OptionTypeError, "42"),
+        ([A, A], InvalidOptionError, "twice"),
+        ([], InvalidOptionError, "at least one"),
+        ("mcts:iterations=2", OptionTypeError, "entries"),
+    ],
+)
+def test_bad_entries_are_refused_naming_them(entries: Any, error: type, named: str) -> None:
+    with pytest.raises(error, match=named):
+        OpponentPool(entries)
+
+
+def test_bad_rules_weights_scores_and_bands_are_refused() -> None:
+    with pytest.raises(InvalidOptionError, match="'pfsp'"):
+        OpponentPool([A], rule="pfsp")
+    with pytest.raises(InvalidOptionError, match="weights"):
+        OpponentPool([A, B], weights=[1])
+    with pytest.raises(InvalidOptionError, match="weights"):
+        OpponentPool([A, B], weights=[0, 0])
+    with pytest.raises(InvalidOptionError, match="weights"):
+        OpponentPool([A, B], weights=[1, -1])
+    for band in [(0.7, 0.4), (0.4,), (-0.1, 0.5), (0.2, 1.5), "ab"]:
+        with pytest.raises(InvalidOptionError, match="band"):
+            OpponentPool.curriculum("connect_four", band=band)  # type: ignore[arg-type]
+    with pytest.raises(InvalidOptionError, match="window"):
+        OpponentPool.curriculum("connect_four", window=0)
+    with pytest.raises(InvalidOptionError, match="L42"):
+        OpponentPool.curriculum("connect_four", start="L42")
+    with pytest.raises(InvalidOptionError, match="no entry 'nobody'"):
+        OpponentPool([A]).record("nobody", 1.0)
+    with pytest.raises(InvalidOptionError, match=r"0\.3"):
+        OpponentPool([A]).record(A, 0.3)
