@@ -2,11 +2,12 @@
 
 Sequential games only. Chance nodes (``pig``, ``backgammon``) are chance nodes of the search,
 drawn with its own generator. Kuhn poker and Leduc hold'em are read into our rules cores of the
-same rules (``rules_core``), so they get the compiled ISMCTS as our own envs do. Games with
-private information (``euchre``, ``oh_hell``, ``hearts``, ``gin_rummy``, ``bridge``) are searched by Information Set
-MCTS through OpenSpiel's ``information_state_string`` and ``resample_from_infostate`` (called
-with the search's generator); a game that does not implement the latter, and a game with
-simultaneous moves, is refused with a ``CloneError`` saying what is missing.
+same rules (``rules_core``), so they get the compiled ISMCTS as our own envs do. Other games
+with private information (``euchre``, ``oh_hell``, ``hearts``, ``gin_rummy``, ``bridge``) are
+searched by Information Set MCTS through OpenSpiel's ``information_state_string`` and
+``resample_from_infostate`` (called with the search's generator); a game that does not
+implement the latter, and a game with simultaneous moves, is refused with a ``CloneError``
+saying what is missing.
 
 Shimmy 2.0 counts the dealt cards towards OpenSpiel's ``max_game_length``, which counts player
 moves only, so it truncates card games early (Kuhn poker after the first bet); a search of such
