@@ -10,6 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcts_agents.arena.pool_records import (
+    POOL_IDENTITY,
+    pool_header_problem,
+    pool_record_problem,
+)
 from mcts_agents.arena.tasks import Record, scores
 from mcts_agents.checks import is_int, is_number
 from mcts_agents.errors import ResultsFileError
@@ -29,7 +34,7 @@ __all__ = [
 #: (``pair * games_per_pair + game``); version 2 interleaves the pairs (``game * pairs + pair``)
 #: so that a tournament can be extended. Version 1 matches are read (their numbering is the same).
 VERSION = 2
-_READABLE = {"match": (1, 2), "tournament": (2,), "rate": (2,)}
+_READABLE = {"match": (1, 2), "tournament": (2,), "rate": (2,), "pool": (1,)}
 #: The header fields that say which run a file belongs to (the game count may grow).
 _IDENTITY = ("kind", "env", "agents", "specs", "seed")
 
@@ -70,7 +75,9 @@ def check_header(found: Any, name: str) -> Record:
         )
     kind = found.get("kind")
     problem = None
-    if kind not in _READABLE:
+    if kind == "pool":  # an RL run against an ``OpponentPool`` (``arena.pool_records``)
+        problem = pool_header_problem(found)
+    elif kind not in _READABLE:
         problem = f"'kind' {kind!r} is not one of {sorted(_READABLE)}"
     elif found.get("version") not in _READABLE[kind]:
         problem = f"'version' {found.get('version')!r} of a {kind} is not one of {_READABLE[kind]}"
@@ -115,7 +122,8 @@ def _specs(value: Any, count: int) -> bool:
 
 def different_run(found: Record, header: Record) -> str | None:
     """What differs between the file's header and this run's (``None``: the same run)."""
-    different = [k for k in _IDENTITY if found.get(k) != header[k]]
+    identity = POOL_IDENTITY if header.get("kind") == "pool" else _IDENTITY
+    different = [k for k in identity if found.get(k) != header.get(k)]
     if not different:
         return None
     return "; ".join(f"{k}: file {found.get(k)!r}, now {header[k]!r}" for k in different)
@@ -124,7 +132,10 @@ def different_run(found: Record, header: Record) -> str | None:
 def check_record(record: Any, header: Record, name: str, number: int) -> int:
     """The index of a valid game record (line ``number`` of ``name``), else an error naming
     the file, the line and what is wrong."""
-    problem = _record_problem(record, header)
+    if header["kind"] == "pool":
+        problem = pool_record_problem(record)
+    else:
+        problem = _record_problem(record, header)
     if problem is not None:
         raise ResultsFileError(
             f"{name}, line {number}: {problem}; the file is damaged or was edited (restore it, "

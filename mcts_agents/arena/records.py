@@ -207,6 +207,13 @@ def _resume(
             os.fsync(fd)
             return ResultsFile(name, fd, {}, True)
         found, records, repair, numbers = _parse(data, name, header)
+        if found["kind"] == "pool":  # no game count: the run grows as long as training goes on
+            if repair and writable:
+                lines = [found, *(records[i] for i in sorted(records))]
+                owned, fd = fd, -1
+                fd = _replace(owned, path, name, lines)
+                numbers = {index: number for number, index in enumerate(sorted(records), 2)}
+            return ResultsFile(name, fd, records, writable, numbers)
         wanted = header_total(header)
         have = sum(1 for index in records if index < wanted)
         key = count_key(header)

@@ -25,10 +25,18 @@ and the same results give the same draws. ``stats()`` counts wins, draws and los
 with the score's 95% Wilson interval (``ratings.wilson_interval``); ``elo()`` fits the
 learner's Elo on the ladder's scale from its games against ladder entries, the levels' ratings
 held fixed (``ratings.bradley_terry_elo``, as ``arena.rating.rate``).
+
+With ``out=PATH`` (and ``env=``, the game's spec) every finished game is appended to a results
+file of the arena's format (``rl.pool_record``); a file of the same run is resumed: its games
+are counted into the pool again in the order played (the PFSP weights and the curriculum's
+level follow), a game against an entry the pool does not have yet (a snapshot) is counted when
+an entry of that name is added, and the draws go on from a generator seeded by the seed and
+the number of games read (``seeding.derive_seed``) rather than repeating the first run's.
 """
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
@@ -39,6 +47,7 @@ from mcts_agents.agents.specs import make_agent, read_agent_spec
 from mcts_agents.checks import check_int, check_seed, is_number
 from mcts_agents.errors import InvalidOptionError, OptionTypeError, SpecError
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
+from mcts_agents.seeding import derive_seed
 
 __all__ = ["OpponentPool", "PoolRule", "Stats"]
 
@@ -103,6 +112,8 @@ class OpponentPool:
         weights: one weight >= 0 per entry (not all 0): the draw's weights under ``"fixed"``,
             factors of the PFSP weights otherwise (default: all 1).
         seed: seed of the draws.
+        out: a results file of the pool's games (``rl.pool_record``): made, or resumed.
+        env: the game's spec (``"connect_four"``), for ``out``'s header.
 
     Raises:
         SpecError, OptionTypeError: a bad entry, naming it; InvalidOptionError: no entries, a
@@ -115,6 +126,8 @@ class OpponentPool:
         rule: str = "fixed",
         weights: Sequence[float] | None = None,
         seed: int | None = None,
+        out: str | os.PathLike[str] | None = None,
+        env: str | None = None,
     ) -> None:
         if rule not in _RULES:
             raise InvalidOptionError(
@@ -138,6 +151,8 @@ class OpponentPool:
         self.entries: list[Any] = []
         self._weights: list[float] = []
         self._results: list[list[int]] = []  # per entry: [wins, draws, losses]
+        self._record: Any = None  # the results file (``rl.pool_record.PoolRecord``)
+        self._held: dict[str, list[float]] = {}  # its games against entries not (yet) here
         for name, entry in named:
             self.add(entry, name)
         if weights is not None:
@@ -150,6 +165,8 @@ class OpponentPool:
         self.band = (0.4, 0.7)
         self.window = 0
         self._recent: deque[float] = deque()
+        if out is not None:
+            self._open_record(out, env)
 
     @classmethod
     def curriculum(
@@ -159,11 +176,14 @@ class OpponentPool:
         band: Sequence[float] = (0.4, 0.7),
         window: int = 50,
         seed: int | None = None,
+        out: str | os.PathLike[str] | None = None,
+        env: str | None = None,
     ) -> OpponentPool:
         """A ladder curriculum on ``game``'s calibrated ladder (``"connect_four"``): one level
         at a time from ``start`` (``"L3"`` or 3); after every ``window`` games against the
         current level, up one level if the learner scored above ``band[1]`` over them, down
-        one if below ``band[0]`` (never past L0 or the top).
+        one if below ``band[0]`` (never past L0 or the top). ``out``, ``env`` (default
+        ``game``): as the constructor's.
 
         Raises:
             InvalidOptionError: an unknown game or level, a bad band or window, naming them.
@@ -186,7 +206,41 @@ class OpponentPool:
         pool.rule = "curriculum"
         pool.game, pool.level, pool.band, pool.window = game, index, (low, high), window
         pool._recent = deque(maxlen=window)
+        if out is not None:
+            pool._open_record(out, game if env is None else env, start=index)
         return pool
+
+    # ------------------------------------------------------------------ the results file
+    def _open_record(self, out: Any, env: Any, start: int | None = None) -> None:
+        from mcts_agents.rl.pool_record import PoolRecord, pool_header
+
+        if not isinstance(env, str) or not env.strip():
+            raise InvalidOptionError(
+                f"out= needs env= naming the game the pool plays (such as 'connect_four') for "
+                f"its results file's header, got env={env!r}"
+            )
+        if not isinstance(out, (str, os.PathLike)):
+            raise OptionTypeError(f"out must be a file's path, got {out!r}")
+        record = PoolRecord(out, pool_header(self, env.strip(), start))
+        for game in record.games:
+            if game["entry"] in self.names:
+                self._count(self.index(game["entry"]), float(game["score"]))
+            else:
+                self._held.setdefault(game["entry"], []).append(float(game["score"]))
+        if self.seed is not None and record.games:
+            self._rng = np.random.default_rng(derive_seed(self.seed, len(record.games)))
+        self._record = record
+
+    @property
+    def out(self) -> str | None:
+        """The results file's name (``None``: no file)."""
+        return None if self._record is None else self._record.name
+
+    def close(self) -> None:
+        """Close the results file (releasing its lock); later games are not written."""
+        if self._record is not None:
+            self._record.close()
+            self._record = None
 
     # ------------------------------------------------------------------ entries
     def add(self, entry: Any, name: str | None = None, weight: float = 1.0) -> str:
@@ -209,6 +263,8 @@ class OpponentPool:
         self.names.append(name)
         self._weights.append(float(weight))
         self._results.append([0, 0, 0])
+        for score in self._held.pop(name, []):  # its games in the results file read back
+            self._count(len(self.names) - 1, score)
         return name
 
     def remove(self, name: str) -> None:
@@ -285,14 +341,31 @@ class OpponentPool:
         return agent
 
     # ------------------------------------------------------------------ results
-    def record(self, name: str, score: float) -> None:
+    def record(
+        self,
+        name: str,
+        score: float,
+        seat: str | None = None,
+        returns: Mapping[str, float] | None = None,
+        moves: Sequence[int] | None = None,
+    ) -> None:
         """The learner scored ``score`` (1 win, 1/2 draw, 0 loss) against the entry ``name``;
-        under the curriculum, the level may move (see ``curriculum``)."""
+        under the curriculum, the level may move (see ``curriculum``). With a results file
+        (``out``) the game is written there: the learner's ``seat``, every seat's ``returns``
+        (in seat order) and the ``moves`` where given."""
         index = self.index(name)
         if not is_number(score) or float(score) not in _SCORES:
             raise InvalidOptionError(
                 f"score against {name!r} must be 1 (win), 0.5 (draw) or 0 (loss), got {score!r}"
             )
+        self._count(index, float(score))
+        if self._record is not None:
+            seats = None if returns is None else [str(s) for s in returns]
+            values = None if returns is None else [float(v) for v in returns.values()]
+            played = None if moves is None else [int(m) for m in moves]
+            self._record.write(name, float(score), seat, seats, values, played)
+
+    def _count(self, index: int, score: float) -> None:
         self._results[index][2 - int(2 * score)] += 1
         if self.rule == "curriculum" and index == self.level:
             self._recent.append(float(score))

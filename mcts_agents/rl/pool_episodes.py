@@ -41,15 +41,21 @@ def start_episode(env: Any) -> None:
     env.pool_entry = name
 
 
-def end_episode(env: Any, returns: dict[str, float], info: dict[str, Any]) -> None:
-    """Record the learner's score against this episode's entry; ``info["pool_entry"]`` and
-    ``info["pool_score"]`` say which and what."""
+def end_episode(
+    env: Any, returns: dict[str, float], info: dict[str, Any], moves: Any = None
+) -> None:
+    """Record the learner's score against this episode's entry (with every seat's return and
+    the game's ``moves``, by default those ``env`` played: the pool's results file);
+    ``info["pool_entry"]`` and ``info["pool_score"]`` say which and what."""
     name = env.pool_entry
     if name is None:
         return
     score = learner_score(returns, env.seat, env.seats)
     if name in env.pool.names:  # (an entry removed mid-episode is not counted)
-        env.pool.record(name, score)
+        values = {s: float(returns.get(s, 0.0)) for s in env.seats}
+        if moves is None:
+            moves = getattr(env, "_moves", None)
+        env.pool.record(name, score, env.seat, values, moves)
     info["pool_entry"], info["pool_score"] = name, score
     env.pool_entry = None
 
@@ -65,14 +71,18 @@ def end_episodes(env: Any, ended: np.ndarray, illegal: np.ndarray | None) -> dic
     entries = np.full(n, None, dtype=object)
     found = np.full(n, np.nan)
     where = np.zeros(n, dtype=bool)
+    fast = env._fast
     for i in done:
         sub = env._subs[i]
         info: dict[str, Any] = {}
+        moves = None  # (the sub-env's own, ``end_episode``, unless it is on the words)
+        if fast is not None and fast.on[i] and sub.pool.out is not None:
+            moves = fast.history[i, : fast.lengths[i]].tolist()
         if illegal is not None and illegal[i] >= 0:
             returns = {s: (0.0 if s != sub.seat else -1.0) for s in sub.seats}
         else:
             returns = env._sub_info(i)["returns"]
-        end_episode(sub, returns, info)
+        end_episode(sub, returns, info, moves)
         entries[i], found[i], where[i] = info["pool_entry"], info["pool_score"], True
     return {
         "pool_entry": entries,

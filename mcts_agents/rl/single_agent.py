@@ -191,6 +191,7 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         self.render_mode = getattr(aec_env, "render_mode", None)
         self.seat: str | None = None  # the learner's seat in the current episode
         self._returns: dict[str, float] = {}
+        self._moves: list[int] = []  # the episode's moves (a pool's results file)
         self._done = True
         self._has_reset = False
 
@@ -316,6 +317,7 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
             if callable(reset):
                 reset(seed=opponent_seed)
         self._returns = dict.fromkeys(self.seats, 0.0)
+        self._moves = []
         self._done = False
         return env_seed
 
@@ -401,6 +403,8 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
     def _step_env(self, action: Any) -> None:
         env = self.aec_env
         env.step(action)
+        if action is not None:
+            self._moves.append(int(action))
         for agent, reward in env.rewards.items():
             if reward:
                 self._returns[agent] = self._returns.get(agent, 0.0) + float(reward)

@@ -74,6 +74,11 @@ def load_game(file: str, game: int) -> RecordedGame:
             f"{file!r} is not an mcts-agents results file (its first line is not JSON: {error})"
         ) from None
     header = check_header(first, file)
+    if header["kind"] == "pool":
+        raise ResultsFileError(
+            f"{file!r} is an RL run's record of its games against an opponent pool; its games "
+            "are not replayed here (replay a match, tournament or rating run)"
+        )
     found = []
     for number, line in enumerate(lines[1:], 2):
         if not line.strip():
