@@ -3,10 +3,12 @@
 For a two-player game with compiled rules whose boards ``compiled.boards`` reads (Connect
 Four, Othello up to 8x8, m,n,k with one word a player: tic-tac-toe, Gomoku 8x8), against
 opponents whose searches ``compiled.board_search`` can run (``MCTSAgent`` s with a compiled,
-batchable searcher), ``rl.vector.VectorVsOpponent`` keeps each game as a row of the rule set's
-int64 words and does a step's work for all those boards in compiled calls: the learner's
-moves, the ends of games and their results, the opponents' roots, searches and moves, the
-observations and masks. No AEC env, core state or ``game_from_env`` is built per board.
+batchable searcher) or learned policies that play a batch in one call
+(``rl.board_policies``: a snapshot's forward pass), ``rl.vector.VectorVsOpponent`` keeps
+each game as a row of the rule set's int64 words and does a step's work for all those boards
+in compiled calls: the learner's moves, the ends of games and their results, the opponents'
+roots, searches and moves (or observations and forward passes), the observations and masks.
+No AEC env, core state or ``game_from_env`` is built per board.
 
 Sub-envs are put on this path at each of their resets (``start``), after ``SubEnv.reset`` drew
 its seeds and reset its opponent exactly as the single-env wrapper does; it plays the same
@@ -31,6 +33,7 @@ from mcts_agents.compiled.rules import RULE_SETS
 from mcts_agents.envs.core.aec import BoardGameEnv
 from mcts_agents.envs.core.wrappers import GameWrapper
 from mcts_agents.errors import NoLegalActionError
+from mcts_agents.rl.board_policies import BoardPolicies
 
 __all__ = ["FastBoards"]
 
@@ -71,6 +74,7 @@ class FastBoards:
         self.rules = rules
         self.game = game
         self.search = BoardSearch(rules, n)
+        self.policies = BoardPolicies(rules, game, n)
         self.on = np.zeros(n, np.bool_)
         self.words = np.zeros((n, codec.words), np.int64)
         self.values = np.full(n, UNKNOWN, np.int64)
@@ -125,6 +129,7 @@ class FastBoards:
         """Search sub-env ``i``'s opponent on the words if it qualifies; whether it does."""
         fresh = bool(self.on[i])  # its last episode ended here: no search on the AEC path since
         self.search.detach(i, keep=False)  # its opponent was just reset
+        self.policies.detach(i)
         opponents = sub.opponents
         if fresh and opponents is self._opponents[i] and sub.seat == self._seat[i]:
             # the same opponents, seat and (fresh: never read through ``envs``) env as last
@@ -143,6 +148,8 @@ class FastBoards:
         if len(distinct) != 1:
             return False
         agent = next(iter(distinct.values()))
+        if self.policies.attach(i, agent):  # a learned policy: ``rl.board_policies``
+            return True
         searcher = getattr(agent, "searcher", None)
         if searcher is None or searcher is not self._searchable[i]:  # else: built, checked
             searcher = _searcher(agent, game)
@@ -161,6 +168,7 @@ class FastBoards:
         if self.on[i]:
             self.sync(i, sub)
             self.search.detach(i)
+            self.policies.detach(i)
             self.on[i] = False
 
     def sync(self, i: int, sub: Any) -> None:
@@ -199,15 +207,25 @@ class FastBoards:
         )  # fmt: skip
 
     def advance(self, boards: np.ndarray) -> None:
-        """Play the opponents of ``boards`` (all searched in one batch each round) until each
-        learner is to move or its game is over."""
+        """Play the opponents of ``boards`` (all searched in one batch each round, the learned
+        ones' in one forward pass per policy) until each learner is to move or its game is
+        over."""
         pending = boards
         while len(pending):
             count = self.rules.waiting(self.words, self.values, self.seats, pending, self._waiting)
             if not count:
                 return
             pending = self._waiting[:count].copy()
-            replies = self.search.moves(self.words, pending)
+            learned = self.policies.on[pending]
+            if np.count_nonzero(learned):
+                replies = np.empty(count, np.int64)
+                replies[learned] = self.policies.moves(
+                    self.words, self.values, self.seats, pending[learned]
+                )
+                if np.count_nonzero(learned) < count:
+                    replies[~learned] = self.search.moves(self.words, pending[~learned])
+            else:
+                replies = self.search.moves(self.words, pending)
             self.rules.play(
                 self.words, pending, replies, self.values, self.enders, self.history, self.lengths
             )
