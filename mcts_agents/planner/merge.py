@@ -84,6 +84,9 @@ def merge_results(
 
     pv = first.principal_variation
     return SearchResult(
+        information=first.information,
+        search_from=first.search_from,
+        improved_policy=_merged_policy(results),
         best_action=best_action,
         iterations=sum(r.iterations for r in results),
         elapsed=first.elapsed if elapsed is None else elapsed,
@@ -99,3 +102,18 @@ def merge_results(
         playouts=first.playouts,
         workers=tuple(SubSearch(r.iterations, r.nodes, r.best_action) for r in results),
     )
+
+
+def _merged_policy(results: Sequence[SearchResult]) -> tuple[tuple[int, float], ...]:
+    """The searches' own policies (regret matching's average strategy, Gumbel's improved
+    policy) averaged with their simulations as weights, where every search has one (``act``
+    draws from it where cards are hidden); ``()`` otherwise (the merged visits are the policy)."""
+    if not results or not all(r.improved_policy for r in results):
+        return ()
+    weights = [max(r.iterations, 1) for r in results]
+    total = float(sum(weights))
+    merged: dict[int, float] = {}
+    for result, weight in zip(results, weights, strict=True):
+        for action, p in result.improved_policy:
+            merged[action] = merged.get(action, 0.0) + p * weight / total
+    return tuple(sorted(merged.items()))

@@ -48,3 +48,19 @@ def test_merge_proves_the_root_when_every_action_is_proven_somewhere() -> None:
     b = result([ChildStats(0, 5, 0.1, None, None), ChildStats(1, 5, -1.0, None, "loss")])
     merged = merge_results([a, b])
     assert merged.proven == "draw" and merged.root_value == 0.0 and merged.best_action == 0
+
+
+def test_merge_keeps_which_search_ran_and_averages_the_searches_policies() -> None:
+    """Hand-computed: the policies weighted by simulations (100 and 300); what ``act`` reads
+    (``information`` for its draw, ``policy``) survives root parallelism."""
+    from dataclasses import replace
+
+    kids = [ChildStats(0, 50, 0.1, None, None), ChildStats(1, 50, -0.1, None, None)]
+    a = replace(result(kids), iterations=100, information="mo_ismcts", search_from="start",
+                improved_policy=((0, 0.2), (1, 0.8)))  # fmt: skip
+    b = replace(a, iterations=300, improved_policy=((0, 0.6), (1, 0.4)))
+    merged = merge_results([a, b])
+    assert merged.information == "mo_ismcts" and merged.search_from == "start"
+    assert merged.policy == pytest.approx({0: 0.2 * 0.25 + 0.6 * 0.75, 1: 0.8 * 0.25 + 0.4 * 0.75})
+    plain = merge_results([result(kids), result(kids)])
+    assert plain.improved_policy == () and plain.policy == {0: 0.5, 1: 0.5}
