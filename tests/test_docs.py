@@ -37,6 +37,8 @@ _OPTIONAL_IMPORTS = {
     "sb3_contrib": "sb3_contrib",
     "stable_baselines3": "stable_baselines3",
     "ray": "ray",
+    "torchrl": "torchrl",
+    "tensordict": "torchrl",
     "matplotlib": "matplotlib",
     "starlette": "starlette",
 }

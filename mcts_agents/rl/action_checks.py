@@ -1,5 +1,6 @@
 """The vector env's checks of the learners' actions (``rl.vector.VectorVsOpponent.step``):
-their shape and type, the action space, and legality under ``illegal_action="raise"``."""
+their shape and type, the action space, and legality under ``illegal_action="raise"``; under
+``autoreset_mode`` ``Disabled``, no finished sub-env stepped and ``reset``'s ``reset_mask``."""
 
 from __future__ import annotations
 
@@ -8,9 +9,20 @@ from typing import Any
 import numpy as np
 
 from mcts_agents.agents.play import action_index
-from mcts_agents.errors import ActionTypeError, IllegalActionError, InvalidOptionError
+from mcts_agents.errors import (
+    ActionTypeError,
+    IllegalActionError,
+    InvalidOptionError,
+    NotResetError,
+)
 
-__all__ = ["check_actions", "check_legality", "check_range"]
+__all__ = [
+    "check_actions",
+    "check_legality",
+    "check_not_finished",
+    "check_range",
+    "reset_indices",
+]
 
 
 def check_actions(env: Any, actions: Any) -> np.ndarray:
@@ -50,3 +62,34 @@ def check_legality(env: Any, actions: np.ndarray, illegal: list[int]) -> None:
                 f"action {int(actions[i])} is not legal for {sub.seat} in sub-env {i}; "
                 f"legal: {legal} (no sub-env was stepped)"
             )
+
+
+def check_not_finished(env: Any) -> None:
+    """``Disabled``: raise if a finished sub-env would be stepped before its reset."""
+    if np.count_nonzero(env._finished):
+        finished = np.flatnonzero(env._finished).tolist()
+        raise NotResetError(
+            f"the sub-envs {finished} have finished their episodes (autoreset_mode "
+            "Disabled): reset them first with reset(options={'reset_mask': mask})"
+        )
+
+
+def reset_indices(env: Any, reset_mask: Any) -> list[int]:
+    """The sub-envs that ``reset`` resets: all, or those where ``reset_mask`` (``Disabled``
+    only: ``N`` bools, at least one True) is True."""
+    from gymnasium.vector import AutoresetMode
+
+    if reset_mask is None:
+        return list(range(env.num_envs))
+    if env.autoreset_mode != AutoresetMode.DISABLED:
+        raise InvalidOptionError(
+            f"reset's option 'reset_mask' needs autoreset_mode Disabled, not "
+            f"{env.autoreset_mode.value}"
+        )
+    mask = np.asarray(reset_mask)
+    if mask.dtype != np.bool_ or mask.shape != (env.num_envs,) or not mask.any():
+        raise InvalidOptionError(
+            f"reset_mask must be a bool array of shape ({env.num_envs},) with at least one "
+            f"True, got {reset_mask!r}"
+        )
+    return np.flatnonzero(mask).tolist()

@@ -38,7 +38,13 @@ from mcts_agents.errors import (
     NoLegalActionError,
     NotResetError,
 )
-from mcts_agents.rl.action_checks import check_actions, check_legality, check_range
+from mcts_agents.rl.action_checks import (
+    check_actions,
+    check_legality,
+    check_not_finished,
+    check_range,
+    reset_indices,
+)
 from mcts_agents.rl.aec_path import advance
 from mcts_agents.rl.pool import OpponentPool
 from mcts_agents.rl.pool_episodes import end_episodes
@@ -53,7 +59,7 @@ DEFAULT_OPPONENT = "mcts:iterations=200"
 _SETTINGS = frozenset(
     ("opponent_spec", "seat", "learner", "seed", "illegal_action", "illegal_reward")
 )
-_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
 
 
 class VectorVsOpponent(VectorEnv[Any, Any, Any]):
@@ -76,7 +82,9 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         render_mode: sub-env 0's (the one ``render`` shows).
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default: a finished sub-env is reset by
             the next ``step``, which ignores its action) or ``SAME_STEP`` (reset at once; the
-            last observation and info are in ``info["final_obs"]``/``info["final_info"]``).
+            last observation and info are in ``info["final_obs"]``/``info["final_info"]``)
+            or ``DISABLED`` (a finished sub-env waits for ``reset(options={"reset_mask":
+            mask})``, which resets the sub-envs where ``mask`` is True; TorchRL's mode).
         fast_path: play the sub-envs that qualify on arrays of the rules' words, every step's
             work for all of them in compiled calls (``rl.boards``; the same games, moves,
             observations and rewards); ``False``: every sub-env through its AEC env.
@@ -135,6 +143,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         self._num_actions = first._num_actions
         self._observations: Any = create_empty_array(first.observation_space, num_envs)
         self._autoreset = np.zeros(num_envs, dtype=bool)
+        self._finished = np.zeros(num_envs, dtype=bool)  # (DISABLED: awaiting a reset)
         self._masks = np.zeros((num_envs, self._num_actions), dtype=bool)
         self._has_reset = False
         self._seat_names: np.ndarray | None = None  # each learner's seat (``info["learner"]``)
@@ -160,22 +169,26 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
     ) -> tuple[Any, dict[str, Any]]:
         """Reset every sub-env (sub-env ``i`` with ``seed + i``); the opponents move first
         where the learner is not first to play. ``options={"opponent": spec or list}`` sets
-        the opponents first (as ``set_opponent``)."""
+        the opponents first (as ``set_opponent``); under ``autoreset_mode="Disabled"``,
+        ``options={"reset_mask": mask}`` (``N`` bools) resets only the sub-envs where it is True
+        (the others go on; their observations are returned again)."""
         seeds = self._seeds(seed)
         super().reset(seed=seeds[0])
         options = dict(options or {})
         if "opponent" in options:
             self.set_opponent(options.pop("opponent"))
+        indices = reset_indices(self, options.pop("reset_mask", None))
         if options:
             raise InvalidOptionError(
-                f"reset got the options {sorted(options)}; the only option is 'opponent'"
+                f"reset got the options {sorted(options)}; the options are 'opponent' and "
+                "'reset_mask' (autoreset_mode Disabled)"
             )
-        indices = list(range(self.num_envs))
         self._reset_subs(indices, seeds)
         self._advance_all(indices)
         for i in indices:
             self._check_started(i)
         self._autoreset[:] = False
+        self._finished[indices] = False
         self._has_reset = True
         observations = self._collect()
         return observations, self._infos()
@@ -184,6 +197,7 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         """Play ``actions`` (one per sub-env), then every opponent's reply (in one batch)."""
         if not self._has_reset:
             raise NotResetError("reset() must be called before step()")
+        check_not_finished(self)
         actions = check_actions(self, actions)
         fast = self._fast
         if fast is not None and np.count_nonzero(fast.on) == self.num_envs:
@@ -247,6 +261,8 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         if self.autoreset_mode == AutoresetMode.SAME_STEP and ended.any():
             final = self._reset_finished(np.flatnonzero(ended).tolist())
             self._autoreset[:] = False
+        elif self.autoreset_mode == AutoresetMode.DISABLED:
+            self._finished |= ended
         else:
             self._autoreset = ended
         observations = self._collect()

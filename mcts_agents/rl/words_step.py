@@ -63,6 +63,8 @@ def step_on_words(env: Any, fast: Any, actions: np.ndarray) -> Any:
         final = env._reset_finished(np.flatnonzero(terminated).tolist())
         env._autoreset[:] = False
         observed = False
+    elif env.autoreset_mode == AutoresetMode.DISABLED:
+        env._finished |= terminated
     else:
         env._autoreset = terminated.copy()
     observations = env._collect(observed)

@@ -7,6 +7,7 @@ games, seed for seed, step for step, in both autoreset modes.
 
 from __future__ import annotations
 
+import re
 from importlib.util import find_spec
 from typing import Any
 
@@ -131,6 +132,43 @@ def test_same_step_autoreset_matches_sync_vector_env() -> None:
     assert finals > 0
 
 
+@pytest.mark.parametrize("env_id", [TTT, gym_id("nim")])  # on the words; on the AEC envs
+def test_disabled_autoreset_matches_sync_vector_env_with_reset_masks(env_id: str) -> None:
+    """Gymnasium's third mode (TorchRL's): a finished sub-env waits, stepping it is refused,
+    and ``reset(options={"reset_mask": m})`` restarts only those, as SyncVectorEnv does."""
+    kwargs = {"opponent": "mcts:iterations=20"}
+    mine = native(env_id, 3, autoreset_mode="Disabled", **kwargs)
+    reference = gymnasium.make_vec(
+        env_id,
+        num_envs=3,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": AutoresetMode.DISABLED},
+        **kwargs,
+    )
+    assert mine.metadata["autoreset_mode"] is AutoresetMode.DISABLED
+    for a, b in zip(mine.reset(seed=4)[:1], reference.reset(seed=4)[:1], strict=True):
+        assert data_equivalence(a, b, exact=True)
+    rng = np.random.default_rng(3)
+    resets = 0
+    for _ in range(25):
+        actions = legal_picks(mine.action_masks(), rng)
+        got, want = mine.step(actions), reference.step(actions)
+        for a, b in zip(got[:4], want[:4], strict=True):
+            assert data_equivalence(a, b, exact=True)
+        done = got[2] | got[3]
+        if done.any():
+            finished = re.escape(f"sub-envs {np.flatnonzero(done).tolist()}")
+            with pytest.raises(NotResetError, match=finished):
+                mine.step(actions)
+            seeds = [100 + i if d else None for i, d in enumerate(done)]
+            got_reset = mine.reset(seed=seeds, options={"reset_mask": done})
+            want_reset = reference.reset(seed=seeds, options={"reset_mask": done})
+            assert data_equivalence(got_reset[0], want_reset[0], exact=True)
+            assert mine.action_masks().any(axis=1).all()
+            resets += int(done.sum())
+    assert resets > 0
+
+
 def test_next_step_autoreset_ignores_the_action_of_a_finished_sub_env() -> None:
     env = native(TTT, 2, opponent="mcts:iterations=20")
     env.reset(seed=3)
@@ -248,8 +286,13 @@ def test_bad_opponents_and_options_are_refused_naming_them() -> None:
     with pytest.raises(SpecError, match="wizard"):
         native(TTT, 2, opponent="wizard")
     with pytest.raises(InvalidOptionError, match="autoreset_mode"):
-        native(TTT, 2, opponent="random", autoreset_mode="Disabled")
+        native(TTT, 2, opponent="random", autoreset_mode="Sometimes")
     env = native(TTT, 2, opponent="random")
+    with pytest.raises(InvalidOptionError, match="reset_mask' needs autoreset_mode Disabled"):
+        env.reset(options={"reset_mask": np.array([True, False])})
+    disabled = native(TTT, 2, opponent="random", autoreset_mode="Disabled")
+    with pytest.raises(InvalidOptionError, match=r"reset_mask must be a bool array of shape"):
+        disabled.reset(options={"reset_mask": [1, 0, 1]})
     with pytest.raises(SpecError, match="wizard"):
         env.set_opponent("wizard")
     with pytest.raises(InvalidOptionError, match="'colour'"):
