@@ -11,7 +11,8 @@ budgets, ``robust_max``) is searched in turn in this process, with the same API.
 ``BatchedMCTS`` is the agent for hand-written loops: ``N`` trees built by ``make_searcher``,
 ``search_batch(game, states)`` and ``act_batch(envs)``. ``act_batch(agents, envs)`` (the
 function) asks a list of agents for one move each: the ``MCTSAgent`` s among them are searched as
-one batch, any other agent through its ``act(env)``; ``mcts_agents.rl.vector`` uses it for its
+one batch, ``PolicyAgent`` s and ``PriorAgent`` s sharing a model in one forward pass, any
+other agent through its ``act(env)``; ``mcts_agents.rl.vector`` uses it for its
 opponents.
 """
 
@@ -25,6 +26,7 @@ import numpy as np
 
 from mcts_agents.adapters import game_from_env
 from mcts_agents.agents.agent import MCTSAgent
+from mcts_agents.agents.models import PriorAgent, prior_batch
 from mcts_agents.agents.policy import PolicyAgent
 from mcts_agents.checks import check_int, is_int
 from mcts_agents.errors import InvalidOptionError
@@ -128,7 +130,9 @@ def act_batch(agents: Sequence[Any], envs: Sequence[Any], keep_results: bool = T
     """The move of ``agents[i]`` in ``envs[i]`` for every ``i``, as ``agents[i].act(envs[i])``.
 
     ``MCTSAgent`` s of one process (``workers == 1``) are searched as one batch
-    (``search_batch``; their ``last_result`` is set as ``act`` sets it); any other agent is
+    (``search_batch``; their ``last_result`` is set as ``act`` sets it); ``PolicyAgent`` s of
+    one batched policy and ``PriorAgent`` s of one model are evaluated in one forward pass
+    each (the moves their ``act`` would choose); any other agent is
     asked through ``act(env)`` (its action returned as it is, for the caller to check). The
     envs are not changed. An agent may appear once. With ``keep_results=False`` the compiled
     trees' results are not built (only their moves: the same moves, the trees in the same
@@ -169,6 +173,7 @@ def act_batch(agents: Sequence[Any], envs: Sequence[Any], keep_results: bool = T
             agents[i].last_result = result
             actions[i], searched[i] = agents[i].choose(result), True
     _policy_batches(agents, envs, actions, searched)
+    _prior_batches(agents, envs, actions, searched)
     for i, (agent, env) in enumerate(zip(agents, envs, strict=True)):
         if not searched[i]:
             actions[i] = agent.act(env)  # as the agent gives it: the caller checks it
@@ -195,6 +200,22 @@ def _policy_batches(
         found = agents[indices[0]].policy.batch(observations, masks)
         for i, action in zip(indices, np.asarray(found).tolist(), strict=True):
             actions[i], searched[i] = int(action), True
+
+
+def _prior_batches(
+    agents: Sequence[Any], envs: Sequence[Any], actions: list[Any], searched: list[bool]
+) -> None:
+    """The ``PriorAgent`` s (``policy:`` specs) sharing one model: one ``evaluate_batch`` per
+    model over every env it plays in, each agent's move chosen as its ``act`` chooses it."""
+    groups: dict[int, list[int]] = {}
+    for i, agent in enumerate(agents):
+        if not searched[i] and isinstance(agent, PriorAgent):
+            groups.setdefault(id(agent.evaluator), []).append(i)
+    for indices in groups.values():
+        chosen = [agents[i] for i in indices]
+        priors = prior_batch(chosen, [game_from_env(envs[i]) for i in indices])
+        for i, agent, row in zip(indices, chosen, priors, strict=True):
+            actions[i], searched[i] = agent.choose(row), True
 
 
 class BatchedMCTS:

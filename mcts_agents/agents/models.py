@@ -20,6 +20,7 @@ more, and torch's spinning threads slow every move on a busy machine).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,14 @@ from mcts_agents.errors import CheckpointError, InvalidOptionError, TorchNotInst
 from mcts_agents.search.evaluators import check_batch, check_batch_game, is_batch_evaluator
 from mcts_agents.search.searcher import Searcher, game_identity
 
-__all__ = ["DEFAULT_SIMULATIONS", "ModelInfo", "PUCTAgent", "PriorAgent", "open_model"]
+__all__ = [
+    "DEFAULT_SIMULATIONS",
+    "ModelInfo",
+    "PUCTAgent",
+    "PriorAgent",
+    "open_model",
+    "prior_batch",
+]
 
 #: ``PUCTAgent``'s simulations per move when it is given no budget.
 DEFAULT_SIMULATIONS = 200
@@ -282,23 +290,24 @@ class PriorAgent:
     def priors(self, game: Any, state: Any) -> np.ndarray:
         """The model's priors over ``game.num_actions`` at ``state`` (0 on illegal moves, the
         legal ones summing to 1), checked by ``evaluators.check_batch``."""
+        return prior_batch([self], [(game, state)])[0]
+
+    def check_game(self, game: Any) -> None:
+        """``game`` fits the model (checked once per game: ``check_batch_game``, ``ModelInfo``)."""
         identity = game_identity(game)
         if identity != self._identity:
             check_batch_game(game, self.evaluator)
             if self.model is not None:
                 self.model.check(game)
             self._identity = identity
-        mover = game.to_play(state)
-        masks = np.zeros((1, game.num_actions), dtype=bool)
-        masks[0, list(game.legal_actions(state))] = True
-        observations = np.asarray(game.observation(state, mover))[None]
-        output = self.evaluator.evaluate_batch(observations, masks)
-        return np.asarray(check_batch(self.evaluator, output, masks)[0][0])
 
     def act(self, env: Any) -> int:
         """The move for ``env.agent_selection``."""
         game, state = game_from_env(env)
-        priors = self.priors(game, state)
+        return self.choose(self.priors(game, state))
+
+    def choose(self, priors: np.ndarray) -> int:
+        """The move ``act`` plays from the model's ``priors`` (argmax, or a draw)."""
         if self.temperature == 0.0:
             return int(np.argmax(priors))
         legal = np.flatnonzero(priors > 0.0)
@@ -315,3 +324,26 @@ class PriorAgent:
     def __repr__(self) -> str:
         source = f", model={self.model.source!r}" if self.model is not None else ""
         return f"PriorAgent(temperature={self.temperature}, seed={self.seed}{source})"
+
+
+def prior_batch(agents: Sequence[PriorAgent], positions: Sequence[tuple[Any, Any]]) -> list[Any]:
+    """The priors of ``agents[i]`` at ``positions[i]`` (``(game, state)``), as ``priors`` gives
+    them, in one ``evaluate_batch`` call: the agents share one evaluator (one forward pass)."""
+    if not agents:
+        return []
+    evaluator = agents[0].evaluator
+    if any(agent.evaluator is not evaluator for agent in agents) or len(agents) != len(positions):
+        raise InvalidOptionError("prior_batch needs one position per agent, all of one model")
+    size = positions[0][0].num_actions
+    masks = np.zeros((len(positions), size), dtype=bool)
+    observations = []
+    for row, (agent, (game, state)) in enumerate(zip(agents, positions, strict=True)):
+        agent.check_game(game)
+        if game.num_actions != size:
+            raise InvalidOptionError(
+                f"prior_batch got games of {size} and {game.num_actions} actions"
+            )
+        masks[row, list(game.legal_actions(state))] = True
+        observations.append(np.asarray(game.observation(state, game.to_play(state))))
+    output = evaluator.evaluate_batch(np.stack(observations), masks)
+    return list(np.asarray(check_batch(evaluator, output, masks)[0]))

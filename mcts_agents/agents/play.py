@@ -19,7 +19,7 @@ import numpy as np
 
 from mcts_agents.errors import ActionTypeError, IllegalActionError
 
-__all__ = ["Move", "action_index", "play_game"]
+__all__ = ["Move", "action_index", "check_legal_action", "play_game", "step_summing"]
 
 
 def action_index(action: Any, who: str) -> int:
@@ -101,7 +101,7 @@ def play_game(
             break
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
-            _step(env, None, totals)
+            step_summing(env, None, totals)
             continue
         player = players[agent]
         start = perf_counter()
@@ -109,21 +109,22 @@ def play_game(
         seconds = perf_counter() - start
         if check_legal:
             action = action_index(action, f"{player!r} ({agent})")
-            _check_legal(env, agent, action, player)
-        _step(env, action, totals)
+            check_legal_action(env, agent, action, player)
+        step_summing(env, action, totals)
         if on_move is not None:
             on_move(Move(agent, action, seconds, getattr(player, "last_result", None)))
     return totals
 
 
-def _step(env: Any, action: Any, totals: dict[Any, float]) -> None:
+def step_summing(env: Any, action: Any, totals: dict[Any, float]) -> None:
+    """``env.step(action)``, every agent's reward of the step added into ``totals``."""
     env.step(action)
     for agent, reward in env.rewards.items():
         if reward:
             totals[agent] = totals.get(agent, 0.0) + float(reward)
 
 
-def _check_legal(env: Any, agent: Any, action: int, player: Any) -> None:
+def check_legal_action(env: Any, agent: Any, action: int, player: Any) -> None:
     """``IllegalActionError`` naming ``player`` if ``agent``'s action mask forbids ``action``."""
     observation = env.observe(agent)
     if isinstance(observation, Mapping) and "action_mask" in observation:

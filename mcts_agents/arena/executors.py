@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Sequence
 
+from mcts_agents.arena.lockstep import lockstep_records
 from mcts_agents.arena.tasks import GameTask, Record, run_game
 from mcts_agents.processes import RAY_CONNECT_SECONDS, check_picklable, open_pool, ray_session
 
@@ -57,9 +58,16 @@ def _playing(task: GameTask) -> str:
 
 
 def game_records(
-    tasks: Sequence[GameTask], workers: int, backend: str, address: str | None
+    tasks: Sequence[GameTask],
+    workers: int,
+    backend: str,
+    address: str | None,
+    lockstep: bool = False,
 ) -> Iterator[Record]:
-    """The records of ``tasks`` as their games finish: Ray tasks, ``workers`` processes, or here."""
+    """The records of ``tasks`` as their games finish: Ray tasks, ``workers`` processes, or
+    here (game by game, or with ``lockstep`` all together: ``arena.lockstep``)."""
+    if lockstep:
+        return lockstep_records(tasks)
     if backend == "ray":
         kind = "ray"
     elif workers > 1 and len(tasks) > 1:

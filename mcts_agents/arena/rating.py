@@ -26,6 +26,7 @@ from typing import Any
 
 from mcts_agents.agents.ladder import Ladder, Level, check_levels, ladder_game, load_ladder
 from mcts_agents.arena.entrants import Entrant, env_factory, env_label, make_entrant
+from mcts_agents.arena.lockstep import check_lockstep, use_lockstep
 from mcts_agents.arena.match import check_game_count, results_header
 from mcts_agents.arena.record_checks import game_seed
 from mcts_agents.arena.runner import check_options, run_tasks
@@ -160,6 +161,7 @@ def rate(
     batch: int = 20,
     levels: Ladder | Sequence[Level] | None = None,
     on_progress: Callable[[Rating], None] | None = None,
+    lockstep: bool | str = "auto",
 ) -> Rating:
     """Rate ``agent`` on the calibrated ladder of ``env``'s game.
 
@@ -182,6 +184,11 @@ def rate(
         on_progress: called with the rating so far after every finished game (unit): its
             ``games`` those finished, its Elo and interval their fit (for a progress bar; the
             choices of levels are made per batch all the same).
+        lockstep: play each batch's games together in this process, every round's moves asked
+            in one batch (``arena.lockstep``: a ``policy:`` model's moves in one forward pass,
+            the levels' compiled searches in one kernel call; the same games and rating as
+            game by game); ``"auto"``: when ``workers`` is 1 and the agent is a spec or a
+            factory (an instance plays game by game).
 
     Returns:
         a ``Rating``: ``elo``, ``low``, ``high`` (95%), ``games`` played, per-level ``scores``.
@@ -196,6 +203,7 @@ def rate(
     check_int(batch, "batch", low=1)
     check_number(precision, "precision", low=0, low_open=True, optional=True)
     check_options("process", workers)
+    check_lockstep(lockstep)
     if on_progress is not None and not callable(on_progress):
         raise OptionTypeError(f"on_progress must be callable or None, got {on_progress!r}")
     make = env_factory(env)
@@ -224,6 +232,7 @@ def rate(
         count = min(batch, games - played)
         tasks = unit_tasks(make, label, (rated, opponent), seed, range(played, played + count),
                            hands)  # fmt: skip
+        together = use_lockstep(lockstep, tasks, workers, "process")
         live = None
         if on_progress is not None:
             live = _Live(on_progress, rated.name, ladder_levels, tally, opponent.name, played,
@@ -231,7 +240,7 @@ def rate(
         try:
             records = run_tasks(
                 tasks, header, workers=workers, out=out, progress=False, backend="process",
-                address=None, on_record=None if live is None else live.record,
+                address=None, on_record=None if live is None else live.record, lockstep=together,
             )  # fmt: skip
         except ResultsFileError as error:
             if "other seats or seed" not in str(error):

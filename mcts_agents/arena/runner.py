@@ -70,12 +70,14 @@ def run_tasks(
     backend: str,
     address: str | None,
     on_record: Callable[[Record], None] | None = None,
+    lockstep: bool = False,
 ) -> list[Record]:
     """Play the tasks not yet recorded in ``out``; return every task's record, by index.
 
     ``out`` stays locked for the whole run (see ``records``). A worker process that dies raises
     ``WorkerError`` naming the game and where the finished games are. ``on_record`` is called
-    with each game's record as it finishes (not with those already in ``out``).
+    with each game's record as it finishes (not with those already in ``out``). ``lockstep``:
+    the games are played together in this process (``arena.lockstep``; same records).
     """
     check_options(backend, workers)
     results = open_results(out, header) if out is not None else None
@@ -95,7 +97,7 @@ def run_tasks(
         pending = [task for task in tasks if task.index not in done]
         bar = Progress(progress, len(tasks), len(tasks) - len(pending), str(header["env"]))
         try:
-            for record in game_records(pending, workers, backend, address):
+            for record in game_records(pending, workers, backend, address, lockstep):
                 if results is not None:
                     results.append(record)
                 done[record["index"]] = record

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,7 +10,7 @@ from mcts_agents.agents.play import Move, play_game
 from mcts_agents.arena.entrants import Entrant, build_agent
 from mcts_agents.seeding import derive_seed
 
-__all__ = ["GameTask", "Record", "run_game", "scores"]
+__all__ = ["GameTask", "Record", "game_record", "run_game", "scores", "start_game"]
 
 #: A game's record (see ``MatchResult.records``) or a results file's header: plain JSON data.
 Record = dict[str, Any]
@@ -36,15 +36,31 @@ def scores(returns: Sequence[float]) -> tuple[list[float], str | None]:
 
 def run_game(task: GameTask) -> Record:
     """Play one game from a task (in this process, a worker process or a Ray task)."""
-    env = task.env_fn()
-    env.reset(seed=task.seed)
-    seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
-    players = {
-        agent: build_agent(task.seats[seat], derive_seed(task.seed, seat))
-        for agent, seat in seat_of.items()
-    }
+    env, players = start_game(task)
     moves: list[Move] = []
     totals = play_game(env, players, on_move=moves.append)
+    return game_record(task, env, moves, totals)
+
+
+def start_game(
+    task: GameTask, build: Callable[[Entrant, int], Any] = build_agent
+) -> tuple[Any, dict[Any, Any]]:
+    """The task's env, reset with its seed, and its players: seat ``s``'s agent built by
+    ``build(entrant, derive_seed(task.seed, s))``."""
+    env = task.env_fn()
+    env.reset(seed=task.seed)
+    players = {
+        agent: build(task.seats[seat], derive_seed(task.seed, seat))
+        for seat, agent in enumerate(env.possible_agents)
+    }
+    return env, players
+
+
+def game_record(
+    task: GameTask, env: Any, moves: Sequence[Move], totals: dict[Any, float]
+) -> Record:
+    """A finished game's record: its moves (``Move`` s of ``play_game``) and summed returns."""
+    seat_of = {agent: seat for seat, agent in enumerate(env.possible_agents)}
     returns = [totals.get(agent, 0.0) for agent in env.possible_agents]
     iterations = [getattr(move.result, "iterations", None) for move in moves]
     seat_scores, outcome = scores(returns)

@@ -1,0 +1,167 @@
+"""Arena games played in lockstep: many games of one process advanced together, one move each
+per round, every round's moves asked of their agents in one ``agents.batch.act_batch`` call.
+
+Each game is the arena's own: its env made and reset with the task's seed, one agent per seat
+built with ``derive_seed(task.seed, seat)`` (so seeds and search trees stay per game), its moves
+checked against the mover's action mask and played, its record made by ``tasks.game_record``
+(the same fields, moves included). So the games, their records and whatever is computed from
+them (a results file, a resumed run, ``rate``'s fit) are those of ``run_game`` game by game;
+only a record's ``times`` differ: each move is given its round's time divided by the round's
+moves. What a round batches is ``act_batch``'s: the compiled searches of ``MCTSAgent`` s (the
+ladder's levels) in one kernel call, ``PolicyAgent`` s of one batched policy and ``PriorAgent``
+s (``policy:`` specs) of one model in one forward pass; any other agent acts on its own.
+
+A spec naming a model (``policy:``, ``az:``) is opened once for all the games, not once per
+game, so that their agents share it (``az:`` agents share the network; their searches run one
+after another). An agent given as an instance is one object and cannot play many games at
+once: such tasks are played game by game (``lockstep_ready``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from time import perf_counter
+from typing import Any
+
+from mcts_agents.agents.batch import act_batch
+from mcts_agents.agents.play import Move, action_index, check_legal_action, step_summing
+from mcts_agents.arena.entrants import Entrant, build_agent
+from mcts_agents.arena.tasks import GameTask, Record, game_record, start_game
+from mcts_agents.checks import check_int
+from mcts_agents.errors import InvalidOptionError, OptionTypeError
+
+__all__ = ["LOCKSTEP_GAMES", "check_lockstep", "lockstep_ready", "lockstep_records", "use_lockstep"]
+
+#: The most games in play at once (a longer list of tasks starts a game as one finishes).
+LOCKSTEP_GAMES = 64
+#: Agent spec kinds whose model is opened once for all the games of a lockstep run.
+_MODEL_KINDS = ("policy", "az")
+
+
+def check_lockstep(lockstep: Any) -> None:
+    """``lockstep`` must be ``True``, ``False`` or ``"auto"``."""
+    if not (isinstance(lockstep, bool) or lockstep == "auto"):
+        raise OptionTypeError(f"lockstep must be True, False or 'auto', got {lockstep!r}")
+
+
+def lockstep_ready(tasks: Sequence[GameTask]) -> str | None:
+    """``None`` when the tasks can be played in lockstep, else why not (an agent instance)."""
+    for task in tasks:
+        for entrant in task.seats:
+            if entrant.how == "instance":
+                return (
+                    f"agent {entrant.name!r} is one object (an instance), which cannot play "
+                    "many games at once; give a spec or a factory"
+                )
+    return None
+
+
+def use_lockstep(lockstep: Any, tasks: Sequence[GameTask], workers: int, backend: str) -> bool:
+    """Whether to play ``tasks`` in lockstep: ``"auto"`` does when they play in this process
+    (one worker, the ``process`` backend) and every agent is a spec or a factory; ``True``
+    insists (an ``InvalidOptionError`` saying why it cannot), ``False`` never does."""
+    check_lockstep(lockstep)
+    if lockstep is False:
+        return False
+    why = lockstep_ready(tasks)
+    if why is None and (workers > 1 or backend != "process"):
+        why = f"lockstep plays in this process; workers={workers} and backend={backend!r}"
+    if why is not None and lockstep is True:
+        raise InvalidOptionError(f"lockstep=True: {why}")
+    return why is None
+
+
+@dataclass
+class _Game:
+    task: GameTask
+    env: Any
+    players: dict[Any, Any]
+    moves: list[Move] = field(default_factory=list)
+    totals: dict[Any, float] = field(default_factory=dict)
+
+    def advance(self) -> bool:
+        """Step finished agents with ``None`` (as ``play_game``); whether a move is due."""
+        env = self.env
+        while env.agents:
+            agent = env.agent_selection
+            if not (env.terminations[agent] or env.truncations[agent]):
+                return True
+            step_summing(env, None, self.totals)
+        return False
+
+
+def lockstep_records(tasks: Sequence[GameTask], games: int = LOCKSTEP_GAMES) -> Iterator[Record]:
+    """The records of ``tasks``, played in lockstep (see the module), up to ``games`` at a
+    time, yielded as their games end (those ending in one round in task order)."""
+    check_int(games, "games", low=1)
+    build = _Builders()
+    waiting = list(reversed(tasks))
+    playing: list[_Game] = []
+    while waiting or playing:
+        while waiting and len(playing) < games:
+            playing.append(_start(waiting.pop(), build))
+        due = []
+        for game in playing:
+            if game.advance():
+                due.append(game)
+            else:
+                yield game_record(game.task, game.env, game.moves, game.totals)
+        playing = due
+        if due:
+            _round(due)
+
+
+def _start(task: GameTask, build: _Builders) -> _Game:
+    env, players = start_game(task, build)
+    game = _Game(task, env, players)
+    if game.advance():  # as play_game: kernels load, workers start, before any move
+        for player in {id(p): p for p in players.values()}.values():
+            ready = getattr(player, "prepare", None)
+            if ready is not None:
+                ready(env)
+    return game
+
+
+def _round(games: Sequence[_Game]) -> None:
+    """One move in every game: the movers asked in one ``act_batch``, each move checked."""
+    movers = [game.players[game.env.agent_selection] for game in games]
+    start = perf_counter()
+    actions = act_batch(movers, [game.env for game in games])
+    seconds = (perf_counter() - start) / len(games)
+    for game, player, action in zip(games, movers, actions, strict=True):
+        agent = game.env.agent_selection
+        action = action_index(action, f"{player!r} ({agent})")
+        check_legal_action(game.env, agent, action, player)
+        step_summing(game.env, action, game.totals)
+        game.moves.append(Move(agent, action, seconds, getattr(player, "last_result", None)))
+
+
+class _Builders:
+    """``build_agent``, with a model spec's model opened once (its agents share it)."""
+
+    def __init__(self) -> None:
+        self.made: dict[str, Callable[[int], Any]] = {}
+
+    def __call__(self, entrant: Entrant, seed: int) -> Any:
+        if entrant.name not in self.made:
+            self.made[entrant.name] = _builder(entrant)
+        return self.made[entrant.name](seed)
+
+
+def _builder(entrant: Entrant) -> Callable[[int], Any]:
+    spec = entrant.item
+    if entrant.how != "spec" or spec.kind not in _MODEL_KINDS:
+        return lambda seed: build_agent(entrant, seed)
+    from mcts_agents.agents.models import PriorAgent, PUCTAgent, open_model
+
+    options = dict(spec.options)  # checked when the spec was parsed
+    evaluator, info = open_model(
+        options.pop("model"), options.pop("device", None), options.pop("threads", 1)
+    )
+    kind = PriorAgent if spec.kind == "policy" else PUCTAgent
+
+    def build(seed: int) -> Any:
+        return kind(evaluator, model=info, **{"seed": seed, **options})
+
+    return build
