@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Sequence
 
-from mcts_agents.arena.lockstep import lockstep_records
+from mcts_agents.arena.lockstep import Builders, lockstep_records
 from mcts_agents.arena.tasks import GameTask, Record, run_game
 from mcts_agents.processes import RAY_CONNECT_SECONDS, check_picklable, open_pool, ray_session
 
@@ -62,12 +62,12 @@ def game_records(
     workers: int,
     backend: str,
     address: str | None,
-    lockstep: bool = False,
+    lockstep: Builders | None = None,
 ) -> Iterator[Record]:
     """The records of ``tasks`` as their games finish: Ray tasks, ``workers`` processes, or
-    here (game by game, or with ``lockstep`` all together: ``arena.lockstep``)."""
-    if lockstep:
-        return lockstep_records(tasks)
+    here (game by game, or given ``lockstep``'s builders all together: ``arena.lockstep``)."""
+    if lockstep is not None:
+        return lockstep_records(tasks, build=lockstep)
     if backend == "ray":
         kind = "ray"
     elif workers > 1 and len(tasks) > 1:

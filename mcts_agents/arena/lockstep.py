@@ -31,7 +31,14 @@ from mcts_agents.arena.tasks import GameTask, Record, game_record, start_game
 from mcts_agents.checks import check_int
 from mcts_agents.errors import InvalidOptionError, OptionTypeError
 
-__all__ = ["LOCKSTEP_GAMES", "check_lockstep", "lockstep_ready", "lockstep_records", "use_lockstep"]
+__all__ = [
+    "LOCKSTEP_GAMES",
+    "Builders",
+    "check_lockstep",
+    "lockstep_ready",
+    "lockstep_records",
+    "use_lockstep",
+]
 
 #: The most games in play at once (a longer list of tasks starts a game as one finishes).
 LOCKSTEP_GAMES = 64
@@ -91,11 +98,14 @@ class _Game:
         return False
 
 
-def lockstep_records(tasks: Sequence[GameTask], games: int = LOCKSTEP_GAMES) -> Iterator[Record]:
+def lockstep_records(
+    tasks: Sequence[GameTask], games: int = LOCKSTEP_GAMES, build: Builders | None = None
+) -> Iterator[Record]:
     """The records of ``tasks``, played in lockstep (see the module), up to ``games`` at a
-    time, yielded as their games end (those ending in one round in task order)."""
+    time, yielded as their games end (those ending in one round in task order). ``build``:
+    the builders of the agents (a ``Builders`` kept between calls opens each model once)."""
     check_int(games, "games", low=1)
-    build = _Builders()
+    build = Builders() if build is None else build
     waiting = list(reversed(tasks))
     playing: list[_Game] = []
     while waiting or playing:
@@ -112,7 +122,7 @@ def lockstep_records(tasks: Sequence[GameTask], games: int = LOCKSTEP_GAMES) -> 
             _round(due)
 
 
-def _start(task: GameTask, build: _Builders) -> _Game:
+def _start(task: GameTask, build: Builders) -> _Game:
     env, players = start_game(task, build)
     game = _Game(task, env, players)
     if game.advance():  # as play_game: kernels load, workers start, before any move
@@ -137,8 +147,9 @@ def _round(games: Sequence[_Game]) -> None:
         game.moves.append(Move(agent, action, seconds, getattr(player, "last_result", None)))
 
 
-class _Builders:
-    """``build_agent``, with a model spec's model opened once (its agents share it)."""
+class Builders:
+    """``build_agent``, with a model spec's model opened once (its agents share it): keep one
+    for a run's calls of ``lockstep_records`` (``rate``'s batches)."""
 
     def __init__(self) -> None:
         self.made: dict[str, Callable[[int], Any]] = {}

@@ -26,7 +26,7 @@ from typing import Any
 
 from mcts_agents.agents.ladder import Ladder, Level, check_levels, ladder_game, load_ladder
 from mcts_agents.arena.entrants import Entrant, env_factory, env_label, make_entrant
-from mcts_agents.arena.lockstep import check_lockstep, use_lockstep
+from mcts_agents.arena.lockstep import Builders, check_lockstep, use_lockstep
 from mcts_agents.arena.match import check_game_count, results_header
 from mcts_agents.arena.record_checks import game_seed
 from mcts_agents.arena.runner import check_options, run_tasks
@@ -227,12 +227,13 @@ def rate(
     current = len(ladder_levels) // 2
     played = 0
     elo = low = high = 0.0
+    build = Builders()  # a model opened once for every batch played in lockstep
     while played < games:
         opponent = opponents[current]
         count = min(batch, games - played)
         tasks = unit_tasks(make, label, (rated, opponent), seed, range(played, played + count),
                            hands)  # fmt: skip
-        together = use_lockstep(lockstep, tasks, workers, "process")
+        together = build if use_lockstep(lockstep, tasks, workers, "process") else None
         live = None
         if on_progress is not None:
             live = _Live(on_progress, rated.name, ladder_levels, tally, opponent.name, played,

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcts_agents.arena.executors import BACKENDS, game_records
+from mcts_agents.arena.lockstep import Builders
 from mcts_agents.arena.records import open_results
 from mcts_agents.arena.replay_check import replay_record
 from mcts_agents.arena.tasks import GameTask, Record
@@ -70,14 +71,15 @@ def run_tasks(
     backend: str,
     address: str | None,
     on_record: Callable[[Record], None] | None = None,
-    lockstep: bool = False,
+    lockstep: Builders | None = None,
 ) -> list[Record]:
     """Play the tasks not yet recorded in ``out``; return every task's record, by index.
 
     ``out`` stays locked for the whole run (see ``records``). A worker process that dies raises
     ``WorkerError`` naming the game and where the finished games are. ``on_record`` is called
-    with each game's record as it finishes (not with those already in ``out``). ``lockstep``:
-    the games are played together in this process (``arena.lockstep``; same records).
+    with each game's record as it finishes (not with those already in ``out``). With
+    ``lockstep`` (its agent builders) the games are played together in this process
+    (``arena.lockstep``; the same records).
     """
     check_options(backend, workers)
     results = open_results(out, header) if out is not None else None
