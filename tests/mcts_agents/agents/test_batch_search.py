@@ -148,3 +148,22 @@ def test_act_batch_without_results_plays_the_same_moves_and_leaves_the_same_tree
         summary(agent.search(env)) for agent, env in zip(full, envs, strict=True)
     ]
     assert after == [a.last_result.best_action for a in lean if a.last_result]
+
+
+def test_prior_agents_of_one_model_move_in_one_forward_pass() -> None:
+    from mcts_agents.agents.models import PriorAgent
+    from tests.mcts_agents.arena.test_lockstep import Linear
+
+    model = Linear()
+    envs = []
+    for seed, opening in enumerate(([], [4], [0, 8], [4, 0, 2])):
+        env = tic_tac_toe_v0.env()
+        env.reset(seed=seed)
+        for move in opening:
+            env.step(move)
+        envs.append(env)
+    alone = [PriorAgent(model, temperature=1.0, seed=i).act(env) for i, env in enumerate(envs)]
+    before = len(model.sizes)
+    agents = [PriorAgent(model, temperature=1.0, seed=i) for i in range(len(envs))]
+    assert act_batch(agents, envs) == alone
+    assert model.sizes[before:] == [len(envs)]

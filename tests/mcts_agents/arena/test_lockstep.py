@@ -1,0 +1,129 @@
+"""``arena.lockstep``: games played together, their moves asked in batches, are the games the
+arena plays one by one (same moves, returns, records, ratings)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from mcts_agents.agents.models import PriorAgent
+from mcts_agents.agents.policy import PolicyAgent
+from mcts_agents.arena import rate
+from mcts_agents.arena.entrants import make_entrant
+from mcts_agents.arena.lockstep import lockstep_records, use_lockstep
+from mcts_agents.arena.rating import unit_tasks
+from mcts_agents.arena.tasks import run_game
+from mcts_agents.envs import tic_tac_toe_v0
+from mcts_agents.errors import InvalidOptionError, OptionTypeError
+from tests.mcts_agents.tiny_ladder import TINY
+
+ENV = "tic_tac_toe"
+
+
+class Linear:
+    """A made-up model: masked scores of a fixed linear map of the observation. As a batch
+    evaluator (priors: a softmax of the scores) and as a policy with ``batch`` (the argmax);
+    it records the size of every call."""
+
+    def __init__(self) -> None:
+        self.weights = np.random.default_rng(7).normal(size=(18, 9))
+        self.sizes: list[int] = []
+
+    def scores(self, observations: np.ndarray) -> np.ndarray:
+        flat = np.asarray(observations, dtype=np.float64).reshape(len(observations), -1)
+        return flat @ self.weights[: flat.shape[1]]
+
+    def evaluate_batch(self, observations: np.ndarray, legal_masks: np.ndarray) -> Any:
+        self.sizes.append(len(observations))
+        scores = np.where(legal_masks, np.exp(self.scores(observations)), 0.0)
+        return scores / scores.sum(axis=1, keepdims=True), np.zeros(len(observations))
+
+    def batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        self.sizes.append(len(observations))
+        return np.argmax(np.where(masks, self.scores(observations), -np.inf), axis=1)
+
+    def __call__(self, observation: Any, mask: np.ndarray) -> int:
+        return int(self.batch(np.asarray(observation)[None], np.asarray(mask)[None])[0])
+
+
+def same_games(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records by index, without their times (the one field lockstep changes)."""
+    return [
+        {key: value for key, value in record.items() if key != "times"}
+        for record in sorted(records, key=lambda record: record["index"])
+    ]
+
+
+def agents(linear: Linear) -> dict[str, Any]:
+    return {
+        "mcts": "mcts:iterations=12",
+        "python mcts": "mcts:iterations=8,backend=python",
+        "policy": lambda: PolicyAgent(linear, name="linear"),
+        "prior": lambda: PriorAgent(linear, temperature=1.0),
+    }
+
+
+@pytest.mark.parametrize("name", list(agents(Linear())))
+def test_lockstep_plays_the_games_of_the_game_by_game_path(name: str) -> None:
+    linear = Linear()
+    rated = make_entrant(agents(linear)[name], name)
+    levels = [make_entrant(level.spec, level.name) for level in TINY.levels[1:4]]
+    tasks = [
+        task
+        for level in levels
+        for task in unit_tasks(tic_tac_toe_v0.env, ENV, (rated, level), 3, range(4), 1)
+    ]
+    tasks = [replace(task, index=i) for i, task in enumerate(tasks)]  # one game per index
+    alone = [run_game(task) for task in tasks]
+    calls = len(linear.sizes)
+    together = list(lockstep_records(tasks, games=5))
+    assert same_games(together) == same_games(alone)
+    if name in ("policy", "prior"):  # one forward pass for the games where the model moves
+        assert max(linear.sizes[:calls]) == 1 and max(linear.sizes[calls:]) > 1
+    assert {record["length"] for record in alone} != {0}
+
+
+def test_a_rating_in_lockstep_equals_the_game_by_game_rating(tmp_path: Path) -> None:
+    linear = Linear()
+
+    def policy() -> PolicyAgent:
+        return PolicyAgent(linear, name="linear")
+
+    files = {mode: tmp_path / f"{mode}.jsonl" for mode in ("alone", "lockstep")}
+    slow = rate(policy, ENV, games=16, seed=4, batch=8, levels=TINY, out=files["alone"],
+                lockstep=False)  # fmt: skip
+    calls = len(linear.sizes)
+    fast = rate(policy, ENV, games=16, seed=4, batch=8, levels=TINY, out=files["lockstep"],
+                lockstep=True)  # fmt: skip
+    assert fast == slow
+    assert max(linear.sizes[:calls]) == 1 and max(linear.sizes[calls:]) > 1  # batched
+    lines = {mode: [json.loads(line) for line in path.open()] for mode, path in files.items()}
+    assert lines["alone"][0] == lines["lockstep"][0]  # the same header
+    assert same_games(lines["alone"][1:]) == same_games(lines["lockstep"][1:])
+    # the lockstep file resumes as any results file: nothing is played again
+    after = len(linear.sizes)
+    again = rate(policy, ENV, games=16, seed=4, batch=8, levels=TINY, out=files["lockstep"],
+                 lockstep=False)  # fmt: skip
+    assert again == slow and len(linear.sizes) == after
+
+
+def test_auto_plays_in_lockstep_only_where_it_can() -> None:
+    spec, level = make_entrant("mcts:iterations=4"), make_entrant("random")
+    instance = make_entrant(PolicyAgent(Linear(), name="one object"))
+    specs = unit_tasks(tic_tac_toe_v0.env, ENV, (spec, level), 0, range(2), 1)
+    shared = unit_tasks(tic_tac_toe_v0.env, ENV, (instance, level), 0, range(2), 1)
+    assert use_lockstep("auto", specs, 1, "process")
+    assert not use_lockstep("auto", specs, 2, "process")
+    assert not use_lockstep("auto", shared, 1, "process")
+    assert not use_lockstep(False, specs, 1, "process")
+    with pytest.raises(InvalidOptionError, match=r"'one object' is one object"):
+        use_lockstep(True, shared, 1, "process")
+    with pytest.raises(InvalidOptionError, match=r"workers=2"):
+        use_lockstep(True, specs, 2, "process")
+    with pytest.raises(OptionTypeError, match=r"lockstep must be True, False or 'auto', got 'on'"):
+        rate("random", ENV, games=2, levels=TINY, lockstep="on")
