@@ -87,6 +87,14 @@ def add_rate_parser(commands: Any, int_type: Any) -> None:
         help="processes playing games; default 1",
     )
     parser.add_argument(
+        "--lockstep",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="play each batch's games together, every round's moves in one batch (a policy's "
+        "in one forward pass, the levels' searches in one kernel call); default: on with "
+        "--workers 1",
+    )
+    parser.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -235,6 +243,10 @@ def rate(args: argparse.Namespace) -> int:
     chosen = _ladder(args.env, args.ladder)  # its hands: a poker unit is a duplicate match
     levels = chosen.levels
     parse_agent_spec(args.agent)
+    if args.lockstep and args.workers > 1:
+        raise InvalidOptionError(
+            f"--lockstep plays in one process; --workers {args.workers} plays game by game"
+        )
     if args.plot is not None:
         _check_file("--plot", args.plot, make_folder=False)
         check_plot_path(args.plot)
@@ -253,6 +265,7 @@ def rate(args: argparse.Namespace) -> int:
             workers=args.workers,
             levels=chosen,
             on_progress=progress,
+            lockstep="auto" if args.lockstep is None else args.lockstep,
         )
     except KeyboardInterrupt:
         where = f"; finished games are in {args.out} (rerun to resume)" if args.out else ""

@@ -49,6 +49,7 @@ def ladder_file(tmp_path_factory: pytest.TempPathFactory) -> str:
         (["tic_tac_toe", "random", "--ladder", "{ladder}", "--out", "{tmp}"], "{tmp}"),
         (["tic_tac_toe", "random", "--precision", "-3"], "-3"),
         (["tic_tac_toe", "random", "--games", "0"], "--games"),
+        (["tic_tac_toe", "random", "--lockstep", "--workers", "2"], "--lockstep"),
     ],
 )
 def test_bad_input_exits_2_with_one_line_naming_it(
@@ -245,3 +246,11 @@ def test_a_ladder_file_nested_200000_deep_exits_2_naming_it(
     assert main(["rate", "tic_tac_toe", "random", "--ladder", str(deep)]) == 2
     err = capsys.readouterr().err
     assert "deep.json" in err and "nested deeper than 64 levels" in err, err
+
+
+def test_lockstep_and_no_lockstep_print_the_same_rating(ladder_file: str) -> None:
+    args = ["rate", "tic_tac_toe", "mcts:iterations=6", "--ladder", ladder_file, "--games", "8"]
+    together = cli(*args, "--lockstep", "--no-progress")
+    alone = cli(*args, "--no-lockstep", "--no-progress")
+    assert together.returncode == alone.returncode == 0, together.stderr + alone.stderr
+    assert together.stdout == alone.stdout and "Elo" in together.stdout
