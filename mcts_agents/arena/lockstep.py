@@ -4,12 +4,13 @@ per round, every round's moves asked of their agents in one ``agents.batch.act_b
 Each game is the arena's own: its env made and reset with the task's seed, one agent per seat
 built with ``derive_seed(task.seed, seat)`` (so seeds and search trees stay per game), its moves
 checked against the mover's action mask and played, its record made by ``tasks.game_record``
-(the same fields, moves included). So the games, their records and whatever is computed from
-them (a results file, a resumed run, ``rate``'s fit) are those of ``run_game`` game by game;
-only a record's ``times`` differ: each move is given its round's time divided by the round's
-moves. What a round batches is ``act_batch``'s: the compiled searches of ``MCTSAgent`` s (the
-ladder's levels) in one kernel call, ``PolicyAgent`` s of one batched policy and ``PriorAgent``
-s (``policy:`` specs) of one model in one forward pass; any other agent acts on its own.
+(the same fields, moves included) and yielded in the tasks' order. So the games, their
+records and whatever is computed from them (a results file, a resumed run, ``rate``'s fit)
+are those of ``run_game`` game by game; only a record's ``times`` differ: each move is given
+its round's time divided by the round's moves. What a round batches is ``act_batch``'s: the
+compiled searches of ``MCTSAgent`` s (the ladder's levels) in one kernel call, ``PolicyAgent``
+s of one batched policy and ``PriorAgent`` s (``policy:`` specs) of one model in one forward
+pass; any other agent acts on its own.
 
 A spec naming a model (``policy:``, ``az:``) is opened once for all the games, not once per
 game, so that their agents share it (``az:`` agents share the network; their searches run one
@@ -102,24 +103,28 @@ def lockstep_records(
     tasks: Sequence[GameTask], games: int = LOCKSTEP_GAMES, build: Builders | None = None
 ) -> Iterator[Record]:
     """The records of ``tasks``, played in lockstep (see the module), up to ``games`` at a
-    time, yielded as their games end (those ending in one round in task order). ``build``:
-    the builders of the agents (a ``Builders`` kept between calls opens each model once)."""
+    time, yielded in task order (a game that ends early waits for those before it, so a
+    results file holds its lines in the order game by game gives). ``build``: the builders
+    of the agents (a ``Builders`` kept between calls opens each model once)."""
     check_int(games, "games", low=1)
     build = Builders() if build is None else build
-    waiting = list(reversed(tasks))
-    playing: list[_Game] = []
+    waiting = list(reversed(range(len(tasks))))
+    playing: dict[int, _Game] = {}
+    ended: dict[int, Record] = {}
+    shown = 0
     while waiting or playing:
         while waiting and len(playing) < games:
-            playing.append(_start(waiting.pop(), build))
-        due = []
-        for game in playing:
-            if game.advance():
-                due.append(game)
-            else:
-                yield game_record(game.task, game.env, game.moves, game.totals)
-        playing = due
-        if due:
-            _round(due)
+            position = waiting.pop()
+            playing[position] = _start(tasks[position], build)
+        for position, game in list(playing.items()):
+            if not game.advance():
+                ended[position] = game_record(game.task, game.env, game.moves, game.totals)
+                del playing[position]
+        while shown in ended:
+            yield ended.pop(shown)
+            shown += 1
+        if playing:
+            _round(list(playing.values()))
 
 
 def _start(task: GameTask, build: Builders) -> _Game:

@@ -92,6 +92,7 @@ def test_prints_the_rating_and_the_table_that_rate_returned(
     assert calls == [
         {"agent": "mcts:iterations=8", "env": "tic_tac_toe", "games": 30, "seed": 4}
         | {"precision": 50.0, "out": None, "workers": 1, "levels": TINY, "on_progress": None}
+        | {"lockstep": "auto"}
     ]
     assert "Elo 123 [81, 166] (95%), 30 games" in out
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:] if line[:1] == "L"}
