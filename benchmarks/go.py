@@ -43,7 +43,8 @@ each lost game.
 ``--ab N``: Go's compiled tree search with ``GoOptions`` ``--a`` against ``--b`` (``"rave=0"``,
 ``"heavy=0,patterns=0"``; ``python``: the Python tree with compiled playouts) at
 ``--ab-time`` seconds a move (``--ab-simulations N``: N simulations a move), colours
-alternating, resumable through ``--ab-out``.
+alternating, resumable through ``--ab-out``; ``--ab-first K``: game indices K to K+N-1 (each
+game's seeds are ``1000 * index`` and one more: new games after an earlier run's 0 to K-1).
 """
 
 from __future__ import annotations
@@ -338,7 +339,7 @@ def search_ab(args: argparse.Namespace) -> None:
             "b": args.b,
             "simulations": args.ab_simulations or None,
         }
-        for i in range(args.ab)
+        for i in range(args.ab_first, args.ab_first + args.ab)
         if i not in have
     ]
     with Pool(args.workers) as pool:
@@ -372,6 +373,9 @@ def main(argv: list[str] | None = None) -> None:
         "--ab-simulations", type=int, default=0, help="simulations a move in --ab (not time)"
     )
     parser.add_argument("--ab-out", default="go_search_ab.jsonl", help="results of --ab")
+    parser.add_argument(
+        "--ab-first", type=int, default=0, help="first game index (and seed) of --ab: new games"
+    )
     parser.add_argument("--workers", type=int, default=1, help="games at a time (--ab, --gnugo)")
     args = parser.parse_args(argv)
     info = machine_info()
