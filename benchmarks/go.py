@@ -5,7 +5,8 @@ Run from the repository root::
 
     python -m benchmarks.go [--quick] [--repeats N] [--size 9]
                             [--games N] [--level L] [--simulations N | --seconds S]
-                            [--workers W] [--out FILE] [--judge] [--profile]
+                            [--kernel defend=1] [--workers W] [--out FILE] [--judge]
+                            [--profile]
 
 Speed, one process, from the empty board, each row the median of ``--repeats`` searches (a
 fresh searcher each, so nothing is reused), all rows in one run on one machine:
@@ -31,7 +32,7 @@ fresh searcher each, so nothing is reused), all rows in one run on one machine:
 ``--games N`` (``--gnugo``): the GTP engine (``mcts-agents gtp``) against GNU Go
 (``benchmarks/go_gnugo.py``) at ``--simulations N`` a move (``mcts:iterations=N``: the same
 strength on any machine) or ``--seconds S`` (``mcts:time=S``: wall time, which depends on the
-machine), GNU Go's ``--level`` (default 10), komi 7.5, colours alternating, ``--workers``
+machine), with ``--kernel`` ``GoOptions`` (``defend=1``: the spec's ``kernel.defend=1``), GNU Go's ``--level`` (default 10), komi 7.5, colours alternating, ``--workers``
 games at a time (each on one core of its own), each game's record with the simulations a second
 of the machine; appended to ``--out`` (JSON lines) as it ends, a rerun plays only the missing
 game indices. GNU Go comes from Debian's ``gnugo`` package (``apt-get install gnugo``;
