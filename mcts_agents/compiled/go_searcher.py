@@ -128,7 +128,7 @@ class GoOptions:
         bool or 0/1, an int field an int, a float field a number; an unknown name or a value
         of another kind is refused, naming it."""
         given = dict(options.items() if isinstance(options, Mapping) else options)
-        kinds = {f.name: f.type for f in fields(self)}
+        kinds = {f.name: str(f.type) for f in fields(self)}  # "bool", "int", "float"
         unknown = sorted(set(given) - set(kinds))
         if unknown:
             raise InvalidOptionError(
