@@ -5,7 +5,8 @@ Run from the repository root::
 
     python -m benchmarks.go [--quick] [--repeats N] [--size 9]
                             [--games N] [--level L] [--simulations N | --seconds S]
-                            [--workers W] [--out FILE] [--judge] [--profile]
+                            [--kernel defend=1] [--workers W] [--out FILE] [--judge]
+                            [--profile]
 
 Speed, one process, from the empty board, each row the median of ``--repeats`` searches (a
 fresh searcher each, so nothing is reused), all rows in one run on one machine:
@@ -31,7 +32,7 @@ fresh searcher each, so nothing is reused), all rows in one run on one machine:
 ``--games N`` (``--gnugo``): the GTP engine (``mcts-agents gtp``) against GNU Go
 (``benchmarks/go_gnugo.py``) at ``--simulations N`` a move (``mcts:iterations=N``: the same
 strength on any machine) or ``--seconds S`` (``mcts:time=S``: wall time, which depends on the
-machine), GNU Go's ``--level`` (default 10), komi 7.5, colours alternating, ``--workers``
+machine), with ``--kernel`` ``GoOptions`` (``defend=1``: the spec's ``kernel.defend=1``), GNU Go's ``--level`` (default 10), komi 7.5, colours alternating, ``--workers``
 games at a time (each on one core of its own), each game's record with the simulations a second
 of the machine; appended to ``--out`` (JSON lines) as it ends, a rerun plays only the missing
 game indices. GNU Go comes from Debian's ``gnugo`` package (``apt-get install gnugo``;
@@ -43,7 +44,8 @@ each lost game.
 ``--ab N``: Go's compiled tree search with ``GoOptions`` ``--a`` against ``--b`` (``"rave=0"``,
 ``"heavy=0,patterns=0"``; ``python``: the Python tree with compiled playouts) at
 ``--ab-time`` seconds a move (``--ab-simulations N``: N simulations a move), colours
-alternating, resumable through ``--ab-out``.
+alternating, resumable through ``--ab-out``; ``--ab-first K``: game indices K to K+N-1 (each
+game's seeds are ``1000 * index`` and one more: new games after an earlier run's 0 to K-1).
 """
 
 from __future__ import annotations
@@ -338,7 +340,7 @@ def search_ab(args: argparse.Namespace) -> None:
             "b": args.b,
             "simulations": args.ab_simulations or None,
         }
-        for i in range(args.ab)
+        for i in range(args.ab_first, args.ab_first + args.ab)
         if i not in have
     ]
     with Pool(args.workers) as pool:
@@ -372,6 +374,9 @@ def main(argv: list[str] | None = None) -> None:
         "--ab-simulations", type=int, default=0, help="simulations a move in --ab (not time)"
     )
     parser.add_argument("--ab-out", default="go_search_ab.jsonl", help="results of --ab")
+    parser.add_argument(
+        "--ab-first", type=int, default=0, help="first game index (and seed) of --ab: new games"
+    )
     parser.add_argument("--workers", type=int, default=1, help="games at a time (--ab, --gnugo)")
     args = parser.parse_args(argv)
     info = machine_info()

@@ -21,6 +21,7 @@ set -u
 GAMES=${GAMES:-60}
 WORKERS=${WORKERS:-14}
 SIMS=${SIMS:-15000}
+KERNEL=${KERNEL:-}  # our GoOptions, e.g. KERNEL=defend=1 (benchmarks.go --kernel)
 STOP_AFTER=${STOP_AFTER:-240}
 OUT=${OUT:-/tmp/go_device_out}
 mkdir -p "$OUT"
@@ -66,6 +67,7 @@ python3 -c "from mcts_agents.compiled.go_searcher import warm_up; warm_up()" || 
 echo "ready: $(( $(date +%s) - start )) s"
 python3 -m benchmarks.go --no-speed --games "$GAMES" --workers "$WORKERS" --level 10 \
     --simulations "$SIMS" --stop-after "$STOP_AFTER" --out "$OUT/go_gnugo_${SIMS}.jsonl" \
+    --kernel "$KERNEL" \
     | python3 -c "
 import json, sys
 for line in sys.stdin:

@@ -3,7 +3,8 @@ the lost games judged and profiled (``benchmarks/go.py``'s ``--games``, ``--judg
 ``--profile``).
 
 Each game: our engine (``python -m mcts_agents gtp --no-superko``, its agent
-``mcts:iterations=N`` with ``--simulations N``, else ``mcts:time=S`` with ``--seconds S``)
+``mcts:iterations=N`` with ``--simulations N``, else ``mcts:time=S`` with ``--seconds S``;
+``--kernel defend=1`` adds ``kernel.defend=1``: Go's ``GoOptions``, each record holding them all)
 against ``gnugo --mode gtp --level L --chinese-rules --capture-all-dead`` (dead stones taken
 off by play, so the board's area is the score), komi 7.5, colours alternating (even game
 indices: ours black), refereed by our core (positional superko off: GNU Go plays simple ko),
@@ -94,9 +95,27 @@ def gnugo_path(given: str | None = None) -> str:
     return found or ""
 
 
-def our_spec(simulations: int | None, move_time: float) -> str:
-    """Our agent: a fixed number of simulations a move, else a fixed wall time."""
-    return f"mcts:iterations={simulations}" if simulations else f"mcts:time={move_time}"
+def our_spec(simulations: int | None, move_time: float, kernel: str = "") -> str:
+    """Our agent: a fixed number of simulations a move, else a fixed wall time; ``kernel``:
+    Go's ``GoOptions`` as ``"defend=1,c=0.2"`` (the spec's ``kernel.defend=1,...``)."""
+    spec = f"mcts:iterations={simulations}" if simulations else f"mcts:time={move_time}"
+    return spec + "".join(f",kernel.{item.strip()}" for item in kernel.split(",") if item.strip())
+
+
+#: ``GoOptions`` fields whose default differed when records did not yet name their options.
+_BEFORE_OPTIONS = {"defend": False}
+
+
+def go_options(kernel: str) -> dict[str, Any]:
+    """Every ``GoOptions`` field our engine plays with ``--kernel`` (checked, as the engine
+    will read them), as a record holds them."""
+    from dataclasses import asdict
+
+    from mcts_agents.agents.spec_text import option_pairs, parse_value
+    from mcts_agents.compiled.go_searcher import GoOptions
+
+    given = option_pairs(kernel, kernel, "--kernel")
+    return asdict(GoOptions().updated({k: parse_value(v) for k, v in given.items()}))
 
 
 def search_rate(size: int = 9, simulations: int = RATE_SIMULATIONS) -> float:
@@ -118,7 +137,7 @@ def play_gnugo(task: dict[str, Any]) -> dict[str, Any]:
 
     size, index = task["size"], task["index"]
     black_is_ours = index % 2 == 0
-    spec = our_spec(task.get("simulations"), task.get("move_time", 2.0))
+    spec = our_spec(task.get("simulations"), task.get("move_time", 2.0), task.get("kernel", ""))
     ours = Engine(
         [sys.executable, "-m", "mcts_agents", "gtp", "--size", str(size), "--no-superko",
          "--seed", str(index), "--resign-threshold", str(task.get("resign", 0.05)), spec]
@@ -198,14 +217,18 @@ def _game(task: dict[str, Any]) -> dict[str, Any] | None:
         simulations=task.get("simulations"),
         move_time=None if task.get("simulations") else task.get("move_time"),
         rate=round(rate),
+        kernel=task.get("kernel", ""),
+        go_options=task.get("go_options"),
     )
     if not task.get("simulations"):
         record["sims_per_move"] = round(rate * task["move_time"])
     return record
 
 
-def _same_setting(record: dict[str, Any], args: argparse.Namespace) -> bool:
+def _same_setting(record: dict[str, Any], args: argparse.Namespace, options: Any) -> bool:
     if record["level"] != args.level or record["size"] != args.size:
+        return False
+    if record.get("go_options", {**options, **_BEFORE_OPTIONS}) != options:
         return False
     if args.simulations:
         return bool(record.get("simulations") == args.simulations)
@@ -230,7 +253,9 @@ def gnugo_games(args: argparse.Namespace) -> dict[str, Any] | None:
     warm_up()  # Go's kernel in numba's cache once, before the engines start
     out = Path(args.out)
     done = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-    done = [r for r in done if _same_setting(r, args)]
+    kernel = getattr(args, "kernel", "")
+    options = go_options(kernel)
+    done = [r for r in done if _same_setting(r, args, options)]
     have = {r["index"] for r in done}
     workers = max(1, args.workers)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
@@ -243,6 +268,8 @@ def gnugo_games(args: argparse.Namespace) -> dict[str, Any] | None:
         "resign": args.resign_threshold,
         "pin": 1 < workers <= cores,
         "stop_at": time() + args.stop_after if args.stop_after else None,
+        "kernel": kernel,
+        "go_options": options,
     }
     tasks = [{**base, "index": i} for i in range(args.gnugo) if i not in have]
     with Pool(workers) as pool:
@@ -268,9 +295,11 @@ def gnugo_games(args: argparse.Namespace) -> dict[str, Any] | None:
         "rate_median": rates[len(rates) // 2] if rates else None,
         "in_game_sims_per_s_median": in_game[len(in_game) // 2] if in_game else None,
         "workers": workers,
+        "kernel": kernel,
     }
+    ours = f"ours ({kernel})" if kernel else "ours"
     print(
-        f"ours against GNU Go level {args.level} at {budget} a move: {wins} wins in "
+        f"{ours} against GNU Go level {args.level} at {budget} a move: {wins} wins in "
         f"{len(done)} games (95% Wilson [{low:.2f}, {high:.2f}]); {summary['as_black']} as "
         f"black; simulations/s from the empty board (median, {workers} games at a time): "
         f"{summary['rate_median']}; in the games: {summary['in_game_sims_per_s_median']}"
@@ -387,6 +416,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--stop-after", type=float, default=0, help="seconds after which no game starts"
     )
     parser.add_argument("--gnugo-binary", default=None, help="GNU Go's program ($GNUGO)")
+    parser.add_argument(
+        "--kernel",
+        default="",
+        help="our GoOptions (defend=1,...)",
+    )
     parser.add_argument("--out", default="go_gnugo.jsonl", help="JSON lines of the games")
     parser.add_argument(
         "--judge", action="store_true", help="GNU Go's score of --out's losses at our first pass"

@@ -8,7 +8,7 @@ from typing import Any
 
 from mcts_agents.errors import SpecError
 
-__all__ = ["option_pairs", "parse_value", "split_spec"]
+__all__ = ["kernel_options", "option_pairs", "parse_value", "split_spec"]
 
 _BOOLS = {"on": True, "true": True, "yes": True, "off": False, "false": False, "no": False}
 
@@ -42,13 +42,15 @@ def split_spec(text: str, what: str) -> tuple[str, dict[str, str]]:
 
 
 def option_pairs(text: str, rest: str, what: str) -> dict[str, str]:
-    """``"a=1,b=x"`` (the options part of ``text``) -> ``{"a": "1", "b": "x"}``."""
+    """``"a=1,b=x"`` (the options part of ``text``) -> ``{"a": "1", "b": "x"}``; an agent
+    spec's key may be a dotted path (``kernel.defend``: ``specs`` reads which)."""
     pairs: dict[str, str] = {}
     if rest.strip():
         for item in rest.split(","):
             key, eq, value = item.partition("=")
             key = key.strip()
-            if not eq or not key.isidentifier() or not value.strip():
+            parts = key.split(".") if what == "agent" else [key]
+            if not eq or not all(p.isidentifier() for p in parts) or not value.strip():
                 raise SpecError(
                     f"{what} spec {text!r}: {item.strip()!r} is not of the form key=value"
                 )
@@ -56,3 +58,25 @@ def option_pairs(text: str, rest: str, what: str) -> dict[str, str]:
                 raise SpecError(f"{what} spec {text!r}: option {key!r} is given twice")
             pairs[key] = value.strip()
     return pairs
+
+
+def kernel_options(text: str, options: dict[str, Any]) -> dict[str, Any]:
+    """An ``mcts`` spec's ``kernel.NAME=VALUE`` options gathered into ``kernel_options``
+    (``SearchConfig.kernel_options``: ``{"kernel.defend": 1}`` -> ``{"kernel_options":
+    {"defend": 1}}``); any other dotted key is left as it is, for the names' check to refuse."""
+    kernel = {}
+    rest = {}
+    for key, value in options.items():
+        prefix, dot, name = key.partition(".")
+        if prefix == "kernel" and dot and "." not in name:
+            kernel[name] = value
+        else:
+            rest[key] = value
+    if not kernel:
+        return options
+    if "kernel_options" in rest:
+        raise SpecError(
+            f"agent spec {text!r}: give the kernel's options as kernel.NAME=VALUE, not with "
+            "kernel_options="
+        )
+    return {**rest, "kernel_options": kernel}

@@ -7,8 +7,10 @@ envs there.
 
 Agent kinds:
 
-- ``mcts``: ``MCTSAgent``; ``time`` is an alias of ``time_limit``; every other key goes to
-  ``MCTSAgent(...)`` as a keyword, which validates it (so options added later work as is).
+- ``mcts``: ``MCTSAgent``; ``time`` is an alias of ``time_limit``; ``kernel.NAME=VALUE``
+  sets the compiled kernel's option ``NAME`` (``SearchConfig.kernel_options``: Go's
+  ``GoOptions``, ``mcts:kernel.defend=1``); every other key goes to ``MCTSAgent(...)`` as a
+  keyword, which validates it (so options added later work as is).
 - ``random``: ``RandomAgent`` (option ``seed``).
 - ``human``: ``HumanAgent``, moves typed on a text stream.
 - ``az``: ``PUCTAgent``, a trained model searched with PUCT (``az:model=DIR,simulations=200``);
@@ -44,8 +46,8 @@ from mcts_agents.adapters import env_sources
 from mcts_agents.agents.agent import HumanAgent, MCTSAgent, RandomAgent
 from mcts_agents.agents.models import DEFAULT_SIMULATIONS, PriorAgent, PUCTAgent, open_model
 from mcts_agents.agents.openspiel_specs import GameCaps, admit_openspiel, is_openspiel_factory
+from mcts_agents.agents.spec_text import kernel_options, parse_value, split_spec
 from mcts_agents.agents.spec_text import option_pairs as _pairs
-from mcts_agents.agents.spec_text import parse_value, split_spec
 from mcts_agents.checks import check_seed
 from mcts_agents.errors import InvalidOptionError, SpecError, describe_unknown
 from mcts_agents.search.config import SearchConfig
@@ -210,6 +212,8 @@ def read_agent_spec(text: str) -> AgentSpec:
         if key in options:
             raise SpecError(f"agent spec {text!r}: option {key!r} is given twice (via an alias)")
         options[key] = value if key in _TEXT_OPTIONS else parse_value(value)
+    if kind == "mcts":
+        options = kernel_options(text, options)
     return AgentSpec(kind=kind, options=options, name=name, text=text.strip())
 
 

@@ -78,6 +78,7 @@ register_kernel(
         "mcts_agents.compiled.go_searcher:go_searcher",
         lambda game: None,
         {**UCB1_PLAYOUTS, "playout": "decisive"},
+        kernel_options=True,  # GoOptions (go_searcher)
     )
 )
 

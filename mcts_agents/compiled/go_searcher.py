@@ -4,7 +4,8 @@
 PettingZoo's ``go_v5`` through the fast path) where ``backend`` allows a kernel: the whole
 simulation in numba (selection, expansion with priors, heavy playouts, RAVE), the board copied
 from the root each simulation. Its Go-specific settings are ``GoOptions`` (defaults chosen by
-A/B matches, ``benchmarks/go.py --ab``); of ``SearchConfig`` it reads the final-move rule,
+A/B matches, ``benchmarks/go.py --ab``; ``SearchConfig.kernel_options`` sets any of them, as
+an agent spec's ``mcts:kernel.defend=1`` does); of ``SearchConfig`` it reads the final-move rule,
 ``reuse``, and the budget, and it needs ``selection="ucb1"`` with no evaluator: its exploration
 constant is ``GoOptions.c`` on win rates in [0, 1] (``SearchConfig.c`` is tuned for plain UCT
 on values in [-1, 1], too wide for RAVE with priors).
@@ -26,12 +27,14 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from time import perf_counter
 from typing import Any
 
 import numpy as np
 
+from mcts_agents.checks import is_number
 from mcts_agents.compiled import go_search as k
 from mcts_agents.compiled.go_board import (
     action_of,
@@ -43,7 +46,7 @@ from mcts_agents.compiled.go_board import (
 )
 from mcts_agents.compiled.go_patterns import pattern_table
 from mcts_agents.compiled.tree_search import CHUNK_SECONDS, STOP_CHUNK_SECONDS, next_chunk
-from mcts_agents.errors import InvalidOptionError
+from mcts_agents.errors import InvalidOptionError, describe_unknown
 from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.result import ChildStats, SearchResult
 from mcts_agents.search.searcher import (
@@ -74,7 +77,8 @@ class GoOptions:
         patterns: MoGo's 3x3 patterns next to the last move in the playouts.
         defend: in heavy playouts, save an own string in atari by capturing next to it, and
             lengthen an own string left with two liberties (Fuego's atari defence and low
-            liberties).
+            liberties); on by default: 86 of 120 games against it off at 3,000 simulations
+            a move, Wilson [0.63, 0.79] (docs/benchmarks-history.md, run 34).
         expand: a leaf's visits before it is expanded (the root: at once).
         capacity: nodes the table holds (no more expansion when it is full).
         min_simulations: the fewest simulations a search runs, whatever its clock or
@@ -95,7 +99,7 @@ class GoOptions:
     pass_n: float = 20.0
     heavy: bool = True
     patterns: bool = True
-    defend: bool = False
+    defend: bool = True
     expand: int = 2
     capacity: int = 1 << 22
     min_simulations: int = 1000
@@ -118,6 +122,37 @@ class GoOptions:
     def with_(self, **changes: Any) -> GoOptions:
         return replace(self, **changes)
 
+    def updated(self, options: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> GoOptions:
+        """These options with ``options`` (``SearchConfig.kernel_options``: names and values,
+        as an agent spec's ``kernel.NAME=VALUE`` gives them) in place: a bool field takes a
+        bool or 0/1, an int field an int, a float field a number; an unknown name or a value
+        of another kind is refused, naming it."""
+        given = dict(options.items() if isinstance(options, Mapping) else options)
+        kinds = {f.name: str(f.type) for f in fields(self)}  # "bool", "int", "float"
+        unknown = sorted(set(given) - set(kinds))
+        if unknown:
+            raise InvalidOptionError(
+                f"unknown Go kernel option(s) {describe_unknown(unknown, kinds)}; "
+                f"GoOptions' fields: {', '.join(kinds)}"
+            )
+        changes: dict[str, Any] = {}
+        for name, value in given.items():
+            kind = kinds[name]
+            if kind == "bool" and value in (0, 1) and not isinstance(value, float):
+                changes[name] = bool(value)
+            elif kind == "int" and isinstance(value, int) and not isinstance(value, bool):
+                changes[name] = value
+            elif kind == "float" and is_number(value):
+                changes[name] = float(value)
+            else:
+                raise InvalidOptionError(
+                    f"Go kernel option {name}= must be {_KINDS[kind]}, got {value!r}"
+                )
+        return replace(self, **changes)
+
+
+_KINDS = {"bool": "a bool (or 0/1)", "int": "an integer", "float": "a finite number"}
+
 
 def supports(game: Any) -> str | None:
     """Every ``Go`` core (5x5 to 19x19, either ko rule) is played."""
@@ -138,7 +173,7 @@ class GoSearch:
         self.game = game
         self.budget = budget
         self.config = config
-        self.options = options or GoOptions()
+        self.options = (options or GoOptions()).updated(config.kernel_options)
         self.rng = random.Random(seed)
         self.should_stop: StopCheck | None = None
         self.on_progress: Progress | None = None

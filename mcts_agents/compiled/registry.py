@@ -48,12 +48,16 @@ class KernelEntry:
         supports: ``(game) -> None`` if the kernel plays this game's parameters, else a
             sentence saying why not; reads only the game's public attributes.
         options: ``SearchConfig`` fields the kernel implements only at these values.
+        kernel_options: whether its searcher takes ``SearchConfig.kernel_options`` (and checks
+            them: an unknown name refused, naming it); a kernel that does not runs no search
+            that gives any.
     """
 
     game_type: type
     searcher: str
     supports: Callable[[Any], str | None]
     options: Mapping[str, Any] = field(default_factory=dict)
+    kernel_options: bool = False
 
     def searcher_class(self) -> type:
         module, _, name = self.searcher.partition(":")
@@ -152,6 +156,11 @@ def unsupported(game: Any, config: SearchConfig) -> str | None:
         value = getattr(config, name)
         if value != wanted:
             return f"the compiled kernel needs {name}={wanted!r}, got {value!r}"
+    if config.kernel_options and not entry.kernel_options:
+        return (
+            f"the compiled kernel for {type(game).__name__} takes no kernel_options, got "
+            f"{dict(config.kernel_options)!r}"
+        )
     return entry.supports(game)  # (the rule sets' checks import their numba modules)
 
 

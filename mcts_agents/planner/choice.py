@@ -42,9 +42,19 @@ def local_searcher(
 
     Raises:
         InvalidOptionError: ``backend="numba"`` and no kernel can run this game or options
-            (with an evaluator: always); ``root_noise`` for ISMCTS.
+            (with an evaluator: always); ``kernel_options`` where no kernel that takes them
+            can run the search; ``root_noise`` for ISMCTS.
         InvalidStateError: ``information="perfect"`` for a game with private information.
     """
+    if config.kernel_options:  # a kernel's own settings: only that kernel may run the search
+        reason = (
+            "backend='python'" if config.backend == "python" else compiled.unsupported(game, config)
+        )
+        if reason is not None:
+            raise InvalidOptionError(
+                f"kernel_options {dict(config.kernel_options)!r} are a compiled kernel's "
+                f"settings, and no kernel that takes them can search {game!r}: {reason}"
+            )
     mode = config.information
     ismcts = mode in ("mo_ismcts", "so_ismcts") or (
         mode == "auto" and not is_perfect_information(game)

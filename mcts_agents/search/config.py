@@ -134,6 +134,13 @@ class SearchConfig:
             Python; ``"python"``: always the Python search; ``"numba"``: the kernel, or an
             ``InvalidOptionError`` saying why it cannot run. Same seed, same result within a
             backend (the backends draw different random numbers).
+        kernel_options: settings of the compiled kernel that runs the search, by name (Go's
+            ``GoOptions``: ``{"defend": True}``; in an agent spec ``kernel.defend=1``); the
+            kernel checks them (an unknown name is refused, naming it). Given as a mapping,
+            kept as a sorted tuple of ``(name, value)`` pairs, each value a bool, number, text
+            or ``None``. Only a kernel that takes options runs such a search: a search that
+            would run elsewhere (``backend="python"``, a game with no such kernel) is refused.
+            Default ``()``: the kernel's defaults.
         information: how the search treats hidden information and chance. ``"auto"``
             (default): MO-ISMCTS on games with private information, else ``"perfect"``;
             ``"perfect"``: MCTS over full states, with chance nodes where the game has them
@@ -194,6 +201,7 @@ class SearchConfig:
     play: PlayMove = "auto"
     reuse: bool = True
     backend: Backend = "auto"
+    kernel_options: Mapping[str, Any] | tuple[tuple[str, Any], ...] = ()
     information: Information = "auto"
     determinizations: int = 20
     search_from: SearchFrom = "auto"
@@ -231,12 +239,38 @@ class SearchConfig:
         check_choice(self.final_move, "final_move", ("visits", "value", "robust_max"))
         check_choice(self.play, "play", ("auto", "best", "sample"))
         check_choice(self.backend, "backend", ("auto", "python", "numba"))
+        self._check_kernel_options()
         check_choice(self.information, "information", INFORMATION_MODES)
         check_int(self.determinizations, "determinizations", low=1)
         check_choice(self.search_from, "search_from", ("auto", "here", "start"))
         check_number(self.smooth, "smooth", low=0, high=1, optional=True)
         self._check_return_range()
         self._check_gumbel()
+
+    def _check_kernel_options(self) -> None:
+        given = self.kernel_options
+        pairs = list(given.items()) if isinstance(given, Mapping) else given
+        if not isinstance(pairs, (tuple, list)) or not all(
+            isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs
+        ):
+            raise InvalidOptionError(
+                "kernel_options must be a mapping of option names to values (in an agent spec: "
+                f"kernel.NAME=VALUE, e.g. mcts:kernel.defend=1), got {given!r}"
+            )
+        checked: dict[str, Any] = {}
+        for name, value in pairs:
+            if not isinstance(name, str) or not name.isidentifier():
+                raise InvalidOptionError(
+                    f"kernel_options: an option's name must be an identifier, got {name!r}"
+                )
+            if name in checked:
+                raise InvalidOptionError(f"kernel_options: {name!r} is given twice")
+            if value is not None and not isinstance(value, (bool, int, float, str)):
+                raise InvalidOptionError(
+                    f"kernel_options: {name}= must be a bool, number, text or None, got {value!r}"
+                )
+            checked[name] = value
+        object.__setattr__(self, "kernel_options", tuple(sorted(checked.items())))
 
     def _check_gumbel(self) -> None:
         check_int(self.gumbel_max_actions, "gumbel_max_actions", low=1)

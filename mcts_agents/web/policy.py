@@ -70,6 +70,9 @@ MAX_SPEC_CHARS = 400
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 #: Agent options that count simulations (or trees, or leaves) per move.
 _COUNTS = ("iterations", "simulations", "determinizations", "batch_size")
+#: Compiled kernels' options (``kernel.NAME=``) that count simulations a move: Go's floor, which
+#: no clock stops.
+_KERNEL_COUNTS = ("min_simulations",)
 #: Agent kinds that take ``model=``, and those whose search takes ``max_nodes``.
 _MODEL_KINDS = ("az", "policy")
 _SEARCH_KINDS = ("mcts", "az")
@@ -285,8 +288,11 @@ class ServerPolicy:
             ("max_nodes", limits.nodes, "--max-nodes"),
             ("threads", limits.threads, "--max-threads"),
         ]
+        kernel = options.get("kernel_options")
+        kernel = kernel if isinstance(kernel, Mapping) else {}
+        checks += [(f"kernel.{k}", limits.iterations, "--max-iterations") for k in _KERNEL_COUNTS]
         for key, high, option in checks:
-            value = options.get(key)
+            value = kernel.get(key[7:]) if key.startswith("kernel.") else options.get(key)
             if not is_number(value, finite=False):
                 continue  # absent, or a value the agent itself refuses with a message
             if not value <= high:

@@ -56,6 +56,25 @@ def test_games_at_a_fixed_budget_record_the_rate_and_resume(tmp_path: Path) -> N
     assert len(out.read_text().splitlines()) == 4
 
 
+def test_kernel_options_reach_our_engine_and_set_apart_their_records(tmp_path: Path) -> None:
+    assert go_gnugo.our_spec(900, 2.0, "defend=1, c=0.2") == (
+        "mcts:iterations=900,kernel.defend=1,kernel.c=0.2"
+    )
+    out = tmp_path / "games.jsonl"
+    argv = ["--games", "1", "--simulations", "1000", "--gnugo-binary", stand_in(tmp_path),
+            "--out", str(out)]  # fmt: skip
+    summary = go_gnugo.gnugo_games(arguments(*argv, "--kernel", "defend=1"))
+    assert summary is not None and summary["games"] == 1 and summary["kernel"] == "defend=1"
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert record["kernel"] == "defend=1" and record["go_options"]["defend"] is True
+    assert record["go_options"]["c"] == go_gnugo.go_options("")["c"]
+    # another setting: not resumed from that record (the defaults), nor an unknown name played
+    other = go_gnugo.gnugo_games(arguments(*argv, "--kernel", "defend=0"))
+    assert other is not None and other["games"] == 1 and len(out.read_text().splitlines()) == 2
+    with pytest.raises(ValueError, match=r"'defnd' \(did you mean 'defend'"):
+        go_gnugo.gnugo_games(arguments(*argv, "--kernel", "defnd=1"))
+
+
 def test_no_game_starts_after_stop_after_and_a_missing_program_plays_none(
     tmp_path: Path,
 ) -> None:

@@ -69,6 +69,14 @@ def test_every_mcts_agent_option_reaches_the_agent() -> None:
     assert agent.config.fpu is None and agent.config.final_move == "value"
 
 
+def test_kernel_dot_options_become_the_kernels_options() -> None:
+    spec = parse_agent_spec("mcts:iterations=50,kernel.defend=1,kernel.c=0.2,c=2")
+    assert spec.options == {"iterations": 50, "c": 2, "kernel_options": {"defend": 1, "c": 0.2}}
+    agent = make_agent(spec)
+    assert agent.config.kernel_options == (("c", 0.2), ("defend", 1)) and agent.config.c == 2
+    assert pickle.loads(pickle.dumps(spec)) == spec
+
+
 def test_random_and_human_specs() -> None:
     assert parse_agent_spec("random") == AgentSpec("random", {}, "random", "random")
     agent = make_agent("random:seed=3", seed=99)
@@ -113,6 +121,12 @@ def test_specs_pickle_and_build_fresh_agents() -> None:
         ("policy:model=/no/such/run", "does not exist; expected a training run's folder"),
         ("az:model=/no/such/run,workers=2", "unknown option 'workers'"),
         ("", "no kind"),
+        ("mcts:iterations=10,kernel.a.b=1", "unknown option 'kernel.a.b'"),
+        ("mcts:iterations=10,go.defend=1", "unknown option 'go.defend'"),
+        ("mcts:iterations=10,kernel.=1", "'kernel.=1' is not of the form key=value"),
+        ("az:model=/no/run,kernel.defend=1", "unknown option 'kernel.defend'"),
+        ("mcts:iterations=10,kernel_options=1", "kernel_options must be a mapping"),
+        ("mcts:iterations=10,kernel.x=1,kernel_options=1", "kernel.NAME=VALUE, not with"),
     ],
 )
 def test_bad_agent_specs_name_the_spec(text: str, message: str) -> None:
@@ -192,6 +206,7 @@ def test_env_spec_is_a_callable_env_factory() -> None:
         ("connect_four:depth=3", "'connect_four:depth=3'.*depth.*width=7"),
         ("connect_four:width=0", "'connect_four:width=0'.*width"),
         ("connect_four:width", "not of the form key=value"),
+        ("connect_four:kernel.width=7", "'kernel.width=7' is not of the form key=value"),
     ],
 )
 def test_bad_env_specs_name_the_spec(text: str, message: str) -> None:

@@ -236,6 +236,22 @@ def test_bad_agent_specs_exit_with_code_2_before_reading_commands() -> None:
     assert done.returncode == 2 and done.stdout == "" and "nonsense" in done.stderr
 
 
+def test_the_engine_plays_with_go_kernel_options_and_refuses_unknown_ones() -> None:
+    engine = GtpEngine(7, 0.5, True, "mcts:iterations=300,seed=0,kernel.defend=1")
+    reply = engine.handle("genmove b")
+    assert reply is not None and reply.startswith("=")
+    assert engine.agent.searcher.options.defend is True
+    done = subprocess.run(
+        [sys.executable, "-m", "mcts_agents", "gtp", "mcts:iterations=300,kernel.defnd=1"],
+        input="name\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "'defnd' (did you mean 'defend'?)" in done.stderr
+
+
 @pytest.mark.parametrize(
     "command",
     [

@@ -6,12 +6,15 @@ positions with one right answer are found, same seed same search, tree reuse, th
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pytest
 
 from mcts_agents import Budget, SearchConfig, make_searcher
+from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.go import Go
+from mcts_agents.errors import InvalidOptionError
 
 pytest.importorskip("numba")
 
@@ -283,3 +286,42 @@ def test_defence_lengthens_a_string_left_with_two_liberties() -> None:
     libs = np.empty(2, np.int64)
     assert go_tactics._tactic(1, col, bw, st, offsets(5), True, libs) == cell_of(at("C3")[0], 5)
     assert go_tactics._tactic(1, col, bw, st, offsets(5), False, libs) == -1
+
+
+def test_kernel_options_set_go_options_and_wrong_ones_are_refused_by_name() -> None:
+    game = Go(9)
+    state = random_position(game, 10, 4)
+    budget = Budget(iterations=600)
+    given = SearchConfig(kernel_options={"defend": 1, "c": 0.2})
+    searcher = make_searcher(game, budget, given, seed=3)
+    assert isinstance(searcher, GoSearch)
+    explicit = GoSearch(game, budget, SearchConfig(), 3, GoOptions(defend=True, c=0.2))
+    children = searcher.search(game, state).children
+    assert children == explicit.search(game, state).children
+    assert children != GoSearch(game, budget, SearchConfig(), 3).search(game, state).children
+    for options, named in (
+        ({"defnd": 1}, "'defnd' (did you mean 'defend'?)"),
+        ({"defend": 2}, "defend= must be a bool"),
+        ({"expand": 1.5}, "expand= must be an integer"),
+        ({"c": "wide"}, "c= must be a finite number"),
+    ):
+        with pytest.raises(InvalidOptionError, match=re.escape(named)):
+            make_searcher(game, budget, SearchConfig(kernel_options=options))
+    # nowhere else to go: the Python search, and a kernel that takes no options, refuse them
+    python = SearchConfig(backend="python", kernel_options={"defend": 1})
+    with pytest.raises(InvalidOptionError, match="backend='python'"):
+        make_searcher(game, budget, python)
+    with pytest.raises(InvalidOptionError, match="ConnectFour takes no kernel_options"):
+        make_searcher(ConnectFour(), budget, SearchConfig(kernel_options={"defend": 1}))
+
+
+def test_the_default_search_defends() -> None:
+    """``defend`` is on by default (run 34: 86 of 120 games against it off at 3,000
+    simulations, Wilson [0.63, 0.79]): the default search is the one with defence."""
+    game = Go(9)
+    state = random_position(game, 12, 5)
+    budget = Budget(iterations=600)
+    default = GoSearch(game, budget, SearchConfig(), 2).search(game, state).children
+    on = GoSearch(game, budget, SearchConfig(), 2, GoOptions(defend=True)).search(game, state)
+    off = GoSearch(game, budget, SearchConfig(), 2, GoOptions(defend=False)).search(game, state)
+    assert default == on.children != off.children

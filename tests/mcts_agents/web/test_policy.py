@@ -261,6 +261,7 @@ def test_a_model_of_the_models_folder_plays(tmp_path: Path) -> None:
         ("mcts:time=nan", "time_limit=nan", "--max-time"),
         ("mcts:iterations=10,max_nodes=1000000000", "max_nodes=1000000000", "--max-nodes"),
         ("mcts:iterations=10,determinizations=10000000", "determinizations", "--max-iter"),
+        ("mcts:time=0.2,kernel.min_simulations=10000000", "kernel.min_simulations", "--max-it"),
         ("az:model=x,simulations=10000000", "simulations=10000000", "--max-iterations"),
         ("az:model=x,threads=64", "threads=64", "--max-threads"),
         ("policy:model=x,threads=2", "threads=2", "--max-threads"),
