@@ -32,14 +32,14 @@ fresh searcher each, so nothing is reused), all rows in one run on one machine:
 ``--games N`` (``--gnugo``): the GTP engine (``mcts-agents gtp``) against GNU Go
 (``benchmarks/go_gnugo.py``) at ``--simulations N`` a move (``mcts:iterations=N``: the same
 strength on any machine) or ``--seconds S`` (``mcts:time=S``: wall time, which depends on the
-machine), with ``--kernel`` ``GoOptions`` (``defend=1``: the spec's ``kernel.defend=1``), GNU Go's ``--level`` (default 10), komi 7.5, colours alternating, ``--workers``
-games at a time (each on one core of its own), each game's record with the simulations a second
-of the machine; appended to ``--out`` (JSON lines) as it ends, a rerun plays only the missing
-game indices. GNU Go comes from Debian's ``gnugo`` package (``apt-get install gnugo``;
-``--gnugo-binary`` or ``$GNUGO`` elsewhere); without it the games are skipped with a line
-saying so. ``--judge``: GNU Go's ``final_score`` of each lost game before our engine's first
-pass; ``--profile``: our search's win probability beside GNU Go's ``estimate_score`` along
-each lost game.
+machine), with ``--kernel`` ``GoOptions`` (``defend=1``: the spec's ``kernel.defend=1``), GNU
+Go's ``--level`` (default 10), komi 7.5, colours alternating, ``--workers`` games at a time
+(each on one core of its own), each game's record with the simulations a second of the machine;
+appended to ``--out`` (JSON lines) as it ends, a rerun plays only the missing game indices. GNU
+Go comes from Debian's ``gnugo`` package (``apt-get install gnugo``; ``--gnugo-binary`` or
+``$GNUGO`` elsewhere); without it the games are skipped with a line saying so. ``--judge``: GNU
+Go's ``final_score`` of each lost game before our engine's first pass; ``--profile``: our
+search's win probability beside GNU Go's ``estimate_score`` along each lost game.
 
 ``--ab N``: Go's compiled tree search with ``GoOptions`` ``--a`` against ``--b`` (``"rave=0"``,
 ``"heavy=0,patterns=0"``; ``python``: the Python tree with compiled playouts) at
