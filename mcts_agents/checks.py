@@ -47,6 +47,7 @@ __all__ = [
     "is_int",
     "is_number",
     "load_json",
+    "read_capped",
     "read_json",
 ]
 
@@ -322,6 +323,14 @@ def read_json(
     read as ``load_json`` reads it; ``error`` too for a file that cannot be read or is over
     ``max_bytes``."""
     name = os.fspath(path) if where is None else where
+    return load_json(read_capped(path, name, max_bytes, error), name, error=error)
+
+
+def read_capped(
+    path: str | os.PathLike[str], name: str, max_bytes: int, error: ErrorClass
+) -> bytes:
+    """The bytes of the file ``path`` (named ``name`` in messages), refused with ``error`` when
+    it cannot be read or holds more than ``max_bytes`` (never read past that)."""
     try:
         with open(path, "rb") as handle:
             data = handle.read(max_bytes + 1)
@@ -329,7 +338,7 @@ def read_json(
         raise error(f"cannot read {name}: {found.strerror or found}") from None
     if len(data) > max_bytes:
         raise error(f"{name} is over {max_bytes} bytes; not read")
-    return load_json(data, name, error=error)
+    return data
 
 
 def _kind(mode: int) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 from mcts_agents.arena.record_checks import check_header, check_record
 from mcts_agents.arena.replay_check import replay_record
-from mcts_agents.checks import load_json
+from mcts_agents.checks import load_json, read_capped
 from mcts_agents.errors import ResultsFileError
 from mcts_agents.web.pictures import core_position, picture
 from mcts_agents.web.policy import ServerPolicy
@@ -59,14 +59,7 @@ def load_game(file: str, game: int) -> RecordedGame:
     """
     if not os.path.isfile(file):
         raise GameNotFound(f"results file {file!r} not found (from the server's folder)")
-    try:
-        with open(file, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
-    except OSError as error:
-        raise ResultsFileError(f"cannot read {file!r}: {error.strerror or error}") from None
-    if len(data) > MAX_BYTES:
-        raise ResultsFileError(f"{file!r} is over {MAX_BYTES >> 20} MiB; not replayed")
-    lines = data.split(b"\n")
+    lines = read_capped(file, repr(file), MAX_BYTES, ResultsFileError).split(b"\n")
     try:
         first = load_json(lines[0], file, line=1, error=ResultsFileError)
     except ResultsFileError as error:
