@@ -37,11 +37,15 @@ AGENT_ARGUMENTS = ("iterations", "time_limit", "max_nodes", "seed", "workers")
 def play_move(result: SearchResult, play: str, rng: random.Random) -> int:
     """The move an agent plays after ``result`` (``SearchConfig.play``): the best action, or
     one drawn from ``result.policy`` with ``rng`` (``"sample"``, and ``"auto"`` after an
-    information-set search); a proven win is always played."""
+    information-set search); a proven win is always played, and a move proven lost is never
+    drawn while another is not."""
     mixed = play == "sample" or (play == "auto" and result.information in MIXED_INFORMATION)
     if not mixed or result.proven == "win":
         return result.best_action
-    policy = [(a, p) for a, p in result.policy.items() if p > 0]
+    lost = {c.action for c in result.children if c.proven == "loss"}
+    if len(lost) == len(result.children):
+        lost = set()
+    policy = [(a, p) for a, p in result.policy.items() if p > 0 and a not in lost]
     if not policy:
         return result.best_action
     draw = rng.random() * sum(p for _, p in policy)

@@ -110,3 +110,20 @@ def test_act_batch_draws_as_act_does() -> None:
         alone = [MCTSAgent(iterations=500, seed=s).act(env) for s in range(12)]
         agents = [MCTSAgent(iterations=500, seed=s) for s in range(12)]
         assert act_batch(agents, [env] * 12, keep_results=keep) == alone
+
+
+def test_play_sample_never_draws_a_move_proven_lost() -> None:
+    env = tic_tac_toe_v0.env()
+    env.reset(seed=0)
+    for move in (0, 4, 8, 1):  # X: 0, 8; O: 4, 1: O threatens 1-4-7, X must block at 7
+        env.step(move)
+    played = set()
+    for seed in range(20):
+        agent = MCTSAgent(iterations=3000, seed=seed, play="sample", backend="python")
+        move = agent.act(env)
+        children = agent.last_result.children
+        lost = {c.action for c in children if c.proven == "loss"}
+        assert lost and len(lost) < len(children), "proven losses beside other moves"
+        assert move not in lost
+        played.add(move)
+    assert played == {7}
