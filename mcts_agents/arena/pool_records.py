@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcts_agents.arena.tasks import Record, scores
+from mcts_agents.arena.tasks import Record, line_shape_problem, scores
 from mcts_agents.checks import is_int, is_number
 
 __all__ = ["POOL_IDENTITY", "pool_header_problem", "pool_record_problem"]
@@ -80,13 +80,9 @@ def pool_header_problem(found: Record) -> str | None:
 
 def pool_record_problem(record: Any) -> str | None:
     """What is wrong with a pool file's game line (``None``: nothing)."""
-    if not isinstance(record, dict):
-        return f"expected a game record (a JSON object), got a {type(record).__name__}"
-    if record.get("type") != "game":
-        return f"expected a game record ('type': 'game'), got 'type' {record.get('type')!r}"
-    missing = [key for key in _FIELDS if key not in record]
-    if missing:
-        return f"the game record lacks {missing}"
+    problem = line_shape_problem(record, _FIELDS)
+    if problem is not None:
+        return problem
     index, entry, score = record["index"], record["entry"], record["score"]
     seat, seats, returns = record["seat"], record["seats"], record["returns"]
     moves = record["moves"]

@@ -15,7 +15,7 @@ from mcts_agents.arena.pool_records import (
     pool_header_problem,
     pool_record_problem,
 )
-from mcts_agents.arena.tasks import Record, scores
+from mcts_agents.arena.tasks import Record, line_shape_problem, scores
 from mcts_agents.checks import is_int, is_number
 from mcts_agents.errors import ResultsFileError
 from mcts_agents.seeding import derive_seed
@@ -145,13 +145,9 @@ def check_record(record: Any, header: Record, name: str, number: int) -> int:
 
 
 def _record_problem(record: Any, header: Record) -> str | None:
-    if not isinstance(record, dict):
-        return f"expected a game record (a JSON object), got a {type(record).__name__}"
-    if record.get("type") != "game":
-        return f"expected a game record ('type': 'game'), got 'type' {record.get('type')!r}"
-    missing = [key for key in _FIELDS if key not in record]
-    if missing:
-        return f"the game record lacks {missing}"
+    problem = line_shape_problem(record, _FIELDS)
+    if problem is not None:
+        return problem
     index, seats, moves = record["index"], record["seats"], record["moves"]
     if not is_int(index) or index < 0:
         return f"'index' should be an int >= 0, got {index!r}"

@@ -10,7 +10,15 @@ from mcts_agents.agents.play import Move, play_game
 from mcts_agents.arena.entrants import Entrant, build_agent
 from mcts_agents.seeding import derive_seed
 
-__all__ = ["GameTask", "Record", "game_record", "run_game", "scores", "start_game"]
+__all__ = [
+    "GameTask",
+    "Record",
+    "game_record",
+    "line_shape_problem",
+    "run_game",
+    "scores",
+    "start_game",
+]
 
 #: A game's record (see ``MatchResult.records``) or a results file's header: plain JSON data.
 Record = dict[str, Any]
@@ -23,6 +31,19 @@ class GameTask:
     env_fn: Any
     env_name: str
     seats: tuple[Entrant, ...]
+
+
+def line_shape_problem(record: Any, fields: Sequence[str]) -> str | None:
+    """What is wrong with the form of a results file's game line: not an object, not of
+    ``'type': 'game'``, or lacking one of ``fields`` (``None``: nothing)."""
+    if not isinstance(record, dict):
+        return f"expected a game record (a JSON object), got a {type(record).__name__}"
+    if record.get("type") != "game":
+        return f"expected a game record ('type': 'game'), got 'type' {record.get('type')!r}"
+    missing = [key for key in fields if key not in record]
+    if missing:
+        return f"the game record lacks {missing}"
+    return None
 
 
 def scores(returns: Sequence[float]) -> tuple[list[float], str | None]:
