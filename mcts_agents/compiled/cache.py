@@ -20,8 +20,10 @@ per process, when the first kernel is defined: set the variable before that.
 ``njit`` is numba's ``njit`` with the kernels' cache there: only this library's functions are
 cached there; a user's own ``@njit(cache=True)`` code keeps numba's rules (``numba.config.
 CACHE_DIR`` is set only while one of ours is defined, then restored). Where the folder cannot
-be written, numba falls back to its own rules. This module imports numba only when ``njit``
-is called.
+be written, a per-user folder in the system's temporary folder (``fallback_dir()``) takes its
+place, and where that cannot be written either the kernels are not cached (one warning):
+numba's own fallback would write them beside their source, inside the package. This module
+imports numba only when ``njit`` is called.
 
 numba offers no public way to read a function's cache index or to empty it:
 ``cache_index`` and ``empty_cache`` are the only uses of that private API.
@@ -30,15 +32,29 @@ numba offers no public way to read a function's cache index or to empty it:
 from __future__ import annotations
 
 import functools
+import getpass
+import logging
 import os
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path, PureWindowsPath
 from types import FunctionType
 from typing import Any
 
-__all__ = ["CACHE_DIR_ENV", "cache_dir", "cache_index", "empty_cache", "njit", "user_cache_root"]
+__all__ = [
+    "CACHE_DIR_ENV",
+    "cache_dir",
+    "cache_index",
+    "empty_cache",
+    "fallback_dir",
+    "njit",
+    "user_cache_root",
+    "writable",
+]
+
+logger = logging.getLogger("mcts_agents.compiled")
 
 #: This library's setting: the folder of its caches (the kernels in its ``numba`` folder).
 CACHE_DIR_ENV = "MCTS_AGENTS_CACHE_DIR"
@@ -101,10 +117,42 @@ def cache_dir(environ: Mapping[str, str] | None = None, platform: str | None = N
     return None if root is None else root / APP / "numba"
 
 
+def writable(folder: Path) -> bool:
+    """Whether ``folder`` can be made (with its parents) and a file written in it."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError:
+        return False
+    return True
+
+
+def fallback_dir() -> Path:
+    """Where the kernels are cached when ``cache_dir()`` is missing or cannot be written: a
+    per-user folder in the system's temporary folder (never the package's)."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no name for this user id (a bare container)
+        user = str(os.getuid()) if hasattr(os, "getuid") else "user"
+    return Path(tempfile.gettempdir()) / f"{APP}-{user}" / "numba"
+
+
 @functools.cache
 def _folder() -> Path | None:
-    """``cache_dir()`` as this process read it first: every kernel of a process in one folder."""
-    return cache_dir()
+    """The folder every kernel of this process is cached in, chosen once: ``cache_dir()``
+    where it can be written, else ``fallback_dir()``, else ``None`` (the kernels are then not
+    cached at all, with one warning: numba's own rule would write them beside their source,
+    inside the package)."""
+    for folder in (cache_dir(), fallback_dir()):
+        if folder is not None and writable(folder):
+            return folder
+    logger.warning(
+        "no writable folder for the compiled kernels' cache (tried %s and %s): they are "
+        "compiled in every process; set %s to a writable folder",
+        cache_dir(), fallback_dir(), CACHE_DIR_ENV,
+    )  # fmt: skip
+    return None
 
 
 _defining = threading.Lock()
@@ -121,10 +169,10 @@ def njit(*args: Any, **options: Any) -> Any:
     if args and isinstance(args[0], FunctionType):  # njit(function, ...)
         function, *rest = args
         return njit(*rest, **options)(function)
+    folder = _folder() if options.get("cache") else None
+    if folder is None:  # no cache asked for, or no folder to keep it in (never the package)
+        return numba.njit(*args, **{**options, "cache": False})
     decorator = numba.njit(*args, **options)
-    folder = _folder()
-    if not options.get("cache") or folder is None:
-        return decorator
 
     def define(function: Callable[..., Any]) -> Any:
         # numba picks a function's cache folder when it is defined (``enable_caching``).

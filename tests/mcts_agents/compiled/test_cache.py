@@ -3,6 +3,8 @@ installed package or the checkout, and only our functions' cache moved there."""
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
 import shutil
 import subprocess
@@ -204,3 +206,43 @@ def test_uninstall_then_an_editable_install_works_and_nothing_is_cached_in_the_p
     assert Path(cached_in).parent == xdg / "mcts-agents" / "numba"
     assert numba_files(site) == [] and numba_files(source) == []
     assert numba_files(xdg / "mcts-agents" / "numba")  # the search's kernel: cached there
+
+
+def test_a_folder_that_cannot_be_written_never_sends_the_cache_into_the_package(
+    tmp_path: Path,
+) -> None:
+    """numba's own fallback for a cache folder it cannot write is the folder beside the source
+    (``compiled/__pycache__``, inside the package): a temporary folder of the user's takes its
+    place, and where that cannot be written either, nothing is cached."""
+    pytest.importorskip("numba")
+    blocker = tmp_path / "a-file"  # a folder below a file can never be made, even by root
+    blocker.write_text("")
+    code = """
+        from mcts_agents.compiled import cache, common
+        print(common.gain.stats.cache_path)
+        print(cache.fallback_dir())
+    """
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {CACHE_DIR_ENV: str(blocker / "cache"), "TMPDIR": str(temporary)}
+    cached_in, fallback = run_python(code, env).splitlines()
+    assert Path(fallback).is_relative_to(temporary)
+    assert Path(cached_in).parent == Path(fallback) and ROOT not in Path(cached_in).parents
+
+
+def test_with_no_folder_to_write_nothing_is_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    pytest.importorskip("numba")
+    from mcts_agents.compiled import cache
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setattr(cache, "cache_dir", lambda: blocker / "cache")
+    monkeypatch.setattr(cache, "fallback_dir", lambda: blocker / "tmp")
+    monkeypatch.setattr(cache, "_folder", functools.cache(cache._folder.__wrapped__))
+    with caplog.at_level(logging.WARNING, logger="mcts_agents.compiled"):
+        plus_one = cache.njit(cache=True)(lambda x: x + 1)
+    assert type(plus_one._cache).__name__ == "NullCache"
+    assert "no writable folder for the compiled kernels' cache" in caplog.text
+    assert not list(Path(cache.__file__).parent.glob("__pycache__/*<lambda>*"))
