@@ -39,7 +39,7 @@ def _own_lines(words: int, dtype: type) -> np.ndarray:
     generator), so threads searching different trees of a batch took that line from each
     other (false sharing). The view's base keeps the whole block alive."""
     size = np.dtype(dtype).itemsize
-    block = np.zeros((2 * LINE_BYTES + words * size) // size, dtype)
+    block: np.ndarray = np.zeros((2 * LINE_BYTES + words * size) // size, dtype)
     skip = (-block.ctypes.data) % LINE_BYTES // size
     return block[skip : skip + words]
 

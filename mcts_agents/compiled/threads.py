@@ -48,7 +48,8 @@ def limit_threads(threads: int | None) -> Iterator[None]:
 
     start_threads()
     before = numba.get_num_threads()
-    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    most = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+    numba.set_num_threads(min(threads, most))
     try:
         yield
     finally:
