@@ -3,7 +3,13 @@
 Run from the repository root (a quiet machine; the full grid takes many minutes)::
 
     python -m benchmarks.vector [--quick] [--games connect_four,othello,tic_tac_toe]
-        [--num-envs 16,64,256] [--cores 1,2] [--steps 20] [--repeats 3] [--json PATH]
+        [--num-envs 16,64,256] [--cores 2,1] [--steps 20] [--repeats 3] [--json PATH]
+        [--chunksizes 0,1]
+
+The scaling targets' figures (issue 39; a few minutes on 2 cores)::
+
+    python -m benchmarks.vector --games connect_four --num-envs 256 --cores 2,1 \
+        --modes native,sync --steps 10 --repeats 5
 
 For each game (opponent: Connect Four 100 iterations, Othello 200, tic-tac-toe 100), number of
 sub-envs ``N`` and number of cores, side by side in one process:
@@ -33,7 +39,16 @@ own kernel calls (one tree each, the simulations only: ``KernelSearcher._run``):
 kernel, no batching can beat ``sync`` by more than the cores used over ``sync kernel share`` (a
 little more here: its roots and moves are outside its share). The cores
 are those the process may run on (``os.sched_setaffinity``, inherited by ``async`` workers)
-and numba's thread count.
+and numba's thread count; the core counts of ``--cores`` take turns within each repeat (a load
+change hits them all), and where there are several, a second table gives, for each core count,
+the medians of the ratios over the fewest cores' runs of the same repeat: the kernel bound, the
+native and the sync steps/s (the targets: the kernel bound's and native's ratios near the
+cores'), beside the 1-minute load averages at those runs (the cores other work took). ``cpu``:
+the process's CPU seconds per second of the steps (cores kept busy); ``others``: the same for
+every thread but the main one (``sync``'s searches run on the main thread alone, so anything
+there is some library's threads at work). ``--chunksizes``: numba's parallel chunk sizes to try
+(``numba.set_parallel_chunksize``: 0 splits the trees into one static block per thread, ``k``
+hands out blocks of ``k`` trees to the threads as they finish).
 """
 
 from __future__ import annotations
@@ -41,6 +56,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from time import perf_counter
@@ -130,11 +146,18 @@ def masks_of(env: Any) -> np.ndarray:
     return np.stack(env.call("action_masks"))
 
 
+def process_cpu() -> float:
+    """CPU seconds of every thread of this process so far."""
+    times = os.times()
+    return times.user + times.system
+
+
 def play(
     env: Any, steps: int, seed: int, timers: dict[str, Timer]
 ) -> tuple[float, dict[str, float]]:
     """Seconds for ``steps`` steps of random legal learner moves (after reset and one step),
-    and the seconds each timer counted in them."""
+    the seconds each timer counted in them, and (``"cpu"``, ``"main cpu"``) the CPU seconds of
+    the process and of this thread in them."""
     rng = np.random.default_rng(seed)
 
     def pick() -> np.ndarray:  # a uniform legal action per row (0 where none), vectorised
@@ -144,11 +167,14 @@ def play(
     env.reset(seed=seed)
     env.step(pick())  # warm-up: kernels loaded, tables allocated
     before = {name: t.seconds for name, t in timers.items()}
+    cpu, main_cpu = process_cpu(), time.thread_time()
     start = perf_counter()
     for _ in range(steps):
         env.step(pick())
     seconds = perf_counter() - start
-    return seconds, {name: t.seconds - before[name] for name, t in timers.items()}
+    spent = {name: t.seconds - before[name] for name, t in timers.items()}
+    spent["cpu"], spent["main cpu"] = process_cpu() - cpu, time.thread_time() - main_cpu
+    return seconds, spent
 
 
 def run(
@@ -166,9 +192,13 @@ def run(
     finally:
         env.close()
     report: dict[str, Any] = {"steps_per_s": num_envs * steps / seconds, "seconds": seconds}
+    report["cpu"] = spent.pop("cpu") / seconds  # cores kept busy (async: the parent's only)
+    report["others"] = report["cpu"] - spent.pop("main cpu") / seconds
+    report["load"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
     if mode == "native":
         kernel = sum(spent[name] for name in KERNELS)
         report["kernel_share"] = kernel / seconds
+        report["kernel_bound"] = num_envs * steps / kernel
         report["search_share"] = sum(spent[name] for name in SEARCHES) / seconds
     elif mode == "sync":  # the single searches' kernel time over the whole step time
         report["kernel_share"] = sum(spent.values()) / seconds
@@ -180,18 +210,21 @@ def run(
 CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
 
 
-def set_cores(cores: int) -> None:
-    """Run on the first ``cores`` CPUs this process may use, with as many numba threads.
+def set_cores(cores: int, chunksize: int = 0) -> None:
+    """Run on the first ``cores`` CPUs this process may use, with as many numba threads, and
+    numba's parallel chunk size ``chunksize`` (0: one static block of trees per thread).
 
     numba's thread pool starts at the first parallel call and its threads keep the affinity the
     main thread had then, so ``main`` runs the widest setting first: a pool started on one CPU
     would run every later row on that CPU (found: the 2-core rows of a 1-then-2 run measured
-    the same as the 1-core rows)."""
+    the same as the 1-core rows). With fewer threads than the pool's, the pool's other threads
+    sleep and the kernels run on the main thread's CPUs (one thread: the serial kernels)."""
     import numba
 
     if CPUS:
         os.sched_setaffinity(0, CPUS[:cores])
     numba.set_num_threads(min(cores, numba.config.NUMBA_NUM_THREADS))
+    numba.set_parallel_chunksize(chunksize)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -204,6 +237,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--async-max", type=int, default=16, help="largest N run async")
     parser.add_argument("--iterations", type=int, default=None, help="override the budgets")
+    parser.add_argument("--chunksizes", default="0", help="numba parallel chunk sizes to try")
     parser.add_argument("--quick", action="store_true", help="C4, N=16, 2 cores, 3 steps")
     parser.add_argument("--json", default=None, help="save the results here")
     args = parser.parse_args(argv)
@@ -213,67 +247,165 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         )  # fmt: skip
     info = machine_info()
     print_machine(info)
-    rows, results = [], []
-    for cores in sorted((int(c) for c in args.cores.split(",")), reverse=True):
-        set_cores(cores)
-        for game in args.games.split(","):
-            for num_envs in (int(n) for n in args.num_envs.split(",")):
-                modes = [
-                    m for m in args.modes.split(",") if m != "async" or num_envs <= args.async_max
-                ]
-                runs: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
-                for seed in range(args.repeats):  # the modes in turn: a load change hits all
-                    for mode in modes:
-                        runs[mode].append(
-                            run(game, mode, num_envs, args.steps, seed, args.iterations)
-                        )
-                found: dict[str, dict[str, Any]] = {
-                    m: {key: median([r[key] for r in rs]) for key in rs[0] if key != "seconds"}
-                    for m, rs in runs.items()
-                }
-                ratios = {  # medians of the ratios of runs made side by side
-                    m: median(
-                        [
-                            a["steps_per_s"] / b["steps_per_s"]
-                            for a, b in zip(runs["native"], rs, strict=True)
-                        ]
+    cores_list = sorted({int(c) for c in args.cores.split(",")}, reverse=True)
+    rows = [
+        (game, int(n), int(chunk))
+        for game in args.games.split(",")
+        for n in args.num_envs.split(",")
+        for chunk in args.chunksizes.split(",")
+    ]
+    runs: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for seed in range(args.repeats):  # a load change hits every setting of a repeat
+        for game, num_envs, chunk in rows:
+            modes = [m for m in args.modes.split(",") if m != "async" or num_envs <= args.async_max]
+            for cores in cores_list:  # the widest first: numba's threads start on every CPU
+                set_cores(cores, chunk)
+                for mode in modes:
+                    runs.setdefault((game, num_envs, chunk, cores, mode), []).append(
+                        run(game, mode, num_envs, args.steps, seed, args.iterations)
                     )
-                    for m, rs in runs.items()
-                    if m != "native" and "native" in runs
-                }
-                results.append(
-                    {"game": game, "num_envs": num_envs, "cores": cores, **found, "ratios": ratios}
-                )
-                native = found.get("native", {})
-                rows.append(
-                    [
-                        game,
-                        str(num_envs),
-                        str(cores),
-                        *(fmt(found.get(m, {}).get("steps_per_s")) for m in MODES),
-                        *(fmt(ratios.get(m), 1) for m in ("sync", "async")),
-                        fmt(native.get("kernel_share"), 2),
-                        fmt(
-                            native["steps_per_s"] / native["kernel_share"]
-                            if native.get("kernel_share")
-                            else None
-                        ),
-                        fmt(native.get("search_share"), 2),
-                        fmt(found.get("sync", {}).get("kernel_share"), 2),
-                    ]
-                )
-    print_table(
-        [
-            "game", "N", "cores", "native steps/s", "sync steps/s", "async steps/s",
-            "x sync", "x async", "kernel share", "kernel bound", "search share",
-            "sync kernel share",
-        ],
-        rows,
-    )  # fmt: skip
-    data = {"machine": info, "results": results, "steps": args.steps, "repeats": args.repeats}
+    results = [
+        summarize(runs, game, num_envs, chunk, cores)
+        for game, num_envs, chunk in rows
+        for cores in cores_list
+    ]
+    print_results(results)
+    scaling = [
+        scale(runs, game, num_envs, chunk, cores, cores_list[-1])
+        for game, num_envs, chunk in rows
+        for cores in cores_list[:-1]
+    ]
+    if scaling:
+        print_scaling(scaling)
+    info["numba"] = numba_settings()
+    print(f"# numba: {info['numba']}")
+    data = {
+        "machine": info, "results": results, "scaling": scaling, "steps": args.steps,
+        "repeats": args.repeats,
+    }  # fmt: skip
     if args.json:
         write_json(args.json, data)
     return data
+
+
+def summarize(
+    runs: dict[tuple[Any, ...], list[dict[str, Any]]], game: str, n: int, chunk: int, cores: int
+) -> dict[str, Any]:
+    """One row: each mode's medians, and the medians of native's ratios over the other modes'
+    runs of the same repeats."""
+    found = {
+        mode: {key: median([r[key] for r in rs]) for key in rs[0] if key != "seconds"}
+        for (g, size, k, c, mode), rs in runs.items()
+        if (g, size, k, c) == (game, n, chunk, cores)
+    }
+    native = runs.get((game, n, chunk, cores, "native"))
+    ratios = {
+        mode: median(
+            [
+                a["steps_per_s"] / b["steps_per_s"]
+                for a, b in zip(native, runs[(game, n, chunk, cores, mode)], strict=True)
+            ]
+        )
+        for mode in found
+        if mode != "native" and native
+    }
+    return {
+        "game": game, "num_envs": n, "chunksize": chunk, "cores": cores, **found,
+        "ratios": ratios,
+    }  # fmt: skip
+
+
+def scale(
+    runs: dict[tuple[Any, ...], list[dict[str, Any]]],
+    game: str,
+    n: int,
+    chunk: int,
+    cores: int,
+    base: int,
+) -> dict[str, Any]:
+    """``cores`` against ``base`` cores: the medians of the ratios of runs of the same repeat
+    (the kernel bound, native and sync steps/s), and the runs' load averages."""
+    row: dict[str, Any] = {
+        "game": game, "num_envs": n, "chunksize": chunk, "cores": cores, "base": base,
+    }  # fmt: skip
+    for mode, key in (
+        ("native", "kernel_bound"),
+        ("native", "steps_per_s"),
+        ("sync", "steps_per_s"),
+    ):
+        wide, narrow = (
+            runs.get((game, n, chunk, cores, mode)),
+            runs.get((game, n, chunk, base, mode)),
+        )
+        if wide and narrow:
+            name = "kernel_bound" if key == "kernel_bound" else mode
+            pairs = zip(wide, narrow, strict=True)
+            row[name] = median([a[key] / b[key] for a, b in pairs])
+            row[f"{name}_loads"] = [round(r["load"], 2) for r in (*wide, *narrow)]
+    return row
+
+
+def print_results(results: list[dict[str, Any]]) -> None:
+    table = []
+    for r in results:
+        native, sync = r.get("native", {}), r.get("sync", {})
+        table.append(
+            [
+                r["game"], str(r["num_envs"]), str(r["chunksize"]), str(r["cores"]),
+                *(fmt(r.get(m, {}).get("steps_per_s")) for m in MODES),
+                *(fmt(r["ratios"].get(m), 1) for m in ("sync", "async")),
+                fmt(native.get("kernel_share"), 2), fmt(native.get("kernel_bound")),
+                fmt(native.get("search_share"), 2), fmt(native.get("cpu"), 2),
+                fmt(sync.get("kernel_share"), 2), fmt(sync.get("others"), 2),
+                fmt(max((m.get("load", 0.0) for m in (native, sync)), default=None), 2),
+            ]
+        )  # fmt: skip
+    print_table(
+        [
+            "game", "N", "chunk", "cores", "native steps/s", "sync steps/s", "async steps/s",
+            "x sync", "x async", "kernel share", "kernel bound", "search share", "native cpu",
+            "sync kernel share", "sync others", "load",
+        ],
+        table,
+    )  # fmt: skip
+
+
+def print_scaling(scaling: list[dict[str, Any]]) -> None:
+    def loads(row: dict[str, Any], name: str) -> str:
+        values = row.get(f"{name}_loads")
+        return f"{min(values):.2f}-{max(values):.2f}" if values else "-"
+
+    print()
+    print_table(
+        [
+            "game", "N", "chunk", "cores", "vs", "kernel bound x", "native x", "sync x",
+            "loads (native runs)", "loads (sync runs)",
+        ],
+        [
+            [
+                r["game"], str(r["num_envs"]), str(r["chunksize"]), str(r["cores"]),
+                str(r["base"]), fmt(r.get("kernel_bound"), 2), fmt(r.get("native"), 2),
+                fmt(r.get("sync"), 2), loads(r, "native"), loads(r, "sync"),
+            ]
+            for r in scaling
+        ],
+    )  # fmt: skip
+
+
+def numba_settings() -> dict[str, Any]:
+    """numba's threading layer (once a parallel call chose it), its thread count and the
+    OpenMP wait policy in effect."""
+    import numba
+
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # no parallel call yet
+        layer = None
+    return {
+        "threading_layer": layer,
+        "NUMBA_NUM_THREADS": numba.config.NUMBA_NUM_THREADS,
+        "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY"),
+    }
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ def make_vs_agent(
     illegal_action: IllegalActionMode = "lose",
     illegal_reward: float = -1.0,
     render_mode: str | None = None,
+    search_threads: int | None = 1,
 ) -> SingleAgentVsOpponent:
     """One seat of the env spec ``env`` (options allowed: ``"connect_four:width=8"``) against
     the agent spec ``opponent``; the other arguments are ``SingleAgentVsOpponent``'s.
@@ -58,6 +59,7 @@ def make_vs_agent(
         seed=seed,
         illegal_action=illegal_action,
         illegal_reward=illegal_reward,
+        search_threads=search_threads,
     )
     prepare_opponents(wrapper)
     return wrapper

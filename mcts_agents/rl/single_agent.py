@@ -17,7 +17,8 @@ from pettingzoo import AECEnv
 from mcts_agents.agents.agent import HumanAgent
 from mcts_agents.agents.play import action_index, play_game
 from mcts_agents.agents.specs import make_agent
-from mcts_agents.checks import check_number
+from mcts_agents.checks import check_int, check_number
+from mcts_agents.compiled.threads import limit_threads
 from mcts_agents.errors import (
     GameOverError,
     IllegalActionError,
@@ -110,6 +111,11 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
             non-integer).
         illegal_reward: the learner's reward for an illegal action under ``"lose"`` (a
             finite number, checked here and whenever it is set).
+        search_threads: the numba threads the opponents' turns may use (``None``: numba's own
+            count). One by default: a vector of these envs (Gymnasium's ``sync``, one process
+            each for ``async``) searches one opponent after another, each on one core; the
+            native vector env (``make_vec``'s default) is the one that searches its N trees in
+            parallel.
 
     Spaces: ``observation_space`` is the learner seat's ``"observation"`` space and observations
     are ``env.observe(learner)["observation"]``; ``action_space`` is the seat's ``Discrete``
@@ -141,7 +147,9 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         seed: int | None = None,
         illegal_action: IllegalActionMode = "lose",
         illegal_reward: float = -1.0,
+        search_threads: int | None = 1,
     ) -> None:
+        check_int(search_threads, "search_threads", low=1, optional=True)
         if not isinstance(aec_env, AECEnv):
             raise OptionTypeError(
                 f"aec_env must be a PettingZoo AECEnv, got {type(aec_env).__name__} "
@@ -177,6 +185,7 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
         self.seed = seed
         self.illegal_action: IllegalActionMode = illegal_action
         self.illegal_reward = illegal_reward
+        self.search_threads = search_threads
         self.observation_space = observation_space
         self.action_space = action_space
         self._start = int(action_space.start)
@@ -437,14 +446,15 @@ class SingleAgentVsOpponent(gymnasium.Env[Any, Any]):
             alive = not (env.terminations[current] or env.truncations[current])
             return learner_done or (current == seat and alive)
 
-        play_game(
-            env,
-            self.opponents,
-            returns=self._returns,
-            until=learner_turn,
-            check_legal=True,
-            prepare=False,  # called at every step: the searchers are built at the first search
-        )
+        with limit_threads(self.search_threads):
+            play_game(
+                env,
+                self.opponents,
+                returns=self._returns,
+                until=learner_turn,
+                check_legal=True,
+                prepare=False,  # called at every step: the searchers are built at the first one
+            )
         if learner_done or not env.agents:
             self._done = True
         elif not self._mask().any():

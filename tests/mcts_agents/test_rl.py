@@ -603,3 +603,52 @@ def test_an_rl_env_refuses_a_human_opponent_and_a_reward_that_is_not_finite() ->
         env.illegal_reward = float("inf")
     env.illegal_reward = -2
     assert env.illegal_reward == -2.0
+
+
+class ThreadsSeen(LowestLegal):
+    """``LowestLegal`` that notes numba's thread count at each of its turns."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[int] = []
+
+    def act(self, env: Any) -> int:
+        import numba
+
+        self.seen.append(numba.get_num_threads())
+        return super().act(env)
+
+
+def test_the_opponents_search_on_one_numba_thread_unless_told() -> None:
+    """A vector of single envs (Gymnasium's sync or async) searches its opponents one after
+    another: each turn gets one of numba's threads by default, the caller's count after it;
+    ``search_threads=None`` leaves numba's count as it is."""
+    numba = pytest.importorskip("numba")
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one numba thread on this machine: nothing to limit")
+    numba.set_num_threads(2)
+    for threads, expected in ((1, 1), (None, 2)):
+        opponent = ThreadsSeen()
+        env = SingleAgentVsOpponent(
+            connect_four_v0.env(), opponent, learner="player_1", search_threads=threads
+        )
+        env.reset(seed=0)
+        env.step(first_legal(None, env.action_masks()))
+        assert opponent.seen and set(opponent.seen) == {expected}
+        assert numba.get_num_threads() == 2  # the caller's again
+    with pytest.raises(InvalidOptionError, match="search_threads"):
+        SingleAgentVsOpponent(connect_four_v0.env(), LowestLegal(), search_threads=0)
+
+
+def test_the_gymnasium_ids_single_envs_default_to_one_search_thread() -> None:
+    import gymnasium
+
+    from mcts_agents.rl import gym_id
+
+    one = gymnasium.make(gym_id("tic_tac_toe"), opponent="random")
+    assert one.unwrapped.search_threads == 1
+    vector = gymnasium.make_vec(
+        gym_id("tic_tac_toe"), 2, vectorization_mode="sync", opponent="random",
+        search_threads=None,
+    )  # fmt: skip
+    assert vector.get_attr("search_threads") == (None, None)

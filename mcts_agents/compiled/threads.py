@@ -1,0 +1,56 @@
+"""numba's threads: how many a caller's parallel kernels use, and how idle ones wait.
+
+numba imports lazily here: a process that has not loaded numba has run no kernel, and nothing
+in this module loads it for a caller that does not search with one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from mcts_agents.checks import check_int
+
+__all__ = ["WAIT_POLICY", "limit_threads", "start_threads"]
+
+#: OpenMP's threads sleep when idle unless the caller chose otherwise (``OMP_WAIT_POLICY`` in
+#: the environment): threads that spin after each parallel loop take the cores the
+#: interpreter's part of a step, and other programs, need (found here: Connect Four N=64 on 2
+#: cores ran 2-3x slower with spinning threads).
+WAIT_POLICY = "PASSIVE"
+
+
+def start_threads() -> None:
+    """Start numba's threading layer (as its first parallel call would), OpenMP's wait policy
+    set first where the environment names none (OpenMP reads it once, as it loads)."""
+    os.environ.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)
+    import numba
+
+    numba.get_num_threads()  # starts the threading layer
+
+
+@contextmanager
+def limit_threads(threads: int | None) -> Iterator[None]:
+    """numba's thread count for the parallel kernels this thread calls: ``threads`` (at most
+    ``NUMBA_NUM_THREADS``) inside the block, the caller's again after it (numba keeps the
+    count per calling thread). ``None``, or numba not loaded: nothing changes.
+
+    Raises:
+        InvalidOptionError: ``threads`` below 1; OptionTypeError: not an int.
+    """
+    check_int(threads, "threads", low=1, optional=True)
+    if threads is None or "numba" not in sys.modules:
+        yield
+        return
+    import numba
+
+    start_threads()
+    before = numba.get_num_threads()
+    most = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+    numba.set_num_threads(min(threads, most))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
