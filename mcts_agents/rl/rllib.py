@@ -76,17 +76,17 @@ SINGLE_AGENT_KEYS = (
 _VECTOR_KEYS = ("num_envs", "fast_path")
 
 
-def masked_spaces(observation: spaces.Space[Any], actions: spaces.Discrete) -> spaces.Dict:
+def masked_spaces(observation: spaces.Space[Any], actions: spaces.Space[Any]) -> spaces.Dict:
     """The dict space of RLlib's action-masking recipe for an env whose observations are in
     ``observation`` (a ``Box``) and actions in ``actions``: ``{"observations": the Box
     flattened, float32; "action_mask": Box(0, 1, (n,), float32)}``."""
-    if not isinstance(observation, spaces.Box):
+    flat = spaces.flatten_space(observation) if isinstance(observation, spaces.Box) else None
+    if not isinstance(flat, spaces.Box):
         raise OptionTypeError(
             f"masked observations need a Box observation space, got {observation}"
         )
     if not isinstance(actions, spaces.Discrete):
         raise OptionTypeError(f"masked observations need a Discrete action space, got {actions}")
-    flat = spaces.flatten_space(observation)
     return spaces.Dict(
         {
             "observations": spaces.Box(
@@ -119,7 +119,8 @@ class MaskedObservations(gymnasium.ObservationWrapper[Any, Any, Any]):
         self.observation_space = masked_spaces(env.observation_space, env.action_space)
 
     def observation(self, observation: Any) -> dict[str, np.ndarray]:
-        return _masked(observation, self.env.unwrapped.action_masks())  # type: ignore[attr-defined]
+        env: Any = self.env.unwrapped  # has action_masks() (checked when wrapped)
+        return _masked(observation, env.action_masks())
 
 
 class VectorMaskedObservations(gymnasium.vector.VectorObservationWrapper):
@@ -140,7 +141,8 @@ class VectorMaskedObservations(gymnasium.vector.VectorObservationWrapper):
         )
 
     def observations(self, observations: Any) -> dict[str, np.ndarray]:
-        masks = self.env.action_masks()  # type: ignore[attr-defined]
+        env: Any = self.env  # has action_masks() (checked when wrapped)
+        masks = env.action_masks()
         rows = np.asarray(observations, dtype=np.float32).reshape(self.env.num_envs, -1)
         return {"observations": rows, "action_mask": np.asarray(masks, dtype=np.float32)}
 

@@ -58,7 +58,7 @@ def _new_handle() -> int:
     return (os.getpid() << _HANDLE_BITS) | (next(_COUNTER) % (1 << _HANDLE_BITS))
 
 
-class AECMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
+class AECMultiAgentEnv(MultiAgentEnv):
     """One of our AEC envs as an RLlib ``MultiAgentEnv`` (turn-based; see the module).
 
     ``config`` (RLlib's ``env_config``): ``"env"``, an env spec (``"tic_tac_toe"``,
@@ -107,7 +107,7 @@ class AECMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[dict[Any, Any], dict[Any, Any]]:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         env_seed, agent_seed = (int(x) for x in self._rng.integers(0, _SEED_LIMIT, 2))
@@ -118,7 +118,9 @@ class AECMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         seat = self.aec_env.agent_selection
         return {seat: self._observe(seat)}, {}
 
-    def step(self, action_dict: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+    def step(self, action_dict: Any) -> Any:
+        """MultiAgentEnv's step: the seat to move's action in, ``(observations, rewards,
+        terminateds, truncateds, infos)`` out, dicts by seat (and ``"__all__"``)."""
         env = self.aec_env
         seat = env.agent_selection
         if seat not in action_dict:
@@ -150,14 +152,14 @@ class AECMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
             {},
         )
 
-    def _finished(self, seat: str) -> bool:
+    def _finished(self, seat: Any) -> bool:
         env = self.aec_env
         return bool(env.terminations.get(seat, True) or env.truncations.get(seat, True))
 
     def _over(self) -> bool:
         return all(self._finished(seat) for seat in self.aec_env.agents)
 
-    def _observe(self, seat: str) -> dict[str, np.ndarray]:
+    def _observe(self, seat: Any) -> dict[str, np.ndarray]:
         observed = self.aec_env.observe(seat)
         return {
             "observations": np.asarray(observed["observation"], np.float32).reshape(-1),
@@ -188,7 +190,7 @@ def _live_env(handle: int) -> AECMultiAgentEnv:
     return env
 
 
-class MCTSRLModule(RLModule):  # type: ignore[misc]
+class MCTSRLModule(RLModule):
     """A fixed RLModule that plays an agent spec's move (``model_config={"agent":
     "mcts:iterations=200"}``, the default) on ``AECMultiAgentEnv``'s live env (see the
     module): one agent per env, reset with each of its games (seeded by the env's draw).
@@ -198,10 +200,11 @@ class MCTSRLModule(RLModule):  # type: ignore[misc]
     """
 
     def setup(self) -> None:
-        config = dict(self.model_config or {})  # RLlib adds its defaults' keys: only "agent" counts
-        self.spec = config.get("agent", DEFAULT_AGENT)
-        if not isinstance(self.spec, str):
-            raise OptionTypeError(f"model_config['agent'] must be an agent spec, got {self.spec!r}")
+        config = self.model_config  # RLlib adds its defaults' keys: only "agent" counts
+        spec = config.get("agent", DEFAULT_AGENT) if isinstance(config, dict) else DEFAULT_AGENT
+        if not isinstance(spec, str):
+            raise OptionTypeError(f"model_config['agent'] must be an agent spec, got {spec!r}")
+        self.spec: str = spec
         parse_agent_spec(self.spec)
         check_unattended(make_agent(self.spec))
         self._agents: weakref.WeakKeyDictionary[AECMultiAgentEnv, list[Any]] = (
