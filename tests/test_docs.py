@@ -4,7 +4,7 @@ Every ```python block of ``docs/*.md`` runs in a fresh interpreter (as the READM
 ``tests/test_readme.py``, through the same helpers here). A block may not run only when the
 line before it says why: ``<!-- not run: REASON -->`` (counted: at most ``MAX_NOT_RUN`` in all
 the pages and the README). A block that needs an optional extra (torch, Stable-Baselines3,
-Ray, ...) skips, saying which, where that is not installed: found from its imports, or named
+Ray, RLlib, ...) skips, saying which, where that is not installed: found from its imports, or named
 on the line before it as ``<!-- needs: torch, sb3_contrib -->`` when it needs one through a
 spec string (``az:model=...``).
 """
@@ -37,6 +37,8 @@ _OPTIONAL_IMPORTS = {
     "sb3_contrib": "sb3_contrib",
     "stable_baselines3": "stable_baselines3",
     "ray": "ray",
+    "ray.rllib": "ray.rllib",  # Ray without RLlib's own dependencies has the folder: imported
+    "mcts_agents.rl.rllib": "ray.rllib",
     "torchrl": "torchrl",
     "tensordict": "torchrl",
     "matplotlib": "matplotlib",
@@ -116,6 +118,16 @@ def _import_registers_gymnasium_ids() -> bool:
     return done.returncode == 0
 
 
+@cache
+def _installed(name: str) -> bool:
+    """Whether ``name`` imports: a top-level module is found; a sub-package (``ray.rllib``,
+    whose folder Ray always ships) is imported, in a fresh interpreter."""
+    if "." not in name:
+        return importlib.util.find_spec(name) is not None
+    done = subprocess.run([sys.executable, "-c", f"import {name}"], capture_output=True)
+    return done.returncode == 0
+
+
 def run_block(block: Block) -> None:
     """Run ``block`` in a fresh interpreter from the repository root (skip or fail as due)."""
     if block.not_run is not None:
@@ -129,7 +141,7 @@ def run_block(block: Block) -> None:
         # the docs' convention (issue 41): `import mcts_agents` registers the Gymnasium ids;
         # a tree without that change fails such a block, expectedly (and passes it with it)
         pytest.xfail("`import mcts_agents` does not register the Gymnasium ids yet (issue 41)")
-    missing = [name for name in block.needs if importlib.util.find_spec(name) is None]
+    missing = [name for name in block.needs if not _installed(name)]
     if missing:
         pytest.skip(f"needs {', '.join(missing)}, which is not installed")
     # a fresh interpreter: a block must import what it uses itself (in one process, a name or a

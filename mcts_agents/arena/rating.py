@@ -19,6 +19,7 @@ scored 1 / 1/2 / 0 by the rated agent's summed chips (above / at / below 0). ``g
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from mcts_agents.arena.runner import check_options, run_tasks
 from mcts_agents.arena.tasks import GameTask, Record
 from mcts_agents.checks import check_int, check_number
 from mcts_agents.errors import InvalidOptionError, OptionTypeError, ResultsFileError
+from mcts_agents.processes import ray_session
 from mcts_agents.ratings import bradley_terry_elo
 
 __all__ = ["Rating", "rate", "unit_scores", "unit_tasks"]
@@ -162,6 +164,8 @@ def rate(
     levels: Ladder | Sequence[Level] | None = None,
     on_progress: Callable[[Rating], None] | None = None,
     lockstep: bool | str = "auto",
+    backend: str = "process",
+    address: str | None = None,
 ) -> Rating:
     """Rate ``agent`` on the calibrated ladder of ``env``'s game.
 
@@ -189,6 +193,11 @@ def rate(
             the levels' compiled searches in one kernel call; the same games and rating as
             game by game); ``"auto"``: when ``workers`` is 1 and the agent is a spec or a
             factory (an instance plays game by game).
+        backend: ``"process"`` (``workers`` processes here) or ``"ray"``: each batch's games
+            are Ray tasks, spread over the cluster at ``address`` (``None`` or ``"local"``: a
+            local Ray instance bound to 127.0.0.1; see ``processes.ray_session``), one Ray
+            session for the whole run; the same games and rating as here.
+        address: the Ray cluster's address (``backend="ray"`` only).
 
     Returns:
         a ``Rating``: ``elo``, ``low``, ``high`` (95%), ``games`` played, per-level ``scores``.
@@ -202,8 +211,10 @@ def rate(
     check_int(games, "games", low=1)
     check_int(batch, "batch", low=1)
     check_number(precision, "precision", low=0, low_open=True, optional=True)
-    check_options("process", workers)
+    check_options(backend, workers)
     check_lockstep(lockstep)
+    if address is not None and backend != "ray":
+        raise InvalidOptionError(f"address={address!r} is for backend='ray', not {backend!r}")
     if on_progress is not None and not callable(on_progress):
         raise OptionTypeError(f"on_progress must be callable or None, got {on_progress!r}")
     make = env_factory(env)
@@ -228,40 +239,47 @@ def rate(
     played = 0
     elo = low = high = 0.0
     build = Builders()  # a model opened once for every batch played in lockstep
-    while played < games:
-        opponent = opponents[current]
-        count = min(batch, games - played)
-        tasks = unit_tasks(make, label, (rated, opponent), seed, range(played, played + count),
-                           hands)  # fmt: skip
-        together = build if use_lockstep(lockstep, tasks, workers, "process") else None
-        live = None
-        if on_progress is not None:
-            live = _Live(on_progress, rated.name, ladder_levels, tally, opponent.name, played,
-                         (game, hands))  # fmt: skip
-        try:
-            records = run_tasks(
-                tasks, header, workers=workers, out=out, progress=False, backend="process",
-                address=None, on_record=None if live is None else live.record, lockstep=together,
-            )  # fmt: skip
-        except ResultsFileError as error:
-            if "other seats or seed" not in str(error):
-                raise
-            raise ResultsFileError(
-                f"{error} (a rating run resumes with the same agent, ladder, seed and batch)"
-            ) from None
-        for points in unit_scores(records, rated.name, hands):
-            tally[opponent.name][0] += points
-            tally[opponent.name][1] += 1
-        played += count
-        elo, low, high = _fit(rated.name, ladder_levels, tally)
-        if live is not None and live.units < count:  # some games were read back from ``out``
-            live.on_progress(
-                Rating(elo, low, high, played, _scores(ladder_levels, tally), game, hands)
-            )
-        if precision is not None and (high - low) / 2 <= precision:
-            break
-        current = _nearest(ladder_levels, elo)
+    with _session(backend, address):
+        while played < games:
+            opponent = opponents[current]
+            count = min(batch, games - played)
+            units = range(played, played + count)
+            tasks = unit_tasks(make, label, (rated, opponent), seed, units, hands)
+            together = build if use_lockstep(lockstep, tasks, workers, backend) else None
+            live = None
+            if on_progress is not None:
+                live = _Live(on_progress, rated.name, ladder_levels, tally, opponent.name,
+                             played, (game, hands))  # fmt: skip
+            try:
+                records = run_tasks(
+                    tasks, header, workers=workers, out=out, progress=False, backend=backend,
+                    address=address, on_record=None if live is None else live.record,
+                    lockstep=together,
+                )  # fmt: skip
+            except ResultsFileError as error:
+                if "other seats or seed" not in str(error):
+                    raise
+                raise ResultsFileError(
+                    f"{error} (a rating run resumes with the same agent, ladder, seed and batch)"
+                ) from None
+            for points in unit_scores(records, rated.name, hands):
+                tally[opponent.name][0] += points
+                tally[opponent.name][1] += 1
+            played += count
+            elo, low, high = _fit(rated.name, ladder_levels, tally)
+            if live is not None and live.units < count:  # some games read back from ``out``
+                live.on_progress(
+                    Rating(elo, low, high, played, _scores(ladder_levels, tally), game, hands)
+                )
+            if precision is not None and (high - low) / 2 <= precision:
+                break
+            current = _nearest(ladder_levels, elo)
     return Rating(elo, low, high, played, _scores(ladder_levels, tally), game, hands)
+
+
+def _session(backend: str, address: str | None) -> contextlib.AbstractContextManager[Any]:
+    """One Ray session around every batch of a ``"ray"`` run (each batch's pool joins it)."""
+    return ray_session(address) if backend == "ray" else contextlib.nullcontext()
 
 
 def _scores(levels: Sequence[Level], tally: dict[str, list[float]]) -> dict[str, tuple[float, int]]:

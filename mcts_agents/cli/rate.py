@@ -5,10 +5,10 @@ seats swapped, the ladder's ratings held fixed) and prints its rating ``elo [low
 with the games played and a table of its score against each level it met (and, when
 ``--precision`` was not reached within ``--games``, a line that says so); ``--progress`` shows
 the games done and the Elo so far on stderr; ``--out`` records every game
-(a second run with the same file and seed continues it), ``--plot`` draws the ladder with the
-agent placed on it, ``--ladder FILE`` rates on a ladder file instead of the game's own. A bad
-env, agent spec or option, or a game without a ladder, exits with code 2 and one line, before
-any game is played.
+(a second run with the same file and seed continues it), ``--backend ray --address HOST:PORT``
+spreads the games over a Ray cluster, ``--plot`` draws the ladder with the agent placed on it,
+``--ladder FILE`` rates on a ladder file instead of the game's own. A bad env, agent spec or
+option, or a game without a ladder, exits with code 2 and one line, before any game is played.
 """
 
 from __future__ import annotations
@@ -85,6 +85,18 @@ def add_rate_parser(commands: Any, int_type: Any) -> None:
         type=int_type(1, MAX_WORKERS),
         default=1,
         help="processes playing games; default 1",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=["process", "ray"],
+        default="process",
+        help="where games are played: processes here (--workers) or Ray tasks spread over a "
+        "Ray cluster (--address)",
+    )
+    parser.add_argument(
+        "--address",
+        help="the Ray cluster (--backend ray): host:port of its head, or 'local' (default: a "
+        "local Ray instance)",
     )
     parser.add_argument(
         "--lockstep",
@@ -247,6 +259,10 @@ def rate(args: argparse.Namespace) -> int:
         raise InvalidOptionError(
             f"--lockstep plays in one process; --workers {args.workers} plays game by game"
         )
+    if args.lockstep and args.backend == "ray":
+        raise InvalidOptionError("--lockstep plays in one process; --backend ray plays Ray tasks")
+    if args.address is not None and args.backend != "ray":
+        raise InvalidOptionError(f"--address {args.address!r} is for --backend ray")
     if args.plot is not None:
         _check_file("--plot", args.plot, make_folder=False)
         check_plot_path(args.plot)
@@ -266,6 +282,8 @@ def rate(args: argparse.Namespace) -> int:
             levels=chosen,
             on_progress=progress,
             lockstep="auto" if args.lockstep is None else args.lockstep,
+            backend=args.backend,
+            address=args.address,
         )
     except KeyboardInterrupt:
         where = f"; finished games are in {args.out} (rerun to resume)" if args.out else ""

@@ -13,6 +13,9 @@ games with one batched opponent search per step (the ids' ``gymnasium.make_vec``
 ``sb3_vec`` adapts it to Stable-Baselines3 and is imported only by name. ``LadderTracker``
 (``ladder_tracker``) rates a training run's agent on the game's calibrated ladder every K steps;
 ``ladder_callback.LadderEvalCallback`` does it as an SB3 callback (imported only by name).
+``rllib`` and ``rllib_multi`` (the ``rllib`` extra; imported only by name) make the ids RLlib
+envs with RLlib's action masking, and our AEC envs an RLlib ``MultiAgentEnv`` with our MCTS as
+a fixed ``RLModule``.
 """
 
 from __future__ import annotations

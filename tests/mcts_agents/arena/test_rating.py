@@ -133,6 +133,30 @@ def test_workers_and_pettingzoos_own_env_give_the_same_rating() -> None:
     assert rate(SPECS["L2"], "classic/tictactoe-v3", games=40, seed=5, levels=ladder) == here
 
 
+def test_the_ray_backend_gives_the_same_rating_in_one_ray_session(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``backend="ray"`` plays every batch's games as Ray tasks of one local instance (started
+    once for the run, shut down at its end): the same seeded games, so the same rating."""
+    ray = pytest.importorskip("ray")
+    import mcts_agents.arena.rating as rating_module
+
+    ladder = small_ladder()
+    here = rate(SPECS["L2"], ENV, games=40, seed=5, levels=ladder, batch=20)
+    sessions: list[str | None] = []
+    real_session = rating_module.ray_session
+
+    def counted(address: str | None = None) -> object:
+        sessions.append(address)
+        return real_session(address)
+
+    monkeypatch.setattr(rating_module, "ray_session", counted)
+    spread = rate(SPECS["L2"], ENV, games=40, seed=5, levels=ladder, batch=20, backend="ray")
+    assert spread == here
+    assert sessions == [None]  # two batches, one Ray instance
+    assert not ray.is_initialized()
+
+
 def test_rate_reads_the_games_calibrated_ladder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -163,6 +187,8 @@ def test_an_agent_object_is_rated() -> None:
         ("random", ENV, {"levels": "L1"}, TypeError, "Ladder"),
         ("random", ENV, {"levels": [Level("L0", "nonsense:x=1", 0, 0, 0)]}, SpecError, "nonsense"),
         ("random", "multi_mnk", {}, InvalidOptionError, "two-player"),
+        ("random", ENV, {"backend": "threads"}, InvalidOptionError, "threads"),
+        ("random", ENV, {"address": "head:6379"}, InvalidOptionError, "head:6379"),
     ],
 )
 def test_bad_input_is_refused_clearly(

@@ -50,6 +50,9 @@ def ladder_file(tmp_path_factory: pytest.TempPathFactory) -> str:
         (["tic_tac_toe", "random", "--precision", "-3"], "-3"),
         (["tic_tac_toe", "random", "--games", "0"], "--games"),
         (["tic_tac_toe", "random", "--lockstep", "--workers", "2"], "--lockstep"),
+        (["tic_tac_toe", "random", "--lockstep", "--backend", "ray"], "--lockstep"),
+        (["tic_tac_toe", "random", "--address", "head:6379"], "--address"),
+        (["tic_tac_toe", "random", "--backend", "threads"], "threads"),
     ],
 )
 def test_bad_input_exits_2_with_one_line_naming_it(
@@ -92,7 +95,7 @@ def test_prints_the_rating_and_the_table_that_rate_returned(
     assert calls == [
         {"agent": "mcts:iterations=8", "env": "tic_tac_toe", "games": 30, "seed": 4}
         | {"precision": 50.0, "out": None, "workers": 1, "levels": TINY, "on_progress": None}
-        | {"lockstep": "auto"}
+        | {"lockstep": "auto", "backend": "process", "address": None}
     ]
     assert "Elo 123 [81, 166] (95%), 30 games" in out
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:] if line[:1] == "L"}
@@ -101,6 +104,24 @@ def test_prints_the_rating_and_the_table_that_rate_returned(
     assert rows["L2"][1:] == ["200", "3", "20", "15%", TINY.levels[2].spec]
     assert "not reached" not in out  # +-43 is within --precision 50
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_backend_ray_and_its_address_reach_rate(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], ladder_file: str
+) -> None:
+    import mcts_agents.arena.rating as rating_module
+
+    calls: list[dict[str, Any]] = []
+
+    def fake_rate(agent: Any, env: Any, **options: Any) -> Rating:
+        calls.append(options)
+        return Rating(elo=0.0, low=-50.0, high=50.0, games=20, scores={"L1": (10.0, 20)}, game=env)
+
+    monkeypatch.setattr(rating_module, "rate", fake_rate)
+    args = ["rate", "tic_tac_toe", "random", "--ladder", ladder_file, "--games", "20"]
+    assert main([*args, "--backend", "ray", "--address", "10.0.0.5:6379"]) == 0
+    assert (calls[0]["backend"], calls[0]["address"]) == ("ray", "10.0.0.5:6379")
+    assert "Elo 0 [-50, 50]" in capsys.readouterr().out
 
 
 def test_same_seed_same_rating_and_the_games_are_recorded(tmp_path: Path, ladder_file: str) -> None:
