@@ -299,7 +299,8 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
         return self._subs[0].render()
 
     def close_extras(self, **kwargs: Any) -> None:
-        for sub in self._subs:
+        # (``getattr``: gymnasium's ``__del__`` closes an env whose constructor raised too)
+        for sub in getattr(self, "_subs", ()):
             for agent in {id(a): a for a in sub.opponents.values()}.values():
                 close = getattr(agent, "close", None)
                 if callable(close):

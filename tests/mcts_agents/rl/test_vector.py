@@ -364,3 +364,25 @@ def test_a_human_opponent_and_a_reward_that_is_not_finite_are_refused_at_once() 
     env.reset(seed=0)  # still the random opponent, and a finite reward
     assert env.get_attr("opponent_spec") == ("random", "random")
     assert env.get_attr("illegal_reward") == (-1.0, -1.0)
+
+
+def test_a_vector_env_whose_constructor_raised_is_collected_without_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """gymnasium's ``__del__`` closes the half-built env: nothing may raise there."""
+    import gc
+    import sys
+
+    raised: list[Any] = []
+    monkeypatch.setattr(sys, "unraisablehook", raised.append)
+
+    def build() -> str:
+        try:
+            VectorVsOpponent(2, autoreset_mode="sometimes")
+        except InvalidOptionError as error:
+            return str(error)  # (the traceback, which holds the half-built env, is dropped)
+        return "built"
+
+    assert "autoreset_mode" in build()
+    gc.collect()
+    assert raised == []
