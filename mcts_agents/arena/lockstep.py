@@ -2,8 +2,9 @@
 per round, every round's moves asked of their agents in one ``agents.batch.act_batch`` call.
 
 Each game is the arena's own: its env made and reset with the task's seed, one agent per seat
-built with ``derive_seed(task.seed, seat)`` (so seeds and search trees stay per game), its moves
-checked against the mover's action mask and played, its record made by ``tasks.game_record``
+built with ``derive_seed(task.seed, seat)`` (so seeds and search trees stay per game; a finished
+game's agent is reset with that seed instead where that is the same agent: ``Builders``), its
+moves played as ``play_game`` plays them, its record made by ``tasks.game_record``
 (the same fields, moves included) and yielded in the tasks' order. So the games, their
 records and whatever is computed from them (a results file, a resumed run, ``rate``'s fit)
 are those of ``run_game`` game by game; only a record's ``times`` differ: each move is given
@@ -25,8 +26,10 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any
 
+from mcts_agents.agents.agent import MCTSAgent, RandomAgent
 from mcts_agents.agents.batch import act_batch
-from mcts_agents.agents.play import Move, action_index, check_legal_action, step_summing
+from mcts_agents.agents.models import PriorAgent, PUCTAgent
+from mcts_agents.agents.play import Move, step_summing
 from mcts_agents.arena.entrants import Entrant, build_agent
 from mcts_agents.arena.tasks import GameTask, Record, game_record, start_game
 from mcts_agents.checks import check_int
@@ -34,15 +37,20 @@ from mcts_agents.errors import InvalidOptionError, OptionTypeError
 
 __all__ = [
     "LOCKSTEP_GAMES",
+    "RENEWABLE",
     "Builders",
     "check_lockstep",
     "lockstep_ready",
     "lockstep_records",
+    "renewable",
     "use_lockstep",
 ]
 
 #: The most games in play at once (a longer list of tasks starts a game as one finishes).
 LOCKSTEP_GAMES = 64
+#: The agent classes whose ``reset(seed=s)`` gives the agent a new build with seed ``s`` gives
+#: (tables forgotten, generators reseeded): a finished game's are reused (``Builders``).
+RENEWABLE = (MCTSAgent, PUCTAgent, PriorAgent, RandomAgent)
 #: Agent spec kinds whose model is opened once for all the games of a lockstep run.
 _MODEL_KINDS = ("policy", "az")
 
@@ -120,6 +128,7 @@ def lockstep_records(
             if not game.advance():
                 ended[position] = game_record(game.task, game.env, game.moves, game.totals)
                 del playing[position]
+                build.release(game.task, game.players)
         while shown in ended:
             yield ended.pop(shown)
             shown += 1
@@ -139,30 +148,52 @@ def _start(task: GameTask, build: Builders) -> _Game:
 
 
 def _round(games: Sequence[_Game]) -> None:
-    """One move in every game: the movers asked in one ``act_batch``, each move checked."""
+    """One move in every game: the movers asked in one ``act_batch``, each move played as
+    ``play_game`` plays it (an illegal one is the env's to judge, as game by game)."""
     movers = [game.players[game.env.agent_selection] for game in games]
     start = perf_counter()
     actions = act_batch(movers, [game.env for game in games])
     seconds = (perf_counter() - start) / len(games)
     for game, player, action in zip(games, movers, actions, strict=True):
         agent = game.env.agent_selection
-        action = action_index(action, f"{player!r} ({agent})")
-        check_legal_action(game.env, agent, action, player)
         step_summing(game.env, action, game.totals)
         game.moves.append(Move(agent, action, seconds, getattr(player, "last_result", None)))
 
 
 class Builders:
-    """``build_agent``, with a model spec's model opened once (its agents share it): keep one
-    for a run's calls of ``lockstep_records`` (``rate``'s batches)."""
+    """``build_agent``, with a model spec's model opened once (its agents share it), and the
+    agents of finished games given to later ones: keep one for a run's calls of
+    ``lockstep_records`` (``rate``'s batches).
+
+    An agent built from a spec whose ``reset(seed)`` makes it the agent a fresh build with that
+    seed would be (``RENEWABLE``: its tables forgotten, its generators reseeded) is reset and
+    given to a later game instead of being built again; a factory's agents are always new."""
 
     def __init__(self) -> None:
         self.made: dict[str, Callable[[int], Any]] = {}
+        self.spare: dict[str, list[Any]] = {}
 
     def __call__(self, entrant: Entrant, seed: int) -> Any:
+        spare = self.spare.get(entrant.name)
+        if spare:
+            agent = spare.pop()
+            agent.reset(seed=seed)
+            return agent
         if entrant.name not in self.made:
             self.made[entrant.name] = _builder(entrant)
         return self.made[entrant.name](seed)
+
+    def release(self, task: GameTask, players: dict[Any, Any]) -> None:
+        """The agents of ``task``'s finished game, for later games (those ``renewable``)."""
+        for entrant, agent in zip(task.seats, players.values(), strict=True):
+            if entrant.how == "spec" and renewable(agent):
+                self.spare.setdefault(entrant.name, []).append(agent)
+
+
+def renewable(agent: Any) -> bool:
+    """Whether ``reset(seed=s)`` makes ``agent`` what a new one of its spec with seed ``s`` is:
+    one of ``RENEWABLE``'s classes exactly, a search in this process (no workers)."""
+    return type(agent) in RENEWABLE and getattr(agent, "workers", 1) == 1
 
 
 def _builder(entrant: Entrant) -> Callable[[int], Any]:

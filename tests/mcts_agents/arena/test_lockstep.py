@@ -127,3 +127,64 @@ def test_auto_plays_in_lockstep_only_where_it_can() -> None:
         use_lockstep(True, specs, 2, "process")
     with pytest.raises(OptionTypeError, match=r"lockstep must be True, False or 'auto', got 'on'"):
         rate("random", ENV, games=2, levels=TINY, lockstep="on")
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """An untrained AlphaZero network for tic-tac-toe, saved."""
+    pytest.importorskip("torch")
+    from mcts_agents.alphazero.learn import NetConfig, build_net, save_net
+    from mcts_agents.envs.games.mnk import MNK
+
+    path = tmp_path_factory.mktemp("models") / "ttt.pt"
+    game = MNK(3, 3, 3, name="tic_tac_toe")
+    save_net(path, build_net(game, NetConfig(channels=8, blocks=1, value_hidden=8), seed=0), game)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "spec", ["policy:model={},temperature=1", "az:model={},simulations=6", "mcts:iterations=7"]
+)
+def test_a_finished_games_agents_play_the_next_games_as_new_ones(
+    spec: str, net: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcts_agents.arena import lockstep
+
+    rated = make_entrant(spec.format(net), "rated")
+    levels = [make_entrant(level.spec, level.name) for level in TINY.levels[:3]]
+    tasks = [
+        task
+        for level in levels
+        for task in unit_tasks(tic_tac_toe_v0.env, ENV, (rated, level), 5, range(6), 1)
+    ]
+    tasks = [replace(task, index=i) for i, task in enumerate(tasks)]  # 18 games
+    alone = [run_game(task) for task in tasks]
+    seen: list[Any] = []
+    start = lockstep.start_game
+
+    def spy(task: Any, build: Any) -> Any:
+        env, players = start(task, build)
+        seen.extend(players.values())
+        return env, players
+
+    monkeypatch.setattr(lockstep, "start_game", spy)
+    together = list(lockstep_records(tasks, games=4))
+    assert same_games(together) == same_games(alone)
+    seats = [entrant.name for task in tasks for entrant in task.seats]  # games start in order
+    rated_agents = {id(agent) for agent, seat in zip(seen, seats, strict=True) if seat == "rated"}
+    assert len(rated_agents) <= 4  # one per game in flight, not one per game
+
+
+class Occupied:
+    """Plays square 4 whether or not it is free: its second move there is illegal."""
+
+    def act(self, env: Any) -> int:
+        return 4
+
+
+def test_an_illegal_move_ends_the_game_as_it_does_game_by_game() -> None:
+    seats = (make_entrant(Occupied, "occupied"), make_entrant("mcts:iterations=4", "mcts"))
+    tasks = unit_tasks(tic_tac_toe_v0.env, ENV, seats, 1, range(4), 1)
+    alone = [run_game(task) for task in tasks]
+    assert {record["length"] for record in alone} <= {2, 3, 4}  # the env ended them
+    assert same_games(list(lockstep_records(tasks, games=4))) == same_games(alone)
