@@ -27,7 +27,7 @@ from time import perf_counter
 from typing import Any
 
 from mcts_agents.agents.agent import MCTSAgent, RandomAgent
-from mcts_agents.agents.batch import act_batch
+from mcts_agents.agents.batch import act_batch, acts_in_batches
 from mcts_agents.agents.models import PriorAgent, PUCTAgent
 from mcts_agents.agents.play import Move, step_summing
 from mcts_agents.arena.entrants import Entrant, build_agent
@@ -73,19 +73,32 @@ def lockstep_ready(tasks: Sequence[GameTask]) -> str | None:
     return None
 
 
-def use_lockstep(lockstep: Any, tasks: Sequence[GameTask], workers: int, backend: str) -> bool:
-    """Whether to play ``tasks`` in lockstep: ``"auto"`` does when they play in this process
-    (one worker, the ``process`` backend) and every agent is a spec or a factory; ``True``
-    insists (an ``InvalidOptionError`` saying why it cannot), ``False`` never does."""
+def use_lockstep(
+    lockstep: Any,
+    tasks: Sequence[GameTask],
+    workers: int,
+    backend: str,
+    build: Builders | None = None,
+) -> Builders | None:
+    """The builders to play ``tasks`` in lockstep with (``build``, or new ones), else ``None``:
+    ``"auto"`` plays in lockstep the tasks whose every agent is a spec whose agents act in
+    batches (``agents.batch.acts_in_batches``), when they play in this process (one worker,
+    the ``process`` backend), and the others game by game; ``True`` plays them all so, specs
+    and factories (an ``InvalidOptionError`` for an instance: one object cannot play many
+    games at once), ``False`` none."""
     check_lockstep(lockstep)
     if lockstep is False:
-        return False
-    why = lockstep_ready(tasks)
+        return None
+    why = lockstep_ready(tasks) if lockstep is True else None
     if why is None and (workers > 1 or backend != "process"):
         why = f"lockstep plays in this process; workers={workers} and backend={backend!r}"
     if why is not None and lockstep is True:
         raise InvalidOptionError(f"lockstep=True: {why}")
-    return why is None
+    if why is not None:
+        return None
+    build = Builders() if build is None else build
+    build.auto = lockstep == "auto"
+    return build if any(build.plays(task) for task in tasks) else None
 
 
 @dataclass
@@ -172,6 +185,26 @@ class Builders:
     def __init__(self) -> None:
         self.made: dict[str, Callable[[int], Any]] = {}
         self.spare: dict[str, list[Any]] = {}
+        self.batching: dict[str, bool] = {}
+        #: Play in lockstep only the tasks whose every agent acts in batches (``plays``).
+        self.auto = False
+
+    def plays(self, task: GameTask) -> bool:
+        """Whether ``task`` is for lockstep: always, or with ``auto`` when every agent of it is
+        a spec whose agents act in batches (``acts_in_batches``, which its first agent tells;
+        a factory's agents are not known before it is called, once a game)."""
+        return not self.auto or all(self._batches(entrant) for entrant in task.seats)
+
+    def _batches(self, entrant: Entrant) -> bool:
+        known = self.batching.get(entrant.name)
+        if known is None:
+            known = entrant.how == "spec"
+            if known:
+                agent = self(entrant, 0)  # (a spec's model is opened once, for every game)
+                known = acts_in_batches(agent)
+                self._keep(entrant, agent)
+            self.batching[entrant.name] = known
+        return known
 
     def __call__(self, entrant: Entrant, seed: int) -> Any:
         spare = self.spare.get(entrant.name)
@@ -186,8 +219,11 @@ class Builders:
     def release(self, task: GameTask, players: dict[Any, Any]) -> None:
         """The agents of ``task``'s finished game, for later games (those ``renewable``)."""
         for entrant, agent in zip(task.seats, players.values(), strict=True):
-            if entrant.how == "spec" and renewable(agent):
-                self.spare.setdefault(entrant.name, []).append(agent)
+            self._keep(entrant, agent)
+
+    def _keep(self, entrant: Entrant, agent: Any) -> None:
+        if entrant.how == "spec" and renewable(agent):
+            self.spare.setdefault(entrant.name, []).append(agent)
 
 
 def renewable(agent: Any) -> bool:

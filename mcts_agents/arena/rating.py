@@ -187,8 +187,9 @@ def rate(
         lockstep: play each batch's games together in this process, every round's moves asked
             in one batch (``arena.lockstep``: a ``policy:`` model's moves in one forward pass,
             the levels' compiled searches in one kernel call; the same games and rating as
-            game by game); ``"auto"``: when ``workers`` is 1 and the agent is a spec or a
-            factory (an instance plays game by game).
+            game by game); ``"auto"``: when ``workers`` is 1 and the agent acts in batches
+            (``agents.batch.acts_in_batches``: a ``policy:`` or ``az:`` agent, an ``mcts:``
+            agent with an iteration budget) and is a spec (``True`` for a factory too).
 
     Returns:
         a ``Rating``: ``elo``, ``low``, ``high`` (95%), ``games`` played, per-level ``scores``.
@@ -233,7 +234,7 @@ def rate(
         count = min(batch, games - played)
         tasks = unit_tasks(make, label, (rated, opponent), seed, range(played, played + count),
                            hands)  # fmt: skip
-        together = build if use_lockstep(lockstep, tasks, workers, "process") else None
+        together = use_lockstep(lockstep, tasks, workers, "process", build)
         live = None
         if on_progress is not None:
             live = _Live(on_progress, rated.name, ladder_levels, tally, opponent.name, played,

@@ -188,3 +188,85 @@ def test_an_illegal_move_ends_the_game_as_it_does_game_by_game() -> None:
     alone = [run_game(task) for task in tasks]
     assert {record["length"] for record in alone} <= {2, 3, 4}  # the env ended them
     assert same_games(list(lockstep_records(tasks, games=4))) == same_games(alone)
+
+
+@pytest.fixture
+def lockstep_games(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The indices of the games ``executors`` plays in lockstep."""
+    from mcts_agents.arena import executors
+
+    played: list[int] = []
+    records = executors.lockstep_records
+
+    def spy(tasks: Any, **options: Any) -> Any:
+        played.extend(task.index for task in tasks)
+        return records(tasks, **options)
+
+    monkeypatch.setattr(executors, "lockstep_records", spy)
+    return played
+
+
+@pytest.mark.parametrize("temperature", [0, 1])
+def test_a_match_of_agents_that_act_in_batches_plays_in_lockstep(
+    net: str, temperature: int, lockstep_games: list[int], tmp_path: Path
+) -> None:
+    from mcts_agents.arena import play_match
+
+    agents = [f"policy:model={net},temperature={temperature}", "mcts:iterations=20"]
+    alone = play_match(ENV, agents, games=10, seed=2, lockstep=False)
+    assert lockstep_games == []
+    out = tmp_path / "match.jsonl"
+    together = play_match(ENV, agents, games=10, seed=2, out=out)  # lockstep="auto"
+    assert sorted(lockstep_games) == list(range(10))
+    assert same_games(together.records) == same_games(alone.records)
+    untimed = [
+        [replace(row, mean_move_time=0.0) for row in run.standings()] for run in (together, alone)
+    ]
+    assert untimed[0] == untimed[1]  # (the times are each round's, shared among its moves)
+    lines = [json.loads(line) for line in out.open()][1:]
+    assert [line["index"] for line in lines] == list(range(10))  # as game by game writes them
+    assert same_games(lines) == same_games(alone.records)
+
+
+def test_a_tournament_plays_in_lockstep_the_pairs_that_act_in_batches(
+    net: str, lockstep_games: list[int]
+) -> None:
+    from mcts_agents.agents.agent import RandomAgent
+    from mcts_agents.arena import tournament
+
+    agents = {
+        "policy": f"policy:model={net}",
+        "mcts": "mcts:iterations=16",
+        "timed": "mcts:time=0.001",  # the clock decides its moves: game by game
+        "factory": RandomAgent,  # not known before it is called: game by game
+    }
+    deterministic = {name: agents[name] for name in ("policy", "mcts", "factory")}
+    alone = tournament(ENV, deterministic, 4, seed=1, lockstep=False)
+    assert lockstep_games == []
+    together = tournament(ENV, deterministic, 4, seed=1)
+    pairs = {
+        tuple(sorted(record["seats"])): record["index"] in lockstep_games
+        for record in together.records
+    }
+    assert pairs == {("mcts", "policy"): True, ("factory", "policy"): False,
+                     ("factory", "mcts"): False}  # fmt: skip
+    assert same_games(together.records) == same_games(alone.records)
+    lockstep_games.clear()
+    mixed = tournament(ENV, agents, 2, seed=1)
+    assert {tuple(sorted(r["seats"])) for r in mixed.records if r["index"] in lockstep_games} == {
+        ("mcts", "policy")
+    }
+
+
+def test_lockstep_true_plays_factories_and_refuses_instances(lockstep_games: list[int]) -> None:
+    from mcts_agents.agents.agent import RandomAgent
+    from mcts_agents.arena import play_match
+
+    alone = play_match(ENV, [RandomAgent, "mcts:iterations=8"], games=4, seed=3, lockstep=False)
+    together = play_match(ENV, [RandomAgent, "mcts:iterations=8"], games=4, seed=3, lockstep=True)
+    assert sorted(lockstep_games) == [0, 1, 2, 3]
+    assert same_games(together.records) == same_games(alone.records)
+    with pytest.raises(InvalidOptionError, match=r"lockstep=True: agent 'one' is one object"):
+        play_match(ENV, {"one": RandomAgent(), "two": "random"}, games=2, lockstep=True)
+    with pytest.raises(OptionTypeError, match=r"lockstep must be True, False or 'auto', got 1"):
+        play_match(ENV, ["random", "random"], games=2, lockstep=1)
