@@ -141,7 +141,7 @@ def lockstep_records(
             if not game.advance():
                 ended[position] = game_record(game.task, game.env, game.moves, game.totals)
                 del playing[position]
-                build.release(game.task, game.players)
+                build.release(game.task, game.players, game.env)
         while shown in ended:
             yield ended.pop(shown)
             shown += 1
@@ -150,7 +150,7 @@ def lockstep_records(
 
 
 def _start(task: GameTask, build: Builders) -> _Game:
-    env, players = start_game(task, build)
+    env, players = start_game(task, build, build.spare_env(task))
     game = _Game(task, env, players)
     if game.advance():  # as play_game: kernels load, workers start, before any move
         for player in {id(p): p for p in players.values()}.values():
@@ -186,6 +186,7 @@ class Builders:
         self.made: dict[str, Callable[[int], Any]] = {}
         self.spare: dict[str, list[Any]] = {}
         self.batching: dict[str, bool] = {}
+        self.envs: dict[int, tuple[Any, list[Any]]] = {}  # id(env_fn) -> (env_fn, envs)
         #: Play in lockstep only the tasks whose every agent acts in batches (``plays``).
         self.auto = False
 
@@ -216,10 +217,19 @@ class Builders:
             self.made[entrant.name] = _builder(entrant)
         return self.made[entrant.name](seed)
 
-    def release(self, task: GameTask, players: dict[Any, Any]) -> None:
-        """The agents of ``task``'s finished game, for later games (those ``renewable``)."""
+    def release(self, task: GameTask, players: dict[Any, Any], env: Any = None) -> None:
+        """The agents (those ``renewable``) and the env (one of our rules cores' envs, whose
+        ``reset(seed=...)`` starts everything afresh) of ``task``'s finished game, for later
+        games."""
         for entrant, agent in zip(task.seats, players.values(), strict=True):
             self._keep(entrant, agent)
+        if env is not None and _fresh_on_reset(env):
+            self.envs.setdefault(id(task.env_fn), (task.env_fn, []))[1].append(env)
+
+    def spare_env(self, task: GameTask) -> Any:
+        """A finished game's env of ``task.env_fn`` (``release``), else ``None``."""
+        kept = self.envs.get(id(task.env_fn))
+        return kept[1].pop() if kept is not None and kept[1] else None
 
     def _keep(self, entrant: Entrant, agent: Any) -> None:
         if entrant.how == "spec" and renewable(agent):
@@ -230,6 +240,15 @@ def renewable(agent: Any) -> bool:
     """Whether ``reset(seed=s)`` makes ``agent`` what a new one of its spec with seed ``s`` is:
     one of ``RENEWABLE``'s classes exactly, a search in this process (no workers)."""
     return type(agent) in RENEWABLE and getattr(agent, "workers", 1) == 1
+
+
+def _fresh_on_reset(env: Any) -> bool:
+    """Whether ``env`` is one of our envs (``GameWrapper`` over a ``BoardGameEnv``), whose
+    ``reset(seed=...)`` sets its state, bookkeeping, generator and wrapper afresh."""
+    from mcts_agents.envs.core.aec import BoardGameEnv
+    from mcts_agents.envs.core.wrappers import GameWrapper
+
+    return type(env) is GameWrapper and isinstance(env.unwrapped, BoardGameEnv)
 
 
 def _builder(entrant: Entrant) -> Callable[[int], Any]:

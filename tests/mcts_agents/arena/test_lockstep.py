@@ -145,7 +145,7 @@ def net(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.mark.parametrize(
     "spec", ["policy:model={},temperature=1", "az:model={},simulations=6", "mcts:iterations=7"]
 )
-def test_a_finished_games_agents_play_the_next_games_as_new_ones(
+def test_a_finished_games_agents_and_env_play_the_next_games_as_new_ones(
     spec: str, net: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from mcts_agents.arena import lockstep
@@ -160,11 +160,13 @@ def test_a_finished_games_agents_play_the_next_games_as_new_ones(
     tasks = [replace(task, index=i) for i, task in enumerate(tasks)]  # 18 games
     alone = [run_game(task) for task in tasks]
     seen: list[Any] = []
+    envs: list[Any] = []  # (held: an id is not reused)
     start = lockstep.start_game
 
-    def spy(task: Any, build: Any) -> Any:
-        env, players = start(task, build)
+    def spy(task: Any, build: Any, env: Any) -> Any:
+        env, players = start(task, build, env)
         seen.extend(players.values())
+        envs.append(env)
         return env, players
 
     monkeypatch.setattr(lockstep, "start_game", spy)
@@ -172,7 +174,7 @@ def test_a_finished_games_agents_play_the_next_games_as_new_ones(
     assert same_games(together) == same_games(alone)
     seats = [entrant.name for task in tasks for entrant in task.seats]  # games start in order
     rated_agents = {id(agent) for agent, seat in zip(seen, seats, strict=True) if seat == "rated"}
-    assert len(rated_agents) <= 4  # one per game in flight, not one per game
+    assert len(rated_agents) <= 4 and len({id(env) for env in envs}) <= 4  # not one per game
 
 
 class Occupied:
