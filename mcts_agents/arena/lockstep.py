@@ -1,22 +1,24 @@
 """Arena games played in lockstep: many games of one process advanced together, one move each
-per round, every round's moves asked of their agents in one ``agents.batch.act_batch`` call.
+per round, each entrant's moves of a round asked of its agents in one
+``agents.batch.act_batch`` call.
 
 Each game is the arena's own: its env made and reset with the task's seed, one agent per seat
-built with ``derive_seed(task.seed, seat)`` (so seeds and search trees stay per game; a finished
-game's agent is reset with that seed instead where that is the same agent: ``Builders``), its
-moves played as ``play_game`` plays them, its record made by ``tasks.game_record``
-(the same fields, moves included) and yielded in the tasks' order. So the games, their
-records and whatever is computed from them (a results file, a resumed run, ``rate``'s fit)
-are those of ``run_game`` game by game; only a record's ``times`` differ: each move is given
-its round's time divided by the round's moves. What a round batches is ``act_batch``'s: the
-compiled searches of ``MCTSAgent`` s (the ladder's levels) in one kernel call, ``PolicyAgent``
-s of one batched policy and ``PriorAgent`` s (``policy:`` specs) of one model in one forward
-pass; any other agent acts on its own.
+built with ``derive_seed(task.seed, seat)`` (so seeds and search trees stay per game), its
+moves played as ``play_game`` plays them, its record made by ``tasks.game_record`` (the same
+fields, moves included) and yielded in the tasks' order. A finished game's agents and env play
+later games where that changes nothing (``Builders``: an agent whose ``reset(seed)`` makes it a
+new one, an env of our rules cores, whose ``reset(seed)`` starts it afresh). So the games, their
+records and whatever is computed from them (a results file, a resumed run, ``rate``'s fit) are
+those of ``run_game`` game by game; only a record's ``times`` differ: each move is given its
+share of its entrant's ``act_batch`` call of the round. What a call batches is
+``act_batch``'s: the compiled searches of ``MCTSAgent`` s (the ladder's levels) in one kernel
+call, ``PolicyAgent`` s of one batched policy and ``PriorAgent`` s (``policy:`` specs) of one
+model in one forward pass; any other agent acts on its own.
 
 A spec naming a model (``policy:``, ``az:``) is opened once for all the games, not once per
 game, so that their agents share it (``az:`` agents share the network; their searches run one
 after another). An agent given as an instance is one object and cannot play many games at
-once: such tasks are played game by game (``lockstep_ready``).
+once: its tasks are played game by game (``use_lockstep``).
 """
 
 from __future__ import annotations
@@ -161,16 +163,23 @@ def _start(task: GameTask, build: Builders) -> _Game:
 
 
 def _round(games: Sequence[_Game]) -> None:
-    """One move in every game: the movers asked in one ``act_batch``, each move played as
-    ``play_game`` plays it (an illegal one is the env's to judge, as game by game)."""
-    movers = [game.players[game.env.agent_selection] for game in games]
-    start = perf_counter()
-    actions = act_batch(movers, [game.env for game in games])
-    seconds = (perf_counter() - start) / len(games)
-    for game, player, action in zip(games, movers, actions, strict=True):
-        agent = game.env.agent_selection
-        step_summing(game.env, action, game.totals)
-        game.moves.append(Move(agent, action, seconds, getattr(player, "last_result", None)))
+    """One move in every game: each entrant's movers asked in one ``act_batch`` (its moves
+    given that call's time, shared), each move played as ``play_game`` plays it (an illegal
+    one is the env's to judge, as game by game)."""
+    groups: dict[str, list[_Game]] = {}
+    for game in games:
+        seat = game.env.possible_agents.index(game.env.agent_selection)
+        groups.setdefault(game.task.seats[seat].name, []).append(game)
+    for group in groups.values():
+        movers = [game.players[game.env.agent_selection] for game in group]
+        start = perf_counter()
+        actions = act_batch(movers, [game.env for game in group])
+        seconds = (perf_counter() - start) / len(group)
+        for game, player, action in zip(group, movers, actions, strict=True):
+            agent = game.env.agent_selection
+            step_summing(game.env, action, game.totals)
+            result = getattr(player, "last_result", None)
+            game.moves.append(Move(agent, action, seconds, result))
 
 
 class Builders:

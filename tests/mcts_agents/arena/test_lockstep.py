@@ -4,6 +4,7 @@ arena plays one by one (same moves, returns, records, ratings)."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -272,3 +273,23 @@ def test_lockstep_true_plays_factories_and_refuses_instances(lockstep_games: lis
         play_match(ENV, {"one": RandomAgent(), "two": "random"}, games=2, lockstep=True)
     with pytest.raises(OptionTypeError, match=r"lockstep must be True, False or 'auto', got 1"):
         play_match(ENV, ["random", "random"], games=2, lockstep=1)
+
+
+class Sleepy:
+    """Random legal moves, each after 0.2 s."""
+
+    def act(self, env: Any) -> int:
+        time.sleep(0.2)
+        return int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+
+
+def test_each_agents_moves_are_given_the_time_of_its_own_batch() -> None:
+    from mcts_agents.arena import play_match
+
+    match = play_match(ENV, [Sleepy, "random"], games=2, seed=0, lockstep=True)
+    times: dict[str, list[float]] = {"sleepy": [], "random": []}
+    for record in match.records:
+        for mover, seconds in zip(record["movers"], record["times"], strict=True):
+            times["random" if record["seats"][mover] == "random" else "sleepy"].append(seconds)
+    assert min(times["sleepy"]) >= 0.2  # its own waits, not shared with the other agent's moves
+    assert max(times["random"]) < 0.1  # (generous: a random move takes microseconds)
