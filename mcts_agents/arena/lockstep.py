@@ -127,7 +127,8 @@ def lockstep_records(
 ) -> Iterator[Record]:
     """The records of ``tasks``, played in lockstep (see the module), up to ``games`` at a
     time, yielded in task order (a game that ends early waits for those before it, so a
-    results file holds its lines in the order game by game gives). ``build``: the builders
+    results file holds its lines in the order game by game gives; an exception in a round,
+    Ctrl-C, first yields the finished games that wait). ``build``: the builders
     of the agents (a ``Builders`` kept between calls opens each model once)."""
     check_int(games, "games", low=1)
     build = Builders() if build is None else build
@@ -148,7 +149,12 @@ def lockstep_records(
             yield ended.pop(shown)
             shown += 1
         if playing:
-            _round(list(playing.values()))
+            try:
+                _round(list(playing.values()))
+            except BaseException:  # Ctrl-C, a failing agent: the finished games are kept
+                for position in sorted(ended):
+                    yield ended.pop(position)
+                raise
 
 
 def _start(task: GameTask, build: Builders) -> _Game:

@@ -18,7 +18,7 @@ from mcts_agents.arena import rate
 from mcts_agents.arena.entrants import make_entrant
 from mcts_agents.arena.lockstep import lockstep_records, use_lockstep
 from mcts_agents.arena.rating import unit_tasks
-from mcts_agents.arena.tasks import run_game
+from mcts_agents.arena.tasks import GameTask, run_game
 from mcts_agents.envs import tic_tac_toe_v0
 from mcts_agents.errors import InvalidOptionError, OptionTypeError
 from tests.mcts_agents.tiny_ladder import TINY
@@ -293,3 +293,31 @@ def test_each_agents_moves_are_given_the_time_of_its_own_batch() -> None:
             times["random" if record["seats"][mover] == "random" else "sleepy"].append(seconds)
     assert min(times["sleepy"]) >= 0.2  # its own waits, not shared with the other agent's moves
     assert max(times["random"]) < 0.1  # (generous: a random move takes microseconds)
+
+
+class Interrupting:
+    """The first legal move, until its third move: Ctrl-C."""
+
+    def __init__(self) -> None:
+        self.moves = 0
+
+    def act(self, env: Any) -> int:
+        self.moves += 1
+        if self.moves == 3:
+            raise KeyboardInterrupt
+        return int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+
+
+def test_ctrl_c_keeps_the_finished_games_that_wait_for_an_earlier_one(tmp_path: Path) -> None:
+    from mcts_agents.arena.executors import game_records
+    from mcts_agents.arena.lockstep import Builders
+
+    level = make_entrant("random")
+    first = GameTask(0, 11, tic_tac_toe_v0.env, ENV, (make_entrant(Interrupting, "i"), level))
+    second = GameTask(1, 12, tic_tac_toe_v0.env, ENV, (make_entrant(Occupied, "o"), level))
+    found = []
+    with pytest.raises(KeyboardInterrupt):
+        for record in game_records([first, second], 1, "process", None, Builders()):
+            found.append(record)
+    assert [record["index"] for record in found] == [1]  # game 1 ended before game 0's Ctrl-C
+    assert same_games(found) == same_games([run_game(second)])
