@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from mcts_agents.adapters import game_from_env
-from mcts_agents.agents.agent import MCTSAgent
+from mcts_agents.agents.agent import MCTSAgent, RandomAgent
 from mcts_agents.agents.models import PriorAgent, prior_batch
 from mcts_agents.agents.policy import PolicyAgent
 from mcts_agents.checks import check_int, is_int
@@ -34,7 +34,7 @@ from mcts_agents.search.game import Game, State, is_perfect_information
 from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import Searcher
 
-__all__ = ["BatchedMCTS", "act_batch", "search_batch"]
+__all__ = ["BatchedMCTS", "act_batch", "acts_in_batches", "search_batch"]
 
 #: The module that searches compiled searchers as one batch (imported only when one is met).
 _COMPILED_BATCH = "mcts_agents.compiled.batch"
@@ -178,6 +178,21 @@ def act_batch(agents: Sequence[Any], envs: Sequence[Any], keep_results: bool = T
         if not searched[i]:
             actions[i] = agent.act(env)  # as the agent gives it: the caller checks it
     return actions
+
+
+def acts_in_batches(agent: Any) -> bool:
+    """Whether ``act_batch`` asks ``agent`` for its moves together with others' and its moves do
+    not depend on the clock: an ``MCTSAgent`` (``az:`` agents too) of one process with an
+    iteration budget and no time limit (compiled searchers in one kernel call), a
+    ``PriorAgent``, a ``PolicyAgent`` of a batched policy, or a ``RandomAgent`` itself (nothing
+    to batch, nothing to wait for; a subclass's ``act`` may be anything). Such agents play
+    many games at once at no cost to any."""
+    if isinstance(agent, MCTSAgent):
+        budget = agent.budget
+        return agent.workers == 1 and budget.iterations is not None and budget.time_limit is None
+    if isinstance(agent, PolicyAgent):
+        return callable(getattr(agent.policy, "batch", None))
+    return isinstance(agent, PriorAgent) or type(agent) is RandomAgent  # (a subclass: its act)
 
 
 def _policy_batches(

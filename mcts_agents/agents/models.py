@@ -328,7 +328,9 @@ class PriorAgent:
 
 def prior_batch(agents: Sequence[PriorAgent], positions: Sequence[tuple[Any, Any]]) -> list[Any]:
     """The priors of ``agents[i]`` at ``positions[i]`` (``(game, state)``), as ``priors`` gives
-    them, in one ``evaluate_batch`` call: the agents share one evaluator (one forward pass)."""
+    them, in one ``evaluate_batch`` call: the agents share one evaluator (one forward pass). An
+    evaluator with ``evaluate_priors(observations, legal_masks)`` (``SB3Evaluator``) is asked
+    for the priors alone: ``evaluate_batch``'s, without running its value head."""
     if not agents:
         return []
     evaluator = agents[0].evaluator
@@ -345,5 +347,10 @@ def prior_batch(agents: Sequence[PriorAgent], positions: Sequence[tuple[Any, Any
             )
         masks[row, list(game.legal_actions(state))] = True
         observations.append(np.asarray(game.observation(state, game.to_play(state))))
-    output = evaluator.evaluate_batch(np.stack(observations), masks)
+    stacked = np.stack(observations)
+    alone = getattr(evaluator, "evaluate_priors", None)  # the priors without the value head
+    if callable(alone):
+        output = (alone(stacked, masks), np.zeros(len(masks)))
+    else:
+        output = evaluator.evaluate_batch(stacked, masks)
     return list(np.asarray(check_batch(evaluator, output, masks)[0]))

@@ -99,6 +99,7 @@ class SB3Evaluator:
         except (TypeError, ValueError):  # pragma: no cover - SB3's methods have signatures
             parameters = {}  # type: ignore[assignment]
         self.masked = "action_masks" in parameters
+        self._categorical = _is_categorical(policy, self.masked)
         self.__qualname__ = f"SB3Evaluator({type(model).__name__})"
 
     def evaluate_batch(
@@ -112,30 +113,87 @@ class SB3Evaluator:
         """
         import torch
 
+        tensor, masks = self._inputs(observations, legal_masks)
+        with torch.no_grad():
+            probabilities = self._probabilities(tensor, masks)
+            values = self.policy.predict_values(tensor).reshape(-1)
+        scaled = values.cpu().numpy().astype(np.float64) / self.value_scale
+        return _priors(probabilities, masks), np.clip(scaled, -1.0, 1.0)
+
+    def evaluate_priors(self, observations: np.ndarray, legal_masks: np.ndarray) -> np.ndarray:
+        """``evaluate_batch``'s priors alone (the value head is not run): what a player of the
+        raw policy (``PriorAgent``) needs. Same checks and errors as ``evaluate_batch``."""
+        import torch
+
+        tensor, masks = self._inputs(observations, legal_masks)
+        with torch.no_grad():
+            return _priors(self._probabilities(tensor, masks), masks)
+
+    def _inputs(self, observations: np.ndarray, legal_masks: np.ndarray) -> tuple[Any, Any]:
+        """The checked observations as the policy's tensor, and the masks."""
         observations, masks = check_batch_inputs(
             observations, legal_masks, self.observation_shape, self.num_actions, "this policy"
         )
         policy = self.policy
-        policy.set_training_mode(False)
-        with torch.no_grad():
-            tensor, _ = policy.obs_to_tensor(observations)
+        if getattr(policy, "training", True):  # eval mode: once, unless someone trains it
+            policy.set_training_mode(False)
+        tensor, _ = policy.obs_to_tensor(observations)
+        return tensor, masks
+
+    def _probabilities(self, tensor: Any, masks: np.ndarray) -> Any:
+        """The policy's action probabilities, masked: those of its ``get_distribution``, bit
+        for bit, computed as its categorical distribution computes them (logits normalised,
+        illegal ones set to -1e8, normalised again, softmax) without building the
+        distribution objects (their checks cost more than the network on small batches);
+        other distributions through ``get_distribution``."""
+        import torch
+
+        policy = self.policy
+        if not self._categorical:
             if self.masked:
                 distribution = policy.get_distribution(tensor, action_masks=masks)
             else:
                 distribution = policy.get_distribution(tensor)
-            probabilities = distribution.distribution.probs
-            values = policy.predict_values(tensor).reshape(-1)
-        priors = np.where(masks, probabilities.cpu().numpy().astype(np.float64), 0.0)
-        mass = priors.sum(axis=1, keepdims=True)
-        priors = np.divide(priors, mass, out=np.zeros_like(priors), where=mass > 0)
-        scaled = values.cpu().numpy().astype(np.float64) / self.value_scale
-        return priors, np.clip(scaled, -1.0, 1.0)
+            return distribution.distribution.probs
+        features = policy.extract_features(tensor, policy.pi_features_extractor)
+        latent = policy.mlp_extractor.forward_actor(features)
+        logits = policy.action_net(latent).view(-1, self.num_actions)
+        logits = logits - logits.logsumexp(dim=-1, keepdim=True)
+        if self.masked:
+            allowed = torch.as_tensor(masks, dtype=torch.bool, device=logits.device)
+            huge = torch.tensor(-1e8, dtype=logits.dtype, device=logits.device)
+            logits = torch.where(allowed.reshape(logits.shape), logits, huge)
+            logits = logits - logits.logsumexp(dim=-1, keepdim=True)
+        return torch.softmax(logits, dim=-1)
 
     def __repr__(self) -> str:
         return (
             f"SB3Evaluator({type(self.model).__name__}, observations {self.observation_shape}, "
             f"{self.num_actions} actions, value_scale={self.value_scale})"
         )
+
+
+def _priors(probabilities: Any, masks: np.ndarray) -> np.ndarray:
+    """Probabilities (a tensor) as priors: float64, 0 on illegal moves, renormalised."""
+    priors = np.where(masks, probabilities.cpu().numpy().astype(np.float64), 0.0)
+    mass = priors.sum(axis=1, keepdims=True)
+    return np.divide(priors, mass, out=np.zeros_like(priors), where=mass > 0)
+
+
+def _is_categorical(policy: Any, masked: bool) -> bool:
+    """Whether ``policy`` is one of SB3's actor-critic policies over a categorical distribution
+    (sb3-contrib's ``MaskableCategoricalDistribution`` for a masked one, SB3's
+    ``CategoricalDistribution`` otherwise), whose probabilities ``_probabilities`` computes."""
+    expected = "MaskableCategoricalDistribution" if masked else "CategoricalDistribution"
+    if type(getattr(policy, "action_dist", None)).__name__ != expected:
+        return False
+    extractor = getattr(policy, "mlp_extractor", None)
+    return (
+        callable(getattr(policy, "extract_features", None))
+        and callable(getattr(policy, "action_net", None))
+        and callable(getattr(extractor, "forward_actor", None))
+        and hasattr(policy, "pi_features_extractor")
+    )
 
 
 #: sb3-contrib's maskable policy classes a model file may name (read from its ``data``).

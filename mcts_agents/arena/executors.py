@@ -65,9 +65,10 @@ def game_records(
     lockstep: Builders | None = None,
 ) -> Iterator[Record]:
     """The records of ``tasks`` as their games finish: Ray tasks, ``workers`` processes, or
-    here (game by game, or given ``lockstep``'s builders all together: ``arena.lockstep``)."""
+    here (game by game, or given ``lockstep``'s builders together: ``arena.lockstep``, those
+    it ``plays``, then the others game by game)."""
     if lockstep is not None:
-        return lockstep_records(tasks, build=lockstep)
+        return _lockstep_first(tasks, lockstep)
     if backend == "ray":
         kind = "ray"
     elif workers > 1 and len(tasks) > 1:
@@ -76,6 +77,14 @@ def game_records(
     else:
         kind = "local"
     return _records(kind, tasks, workers, address)
+
+
+def _lockstep_first(tasks: Sequence[GameTask], build: Builders) -> Iterator[Record]:
+    together = [task for task in tasks if build.plays(task)]
+    yield from lockstep_records(together, build=build)
+    alone = [task for task in tasks if not build.plays(task)]
+    if alone:
+        yield from _records("local", alone, 1, None)
 
 
 def _records(

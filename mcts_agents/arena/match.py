@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mcts_agents.arena.entrants import Entrant, env_factory, env_label, make_entrants
+from mcts_agents.arena.lockstep import check_lockstep, use_lockstep
 from mcts_agents.arena.record_checks import VERSION
 from mcts_agents.arena.results import MatchResult, TournamentResult
 from mcts_agents.arena.runner import MAX_GAMES, check_options, run_tasks
@@ -73,6 +74,7 @@ def play_match(
     progress: bool = False,
     backend: str = "process",
     address: str | None = None,
+    lockstep: bool | str = "auto",
 ) -> MatchResult:
     """Play ``games`` games between ``agents``, one per seat, rotating seats game by game.
 
@@ -98,12 +100,23 @@ def play_match(
         address: the Ray cluster's address (``None``: reuse an initialised Ray or start a local
             one bound to 127.0.0.1); see ``backends.ray_session`` for what a cluster exposes
             and how long a bad address takes to fail.
+        lockstep: play the games together in this process, up to ``LOCKSTEP_GAMES`` (64) at a
+            time, every round's moves asked in one batch (``arena.lockstep``: a ``policy:``
+            model's moves in one forward pass, compiled searches in one kernel call). The
+            records are those of game by game but for their ``times`` (each round's time
+            shared among its moves). ``"auto"`` (default): when ``workers`` is 1, the backend
+            ``"process"`` and every agent acts in batches (``agents.batch.acts_in_batches``:
+            ``policy:`` and ``az:`` agents, ``mcts:`` agents with an iteration budget,
+            ``random``, given as specs); ``True`` insists (specs and factories, not
+            instances: one object cannot play many games at once), ``False``: game by game.
+            A run stopped (Ctrl-C) loses the games in flight; a rerun with ``out`` plays them.
 
     Raises:
         WorkerError: a worker process died (the message names the game; the finished games
             are in ``out``).
     """
     make, env_name, seats, entrants = _prepare(env_fn, agents, seed, backend, workers)
+    check_lockstep(lockstep)
     check_game_count("games", games)
     if len(entrants) != seats:
         raise InvalidOptionError(
@@ -119,7 +132,7 @@ def play_match(
     header = results_header("match", env_name, entrants, seed, games=games)
     records = run_tasks(
         tasks, header, workers=workers, out=out, progress=progress, backend=backend,
-        address=address,
+        address=address, lockstep=use_lockstep(lockstep, tasks, workers, backend),
     )  # fmt: skip
     return MatchResult(env_name, [e.name for e in entrants], seed, records)
 
@@ -136,16 +149,19 @@ def tournament(
     progress: bool = False,
     backend: str = "process",
     address: str | None = None,
+    lockstep: bool | str = "auto",
 ) -> TournamentResult:
     """Round robin in a 2-player env: every pair plays ``games_per_pair`` games, seats swapped.
 
     ``agents`` is as in ``play_match`` or a dict ``name -> agent``. Elo ratings (Bradley-Terry,
     95% CIs) are anchored so that ``anchor`` (default: the first agent) has Elo 0. The other
-    arguments are those of ``play_match``. With ``P`` pairs, game ``g`` of pair ``p`` has index
-    ``g * P + p``, so more games per pair extend a results file; at most ``runner.MAX_GAMES``
-    games in all.
+    arguments are those of ``play_match``; ``lockstep="auto"`` plays in lockstep the games of
+    the pairs whose both agents act in batches, the others game by game. With ``P`` pairs,
+    game ``g`` of pair ``p`` has index ``g * P + p``, so more games per pair extend a results
+    file; at most ``runner.MAX_GAMES`` games in all.
     """
     make, env_name, seats, entrants = _prepare(env_fn, agents, seed, backend, workers)
+    check_lockstep(lockstep)
     if seats != 2:
         raise InvalidOptionError(
             f"a round robin needs a 2-player env; {env_name} has {seats} seats"
@@ -169,7 +185,7 @@ def tournament(
     header = results_header("tournament", env_name, entrants, seed, games_per_pair=games_per_pair)
     records = run_tasks(
         tasks, header, workers=workers, out=out, progress=progress, backend=backend,
-        address=address,
+        address=address, lockstep=use_lockstep(lockstep, tasks, workers, backend),
     )  # fmt: skip
     return TournamentResult(
         env_name, names, seed, records, games_per_pair=games_per_pair, anchor=anchor

@@ -191,8 +191,10 @@ def rate(
         lockstep: play each batch's games together in this process, every round's moves asked
             in one batch (``arena.lockstep``: a ``policy:`` model's moves in one forward pass,
             the levels' compiled searches in one kernel call; the same games and rating as
-            game by game); ``"auto"``: when ``workers`` is 1 and the agent is a spec or a
-            factory (an instance plays game by game).
+            game by game); ``"auto"``: when ``workers`` is 1, ``backend`` is ``"process"`` and
+            the agent acts in batches (``agents.batch.acts_in_batches``: a ``policy:`` or
+            ``az:`` agent, an ``mcts:`` agent with an iteration budget) and is a spec
+            (``True`` for a factory too).
         backend: ``"process"`` (``workers`` processes here) or ``"ray"``: each batch's games
             are Ray tasks, spread over the cluster at ``address`` (``None`` or ``"local"``: a
             local Ray instance bound to 127.0.0.1; see ``processes.ray_session``), one Ray
@@ -245,7 +247,7 @@ def rate(
             count = min(batch, games - played)
             units = range(played, played + count)
             tasks = unit_tasks(make, label, (rated, opponent), seed, units, hands)
-            together = build if use_lockstep(lockstep, tasks, workers, backend) else None
+            together = use_lockstep(lockstep, tasks, workers, backend, build)
             live = None
             if on_progress is not None:
                 live = _Live(on_progress, rated.name, ladder_levels, tally, opponent.name,

@@ -64,11 +64,13 @@ def run_game(task: GameTask) -> Record:
 
 
 def start_game(
-    task: GameTask, build: Callable[[Entrant, int], Any] = build_agent
+    task: GameTask, build: Callable[[Entrant, int], Any] = build_agent, env: Any = None
 ) -> tuple[Any, dict[Any, Any]]:
     """The task's env, reset with its seed, and its players: seat ``s``'s agent built by
-    ``build(entrant, derive_seed(task.seed, s))``."""
-    env = task.env_fn()
+    ``build(entrant, derive_seed(task.seed, s))``. ``env``: one of ``task.env_fn`` to use
+    instead of a new one (an env whose ``reset(seed=...)`` makes it a new one: a finished
+    game's, reused)."""
+    env = task.env_fn() if env is None else env
     env.reset(seed=task.seed)
     players = {
         agent: build(task.seats[seat], derive_seed(task.seed, seat))

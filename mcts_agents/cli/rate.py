@@ -104,7 +104,7 @@ def add_rate_parser(commands: Any, int_type: Any) -> None:
         default=None,
         help="play each batch's games together, every round's moves in one batch (a policy's "
         "in one forward pass, the levels' searches in one kernel call); default: on with "
-        "--workers 1",
+        "--workers 1 for an agent that acts in batches (policy:, az:, mcts: with iterations)",
     )
     parser.add_argument(
         "--progress",

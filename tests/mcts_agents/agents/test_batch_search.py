@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from mcts_agents import MCTSAgent, RandomAgent
-from mcts_agents.agents.batch import BatchedMCTS, act_batch, search_batch
+from mcts_agents.agents.batch import BatchedMCTS, act_batch, acts_in_batches, search_batch
 from mcts_agents.envs import connect_four_v0, tic_tac_toe_v0
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
@@ -167,3 +167,34 @@ def test_prior_agents_of_one_model_move_in_one_forward_pass() -> None:
     agents = [PriorAgent(model, temperature=1.0, seed=i) for i in range(len(envs))]
     assert act_batch(agents, envs) == alone
     assert model.sizes[before:] == [len(envs)]
+
+
+class Batched:
+    """A learned policy's stand-in: ``batch(observations, masks)`` gives the first legal move."""
+
+    def batch(self, observations: Any, masks: Any) -> Any:
+        return masks.argmax(axis=1)
+
+    def __call__(self, observation: Any, mask: Any) -> int:
+        return int(mask.argmax())
+
+
+class Moody(RandomAgent):
+    def act(self, env: Any) -> int:  # anything at all
+        return 0
+
+
+def test_acts_in_batches_names_the_agents_whose_moves_batch_and_ignore_the_clock() -> None:
+    from mcts_agents.agents.models import PriorAgent
+    from mcts_agents.agents.policy import PolicyAgent
+
+    class Uniform:
+        def evaluate_batch(self, observations: Any, masks: Any) -> Any:
+            return masks / masks.sum(axis=1, keepdims=True), masks[:, 0] * 0.0
+
+    yes = [MCTSAgent(iterations=8), MCTSAgent(iterations=8, backend="python"), RandomAgent(),
+           PriorAgent(Uniform()), PolicyAgent(Batched())]  # fmt: skip
+    no = [MCTSAgent(time_limit=0.1), MCTSAgent(iterations=8, workers=2), Moody(),
+          PolicyAgent(lambda observation, mask: 0), object()]  # fmt: skip
+    assert [acts_in_batches(agent) for agent in yes] == [True] * len(yes)
+    assert [acts_in_batches(agent) for agent in no] == [False] * len(no)

@@ -146,3 +146,42 @@ def test_bad_models_and_inputs_are_named(model: Any) -> None:
         evaluator.evaluate_batch(np.zeros((1, 6, 7, 2)), np.ones((1, 9), dtype=bool))
     with pytest.raises(InvalidOptionError, match=r"expected \(1, 9\)"):
         evaluator.evaluate_batch(np.zeros((1, 3, 3, 2)), np.ones((1, 7), dtype=bool))
+
+
+@pytest.mark.parametrize("masked", [True, False])
+def test_the_probabilities_are_get_distributions_bit_for_bit(model: Any, masked: bool) -> None:
+    from stable_baselines3 import PPO
+
+    if not masked:
+        model = PPO("MlpPolicy", wrapper(), n_steps=64, seed=0, device="cpu").learn(64)
+    evaluator = SB3Evaluator(model)
+    game, states = positions(30, seed=5)
+    observations, masks = batch(game, states)
+    with torch.no_grad():
+        tensor, _ = model.policy.obs_to_tensor(observations)
+        extra = {"action_masks": masks} if masked else {}
+        probs = model.policy.get_distribution(tensor, **extra).distribution.probs.numpy()
+    expected = np.where(masks, probs.astype(np.float64), 0.0)
+    expected /= expected.sum(axis=1, keepdims=True)
+    priors, _ = evaluator.evaluate_batch(observations, masks)
+    assert np.array_equal(priors, expected)  # the same numbers, not close ones
+    assert np.array_equal(evaluator.evaluate_priors(observations, masks), expected)
+
+
+def test_the_priors_alone_run_no_value_head(model: Any, monkeypatch: Any) -> None:
+    evaluator = SB3Evaluator(model)
+    game, states = positions(5, seed=6)
+    observations, masks = batch(game, states)
+    expected = evaluator.evaluate_batch(observations, masks)[0]
+
+    def refuse(*args: Any) -> None:
+        raise AssertionError("the value head ran")
+
+    monkeypatch.setattr(model.policy, "predict_values", refuse)
+    assert np.array_equal(evaluator.evaluate_priors(observations, masks), expected)
+    agent = PriorAgent(evaluator)  # plays SB3's deterministic action, without the value head
+    for row in range(len(states)):
+        action, _ = model.predict(observations[row], action_masks=masks[row], deterministic=True)
+        assert agent.choose(agent.priors(game, states[row])) == int(action)
+    with pytest.raises(InvalidOptionError, match=r"expected \(1, 9\)"):
+        evaluator.evaluate_priors(np.zeros((1, 3, 3, 2)), np.ones((1, 7), dtype=bool))

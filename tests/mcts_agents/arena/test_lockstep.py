@@ -4,6 +4,7 @@ arena plays one by one (same moves, returns, records, ratings)."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from mcts_agents.arena import rate
 from mcts_agents.arena.entrants import make_entrant
 from mcts_agents.arena.lockstep import lockstep_records, use_lockstep
 from mcts_agents.arena.rating import unit_tasks
-from mcts_agents.arena.tasks import run_game
+from mcts_agents.arena.tasks import GameTask, run_game
 from mcts_agents.envs import tic_tac_toe_v0
 from mcts_agents.errors import InvalidOptionError, OptionTypeError
 from tests.mcts_agents.tiny_ladder import TINY
@@ -127,3 +128,196 @@ def test_auto_plays_in_lockstep_only_where_it_can() -> None:
         use_lockstep(True, specs, 2, "process")
     with pytest.raises(OptionTypeError, match=r"lockstep must be True, False or 'auto', got 'on'"):
         rate("random", ENV, games=2, levels=TINY, lockstep="on")
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """An untrained AlphaZero network for tic-tac-toe, saved."""
+    pytest.importorskip("torch")
+    from mcts_agents.alphazero.learn import NetConfig, build_net, save_net
+    from mcts_agents.envs.games.mnk import MNK
+
+    path = tmp_path_factory.mktemp("models") / "ttt.pt"
+    game = MNK(3, 3, 3, name="tic_tac_toe")
+    save_net(path, build_net(game, NetConfig(channels=8, blocks=1, value_hidden=8), seed=0), game)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "spec", ["policy:model={},temperature=1", "az:model={},simulations=6", "mcts:iterations=7"]
+)
+def test_a_finished_games_agents_and_env_play_the_next_games_as_new_ones(
+    spec: str, net: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcts_agents.arena import lockstep
+
+    rated = make_entrant(spec.format(net), "rated")
+    levels = [make_entrant(level.spec, level.name) for level in TINY.levels[:3]]
+    tasks = [
+        task
+        for level in levels
+        for task in unit_tasks(tic_tac_toe_v0.env, ENV, (rated, level), 5, range(6), 1)
+    ]
+    tasks = [replace(task, index=i) for i, task in enumerate(tasks)]  # 18 games
+    alone = [run_game(task) for task in tasks]
+    seen: list[Any] = []
+    envs: list[Any] = []  # (held: an id is not reused)
+    start = lockstep.start_game
+
+    def spy(task: Any, build: Any, env: Any) -> Any:
+        env, players = start(task, build, env)
+        seen.extend(players.values())
+        envs.append(env)
+        return env, players
+
+    monkeypatch.setattr(lockstep, "start_game", spy)
+    together = list(lockstep_records(tasks, games=4))
+    assert same_games(together) == same_games(alone)
+    seats = [entrant.name for task in tasks for entrant in task.seats]  # games start in order
+    rated_agents = {id(agent) for agent, seat in zip(seen, seats, strict=True) if seat == "rated"}
+    assert len(rated_agents) <= 4 and len({id(env) for env in envs}) <= 4  # not one per game
+
+
+class Occupied:
+    """Plays square 4 whether or not it is free: its second move there is illegal."""
+
+    def act(self, env: Any) -> int:
+        return 4
+
+
+def test_an_illegal_move_ends_the_game_as_it_does_game_by_game() -> None:
+    seats = (make_entrant(Occupied, "occupied"), make_entrant("mcts:iterations=4", "mcts"))
+    tasks = unit_tasks(tic_tac_toe_v0.env, ENV, seats, 1, range(4), 1)
+    alone = [run_game(task) for task in tasks]
+    assert {record["length"] for record in alone} <= {2, 3, 4}  # the env ended them
+    assert same_games(list(lockstep_records(tasks, games=4))) == same_games(alone)
+
+
+@pytest.fixture
+def lockstep_games(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The indices of the games ``executors`` plays in lockstep."""
+    from mcts_agents.arena import executors
+
+    played: list[int] = []
+    records = executors.lockstep_records
+
+    def spy(tasks: Any, **options: Any) -> Any:
+        played.extend(task.index for task in tasks)
+        return records(tasks, **options)
+
+    monkeypatch.setattr(executors, "lockstep_records", spy)
+    return played
+
+
+@pytest.mark.parametrize("temperature", [0, 1])
+def test_a_match_of_agents_that_act_in_batches_plays_in_lockstep(
+    net: str, temperature: int, lockstep_games: list[int], tmp_path: Path
+) -> None:
+    from mcts_agents.arena import play_match
+
+    agents = [f"policy:model={net},temperature={temperature}", "mcts:iterations=20"]
+    alone = play_match(ENV, agents, games=10, seed=2, lockstep=False)
+    assert lockstep_games == []
+    out = tmp_path / "match.jsonl"
+    together = play_match(ENV, agents, games=10, seed=2, out=out)  # lockstep="auto"
+    assert sorted(lockstep_games) == list(range(10))
+    assert same_games(together.records) == same_games(alone.records)
+    untimed = [
+        [replace(row, mean_move_time=0.0) for row in run.standings()] for run in (together, alone)
+    ]
+    assert untimed[0] == untimed[1]  # (the times are each round's, shared among its moves)
+    lines = [json.loads(line) for line in out.open()][1:]
+    assert [line["index"] for line in lines] == list(range(10))  # as game by game writes them
+    assert same_games(lines) == same_games(alone.records)
+
+
+def test_a_tournament_plays_in_lockstep_the_pairs_that_act_in_batches(
+    net: str, lockstep_games: list[int]
+) -> None:
+    from mcts_agents.agents.agent import RandomAgent
+    from mcts_agents.arena import tournament
+
+    agents = {
+        "policy": f"policy:model={net}",
+        "mcts": "mcts:iterations=16",
+        "timed": "mcts:time=0.001",  # the clock decides its moves: game by game
+        "factory": RandomAgent,  # not known before it is called: game by game
+    }
+    deterministic = {name: agents[name] for name in ("policy", "mcts", "factory")}
+    alone = tournament(ENV, deterministic, 4, seed=1, lockstep=False)
+    assert lockstep_games == []
+    together = tournament(ENV, deterministic, 4, seed=1)
+    pairs = {
+        tuple(sorted(record["seats"])): record["index"] in lockstep_games
+        for record in together.records
+    }
+    assert pairs == {("mcts", "policy"): True, ("factory", "policy"): False,
+                     ("factory", "mcts"): False}  # fmt: skip
+    assert same_games(together.records) == same_games(alone.records)
+    lockstep_games.clear()
+    mixed = tournament(ENV, agents, 2, seed=1)
+    assert {tuple(sorted(r["seats"])) for r in mixed.records if r["index"] in lockstep_games} == {
+        ("mcts", "policy")
+    }
+
+
+def test_lockstep_true_plays_factories_and_refuses_instances(lockstep_games: list[int]) -> None:
+    from mcts_agents.agents.agent import RandomAgent
+    from mcts_agents.arena import play_match
+
+    alone = play_match(ENV, [RandomAgent, "mcts:iterations=8"], games=4, seed=3, lockstep=False)
+    together = play_match(ENV, [RandomAgent, "mcts:iterations=8"], games=4, seed=3, lockstep=True)
+    assert sorted(lockstep_games) == [0, 1, 2, 3]
+    assert same_games(together.records) == same_games(alone.records)
+    with pytest.raises(InvalidOptionError, match=r"lockstep=True: agent 'one' is one object"):
+        play_match(ENV, {"one": RandomAgent(), "two": "random"}, games=2, lockstep=True)
+    with pytest.raises(OptionTypeError, match=r"lockstep must be True, False or 'auto', got 1"):
+        play_match(ENV, ["random", "random"], games=2, lockstep=1)
+
+
+class Sleepy:
+    """Random legal moves, each after 0.2 s."""
+
+    def act(self, env: Any) -> int:
+        time.sleep(0.2)
+        return int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+
+
+def test_each_agents_moves_are_given_the_time_of_its_own_batch() -> None:
+    from mcts_agents.arena import play_match
+
+    match = play_match(ENV, [Sleepy, "random"], games=2, seed=0, lockstep=True)
+    times: dict[str, list[float]] = {"sleepy": [], "random": []}
+    for record in match.records:
+        for mover, seconds in zip(record["movers"], record["times"], strict=True):
+            times["random" if record["seats"][mover] == "random" else "sleepy"].append(seconds)
+    assert min(times["sleepy"]) >= 0.2  # its own waits, not shared with the other agent's moves
+    assert max(times["random"]) < 0.1  # (generous: a random move takes microseconds)
+
+
+class Interrupting:
+    """The first legal move, until its third move: Ctrl-C."""
+
+    def __init__(self) -> None:
+        self.moves = 0
+
+    def act(self, env: Any) -> int:
+        self.moves += 1
+        if self.moves == 3:
+            raise KeyboardInterrupt
+        return int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+
+
+def test_ctrl_c_keeps_the_finished_games_that_wait_for_an_earlier_one(tmp_path: Path) -> None:
+    from mcts_agents.arena.executors import game_records
+    from mcts_agents.arena.lockstep import Builders
+
+    level = make_entrant("random")
+    first = GameTask(0, 11, tic_tac_toe_v0.env, ENV, (make_entrant(Interrupting, "i"), level))
+    second = GameTask(1, 12, tic_tac_toe_v0.env, ENV, (make_entrant(Occupied, "o"), level))
+    found = []
+    with pytest.raises(KeyboardInterrupt):
+        for record in game_records([first, second], 1, "process", None, Builders()):
+            found.append(record)
+    assert [record["index"] for record in found] == [1]  # game 1 ended before game 0's Ctrl-C
+    assert same_games(found) == same_games([run_game(second)])
