@@ -122,11 +122,16 @@ def _duel_hand(
     game: Any, deal_seed: int, searchers: list[Any]
 ) -> tuple[float, list[int], list[int]]:
     """One hand on the core, chance drawn by its own generator seeded with ``deal_seed`` (so the
-    same cards come in both seatings), seat ``s`` searched by ``searchers[s]``: seat 0's return,
-    and each seat's simulations and moves."""
+    same cards come in both seatings), seat ``s`` searched by ``searchers[s]`` and playing what
+    ``act`` plays after that search (``agents.agent.play_move``, ``play="auto"``: a move drawn
+    from the search's policy, the cards being hidden; its own generator per seat): seat 0's
+    return, and each seat's simulations and moves."""
     import random
 
+    from mcts_agents.agents.agent import play_move
+
     rng = random.Random(deal_seed)
+    draws = [random.Random(f"{deal_seed}:{seat}") for seat in (0, 1)]
     state = game.initial_state()
     sims, moves = [0, 0], [0, 0]
     for searcher in searchers:
@@ -139,7 +144,7 @@ def _duel_hand(
         result = searchers[seat].search(game, state)
         sims[seat] += result.iterations
         moves[seat] += 1
-        state = game.next_state(state, result.best_action)
+        state = game.next_state(state, play_move(result, "auto", draws[seat]))
     return game.returns(state)[0], sims, moves
 
 
