@@ -44,6 +44,7 @@ from mcts_agents.compiled.ismcts_core import (
     options,
     random_child,
     smooth_turn,
+    value_scale,
     values,
 )
 
@@ -180,6 +181,7 @@ def simulate(n, tables, tree, opts, root_node, shown, root_cards, load, rng):
     kind, to_play, child, deal_target, deal_next, blind_next, fold_gain, stake = tables[:8]
     keys, visits, edge_n, edge_w, avail, meta = tree
     player, single, max_nodes = opts.player, opts.single, opts.max_nodes
+    low, scale = value_scale(opts)
     capacity = keys.shape[0]
     full_at = capacity - capacity // 4  # never fuller than 3/4: probes stay short
     path_slot = np.empty(MAX_DEPTH, np.int64)
@@ -243,7 +245,7 @@ def simulate(n, tables, tree, opts, root_node, shown, root_cards, load, rng):
                               node, cards, dealt, used, rng)  # fmt: skip
                 break
             slot = nxt
-        v0, v1 = values(r0, opts)
+        v0, v1 = values(r0, low, scale)
         meta[1] += depth
         backup(visits, edge_n, edge_w, path_slot, path_action, path_mover, depth, v0, v1)
     return done

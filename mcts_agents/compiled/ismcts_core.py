@@ -38,7 +38,7 @@ from mcts_agents.compiled.common import random01
 
 __all__ = ["MAX_DEPTH", "SMOOTH_D", "SMOOTH_ETA", "Options", "Tree", "backup", "best_ucb",
            "by_visits", "new_tree", "observe", "options", "random_child", "smooth_turn",
-           "values"]  # fmt: skip
+           "value_scale", "values"]  # fmt: skip
 
 #: Smooth UCT's schedule, as ``search.ismcts``: eta = max(smooth, ETA / (1 + D sqrt(N))).
 SMOOTH_ETA = 0.9
@@ -183,10 +183,16 @@ def random_child(child, node, rng):
 
 
 @njit(cache=True)
-def values(r0, opts):
-    """Seat 0's return ``r0`` as each seat's value in [-1, 1] (the return range's)."""
-    scale = 2.0 / (opts.high - opts.low)
-    return (r0 - opts.low) * scale - 1.0, (-r0 - opts.low) * scale - 1.0
+def values(r0, low, scale):
+    """Seat 0's return ``r0`` as each seat's value in [-1, 1]: ``low`` and ``scale`` are the
+    return range's low end and ``2 / (high - low)`` (``value_scale``)."""
+    return (r0 - low) * scale - 1.0, (-r0 - low) * scale - 1.0
+
+
+@njit(cache=True)
+def value_scale(opts):
+    """``(low, 2 / (high - low))`` of the return range: ``values``'s, once a kernel call."""
+    return opts.low, 2.0 / (opts.high - opts.low)
 
 
 @njit(cache=True)

@@ -46,6 +46,7 @@ from mcts_agents.compiled.ismcts_core import (
     options,
     random_child,
     smooth_turn,
+    value_scale,
     values,
 )
 
@@ -118,6 +119,7 @@ def simulate(n, tables, tree, regrets, opts, root, own, public, rng):
     regret, average, base_n, base_w = regrets
     player, single, max_nodes, matching = opts.player, opts.single, opts.max_nodes, opts.matching
     explore = opts.explore
+    low, scale = value_scale(opts)
     nodes = kind.shape[0]
     actions = child.shape[1]
     w = tables.cards + 1
@@ -200,7 +202,7 @@ def simulate(n, tables, tree, regrets, opts, root, own, public, rng):
                               c1, pub, rng)  # fmt: skip
                 break
             key = nxt
-        v0, v1 = values(r0, opts)
+        v0, v1 = values(r0, low, scale)
         meta[1] += depth
         if matching:
             tail = 1.0  # the suffix's sigma / q below each node
