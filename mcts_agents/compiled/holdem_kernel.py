@@ -28,25 +28,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from mcts_agents.compiled import ismcts_core as core
 from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import random01
 from mcts_agents.compiled.holdem_rank import seat_value
 from mcts_agents.compiled.holdem_tables import BET, BLIND, DEAL, FOLDED, NODE_BITS
-from mcts_agents.compiled.ismcts_core import (
-    MAX_DEPTH,
-    SMOOTH_D,
-    SMOOTH_ETA,
-    backup,
-    best_ucb,
-    by_visits,
-    new_tree,
-    observe,
-    options,
-    random_child,
-    smooth_turn,
-    value_scale,
-    values,
-)
 
 __all__ = ["find", "info_key", "rehash", "root_key", "simulate", "warm_up"]
 
@@ -145,7 +131,7 @@ def _playout(kind, child, deal_target, deal_next, blind_next, fold_gain, stake, 
         )
         if kind[node] != BET:
             return _payoff(kind, fold_gain, stake, node, cards)
-        node = random_child(child, node, rng)
+        node = core.random_child(child, node, rng)
 
 
 @njit(cache=True)
@@ -181,12 +167,12 @@ def simulate(n, tables, tree, opts, root_node, shown, root_cards, load, rng):
     kind, to_play, child, deal_target, deal_next, blind_next, fold_gain, stake = tables[:8]
     keys, visits, edge_n, edge_w, avail, meta = tree
     player, single, max_nodes = opts.player, opts.single, opts.max_nodes
-    low, scale = value_scale(opts)
+    low, scale = core.value_scale(opts)
     capacity = keys.shape[0]
     full_at = capacity - capacity // 4  # never fuller than 3/4: probes stay short
-    path_slot = np.empty(MAX_DEPTH, np.int64)
-    path_action = np.empty(MAX_DEPTH, np.int64)
-    path_mover = np.empty(MAX_DEPTH, np.int64)
+    path_slot = np.empty(core.MAX_DEPTH, np.int64)
+    path_action = np.empty(core.MAX_DEPTH, np.int64)
+    path_mover = np.empty(core.MAX_DEPTH, np.int64)
     untried = np.empty(child.shape[1], np.int64)
     cards = np.zeros(9, np.int64)
     seen = _seen(root_cards, shown)
@@ -219,16 +205,13 @@ def simulate(n, tables, tree, opts, root_node, shown, root_cards, load, rng):
             node, dealt, mover, slot = root_node, 4 + shown, player, root_slot
         depth = 0
         while True:
-            free, _ = observe(avail, edge_n, slot, child, node, untried)
-            if free:
-                a = untried[int(random01(rng) * free)]
-            elif smooth_turn(visits[slot], opts, rng):
-                a = by_visits(edge_n, slot, child, node, rng)
-            else:
-                a = best_ucb(edge_n, edge_w, avail, slot, child, node, opts.c)
-            path_slot[depth] = slot
-            path_action[depth] = a
-            path_mover[depth] = mover
+            free, _ = core.observe(avail, edge_n, slot, child, node, untried)
+            a = core.untried_pick(untried, free, rng)
+            if a < 0 and core.smooth_turn(visits[slot], opts, rng):  # all tried: Smooth UCT's
+                a = core.by_visits(edge_n, slot, child, node, rng)  # average policy, or UCB1
+            elif a < 0:
+                a = core.best_ucb(edge_n, edge_w, avail, slot, child, node, opts.c)
+            path_slot[depth], path_action[depth], path_mover[depth] = slot, a, mover
             depth += 1
             node, dealt, used = _chance(
                 kind, deal_target, deal_next, blind_next, child[node, a], cards, dealt, used, rng
@@ -239,15 +222,15 @@ def simulate(n, tables, tree, opts, root_node, shown, root_cards, load, rng):
             mover = to_play[node]
             key = info_key(mover, player if single else mover, node, cards, dealt)
             nxt, new = _claim(keys, key, meta, max_nodes, meta[0] >= full_at)
-            if new or (free and visits[nxt] == 0) or depth == MAX_DEPTH:
+            if new or (free and visits[nxt] == 0) or depth == core.MAX_DEPTH:
                 # a new node (stored if there was room), or one stored but never evaluated
                 r0 = _playout(kind, child, deal_target, deal_next, blind_next, fold_gain, stake,
                               node, cards, dealt, used, rng)  # fmt: skip
                 break
             slot = nxt
-        v0, v1 = values(r0, low, scale)
+        v0, v1 = core.values(r0, low, scale)
         meta[1] += depth
-        backup(visits, edge_n, edge_w, path_slot, path_action, path_mover, depth, v0, v1)
+        core.backup(visits, edge_n, edge_w, path_slot, path_action, path_mover, depth, v0, v1)
     return done
 
 
@@ -283,10 +266,12 @@ def warm_up() -> None:
     t = holdem_tables(LimitHoldem())
     size, actions = 1 << 8, t.child.shape[1]
     meta = np.zeros(2, np.int64)
-    tree = new_tree(np.full(size, -1, np.int64), actions, meta)
-    opts = options(c=1.4, smooth=-1.0, low=t.low, high=t.high, eta=SMOOTH_ETA, decay=SMOOTH_D,
-                   from_start=True, single=False, player=0, max_nodes=0)  # fmt: skip
+    tree = core.new_tree(np.full(size, -1, np.int64), actions, meta)
+    opts = core.options(
+        c=1.4, smooth=-1.0, low=t.low, high=t.high, eta=core.SMOOTH_ETA, decay=core.SMOOTH_D,
+        from_start=True, single=False, player=0, max_nodes=0,
+    )  # fmt: skip
     rng = np.array([np.uint64(88172645463325252)], np.uint64)
     simulate(8, t, tree, opts, 2, 0, np.zeros(7, np.int64), 100, rng)
     root_key(np.zeros(7, np.int64), 0, 2, 0)
-    rehash(tree, new_tree(np.full(2 * size, -1, np.int64), actions, meta))
+    rehash(tree, core.new_tree(np.full(2 * size, -1, np.int64), actions, meta))

@@ -32,9 +32,7 @@ import numpy as np
 
 from mcts_agents.compiled.holdem_tables import HoldemTables, holdem_tables, supports
 from mcts_agents.compiled.ismcts_base import InformationSetSearch, unsupported_by
-from mcts_agents.compiled.ismcts_core import new_tree, options
-from mcts_agents.errors import InvalidOptionError
-from mcts_agents.search.config import Budget, SearchConfig
+from mcts_agents.search.config import SearchConfig
 
 __all__ = ["MAX_SLOTS", "HoldemISMCTS", "supports", "unsupported"]
 
@@ -53,7 +51,7 @@ RATE_GUESS = 2_000_000
 
 def unsupported(game: Any, config: SearchConfig) -> str | None:
     """Why ``HoldemISMCTS`` cannot run this search (a sentence), or ``None`` if it can."""
-    return unsupported_by(game, config, supports, "the compiled hold'em ISMCTS")
+    return unsupported_by(game, config, supports, HoldemISMCTS.NAME)
 
 
 def _slots_for(nodes: int) -> int:
@@ -65,32 +63,28 @@ def _slots_for(nodes: int) -> int:
 
 
 class HoldemISMCTS(InformationSetSearch):
-    """Compiled Information Set MCTS over heads-up limit or no-limit hold'em; a ``Searcher``.
+    """Compiled Information Set MCTS over heads-up limit or no-limit hold'em; a ``Searcher``
+    built as ``InformationSetSearch`` (``game``, ``budget``, ``config``, ``seed``);
+    ``search_from="auto"`` searches from here (the module docstring)."""
 
-    Args:
-        game: the rules core (``unsupported(game, config)`` must be ``None``).
-        budget, config, seed: as ``search.ismcts.ISMCTS``'s.
-    """
+    NAME = "the compiled hold'em ISMCTS"
+    unsupported = staticmethod(unsupported)
 
-    def __init__(
-        self, game: Any, budget: Budget, config: SearchConfig, seed: int | None = None
-    ) -> None:
-        reason = unsupported(game, config)
-        if reason is not None:
-            raise InvalidOptionError(
-                f"the compiled hold'em ISMCTS cannot search {game!r}: {reason}"
-            )
-        from mcts_agents.compiled import holdem_kernel
-
-        holdem_kernel.warm_up()  # loaded now, outside any search's clock
-        self._kernel = holdem_kernel
-        super().__init__(game, budget, config, seed)  # "auto": from here (module docstring)
+    def _setup(self, game: Any) -> None:
         self._tables: HoldemTables = holdem_tables(game)
         self._rehash_s = 0.0  # seconds the last rehash took
         self._deadline: float | None = None
         self._allocate(MIN_SLOTS)
 
+    def _load(self) -> Any:
+        from mcts_agents.compiled import holdem_kernel
+
+        holdem_kernel.warm_up()
+        return holdem_kernel
+
     def _allocate(self, slots: int) -> None:
+        from mcts_agents.compiled.ismcts_core import new_tree
+
         self._tree = new_tree(np.full(slots, -1, np.int64), self._tables.child.shape[1],
                               self._meta)  # fmt: skip
 
@@ -134,6 +128,8 @@ class HoldemISMCTS(InformationSetSearch):
     def _open(self, start: float, player: int) -> None:
         """The table sized for the budget (from a guess of the rate under a time limit), and
         the kernel's settings."""
+        from mcts_agents.compiled.ismcts_core import SMOOTH_D, SMOOTH_ETA, options
+
         budget = self.budget
         expected = self.table_size() + (budget.iterations or 0)
         if budget.iterations is None and budget.time_limit is not None:
@@ -145,7 +141,7 @@ class HoldemISMCTS(InformationSetSearch):
         config, t = self.config, self._tables
         self._options = options(
             c=config.c, smooth=-1.0 if config.smooth is None else config.smooth, low=t.low,
-            high=t.high, eta=self._kernel.SMOOTH_ETA, decay=self._kernel.SMOOTH_D,
+            high=t.high, eta=SMOOTH_ETA, decay=SMOOTH_D,
             from_start=self.from_start, single=self.single_observer, player=player,
             max_nodes=budget.max_nodes or 0,
         )  # fmt: skip

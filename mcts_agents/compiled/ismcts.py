@@ -32,10 +32,8 @@ import numpy as np
 
 from mcts_agents.compiled.card_tables import CardTables, card_tables, root_of, supports
 from mcts_agents.compiled.ismcts_base import CHUNK, InformationSetSearch, unsupported_by
-from mcts_agents.compiled.ismcts_core import options
 from mcts_agents.envs.games.kuhn_poker import KuhnPoker
-from mcts_agents.errors import InvalidOptionError
-from mcts_agents.search.config import Budget, SearchConfig
+from mcts_agents.search.config import SearchConfig
 
 __all__ = ["CHUNK", "CompiledISMCTS", "unsupported", "warm_up"]
 
@@ -70,29 +68,20 @@ DEFAULT_C = SearchConfig().c
 
 def unsupported(game: Any, config: SearchConfig) -> str | None:
     """Why the compiled ISMCTS cannot run this search (a sentence), or ``None`` if it can."""
-    return unsupported_by(game, config, supports, "the compiled ISMCTS")
+    return unsupported_by(game, config, supports, CompiledISMCTS.NAME)
 
 
 class CompiledISMCTS(InformationSetSearch):
-    """Compiled Information Set MCTS over Kuhn (two players) or Leduc poker; a ``Searcher``.
+    """Compiled Information Set MCTS over Kuhn (two players) or Leduc poker; a ``Searcher``
+    built as ``InformationSetSearch`` (``game``, ``budget``, ``config``, ``seed``)."""
 
-    Args:
-        game: the rules core (``unsupported(game, config)`` must be ``None``).
-        budget, config, seed: as ``search.ismcts.ISMCTS``'s.
-    """
+    NAME = "the compiled ISMCTS"
+    unsupported = staticmethod(unsupported)
 
-    def __init__(
-        self, game: Any, budget: Budget, config: SearchConfig, seed: int | None = None
-    ) -> None:
-        reason = unsupported(game, config)
-        if reason is not None:
-            raise InvalidOptionError(f"the compiled ISMCTS cannot search {game!r}: {reason}")
+    def _setup(self, game: Any) -> None:
         from mcts_agents.compiled import ismcts_core, ismcts_kernel
 
-        ismcts_kernel.warm_up()  # loaded now, outside any search's clock
-        self._kernel = ismcts_kernel
-        super().__init__(game, budget, config, seed)
-        self.auto = config.search_from == "auto"
+        self.auto = self.config.search_from == "auto"
         #: ``search_from="auto"`` plays from the start at this budget or more (Kuhn: any)
         self._least = (0, 0.0) if isinstance(game, KuhnPoker) else (AUTO_LEAST, AUTO_LEAST_SECONDS)
         self._tables: CardTables = card_tables(game)
@@ -106,6 +95,12 @@ class CompiledISMCTS(InformationSetSearch):
         self._settings: dict[str, Any] = {}
         self._matching = False
         self._resolve()
+
+    def _load(self) -> Any:
+        from mcts_agents.compiled import ismcts_kernel
+
+        ismcts_kernel.warm_up()
+        return ismcts_kernel
 
     def _resolve(self) -> None:
         """Where this search starts and its Smooth UCT settings. ``search_from="auto"``: from
@@ -158,6 +153,8 @@ class CompiledISMCTS(InformationSetSearch):
         return key, (node, own, public)
 
     def _open(self, start: float, player: int) -> None:
+        from mcts_agents.compiled.ismcts_core import options
+
         self._options = options(
             **self._settings, from_start=self.from_start, single=self.single_observer,
             player=player, max_nodes=self.budget.max_nodes or 0, matching=self._matching,

@@ -15,11 +15,10 @@ import random
 from collections.abc import Callable, Hashable
 from dataclasses import replace
 from time import perf_counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mcts_agents.compiled.ismcts_core import Tree
 from mcts_agents.errors import InvalidOptionError, InvalidStateError
 from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.ismcts import check_game
@@ -34,6 +33,9 @@ from mcts_agents.search.searcher import (
     reporter,
     run_budget,
 )
+
+if TYPE_CHECKING:  # the core defines numba functions: imported with the kernel
+    from mcts_agents.compiled.ismcts_core import Tree
 
 __all__ = ["CHUNK", "OPTIONS", "InformationSetSearch", "option_problem", "unsupported_by"]
 
@@ -75,9 +77,10 @@ def unsupported_by(
 class InformationSetSearch:
     """A compiled Information Set MCTS; a ``Searcher`` (see the module docstring).
 
-    A subclass sets ``_tree`` and implements ``_locate`` (the root's key and what the kernel
-    reads of the root), ``_slot`` (a stored key's row), ``_store`` (a root stored),
-    ``_clear_table``, ``_simulate`` (one kernel call) and ``table_keys``; it may override
+    A subclass sets ``NAME`` and implements ``unsupported``, ``_load`` (its kernel),
+    ``_setup`` (its tables and its node table, ``_tree``), ``_locate`` (the root's key and
+    what the kernel reads of the root), ``_slot`` (a stored key's row), ``_store`` (a root
+    stored), ``_clear_table``, ``_simulate`` (one kernel call) and ``table_keys``; it may override
     ``_resolve`` (before each search), ``_open`` (after the table was kept or cleared) and
     ``_strategy`` (a policy other than the visits).
 
@@ -86,11 +89,17 @@ class InformationSetSearch:
         budget, config, seed: as ``search.ismcts.ISMCTS``'s.
     """
 
+    #: the searcher, as messages name it
+    NAME = "the compiled ISMCTS"
     _tree: Tree
 
     def __init__(
         self, game: Any, budget: Budget, config: SearchConfig, seed: int | None = None
     ) -> None:
+        reason = self.unsupported(game, config)
+        if reason is not None:
+            raise InvalidOptionError(f"{self.NAME} cannot search {game!r}: {reason}")
+        self._kernel = self._load()  # outside any search's clock
         self.budget = budget
         self.config = config
         self.should_stop: StopCheck | None = None
@@ -103,12 +112,26 @@ class InformationSetSearch:
         self._root_key = -1
         self._meta = np.zeros(2, np.int64)
         self._root: tuple[Any, ...] = ()
+        self._setup(game)
 
     def _seed_word(self) -> np.ndarray:
         """The kernel's generator state, drawn from the search's own generator."""
         return np.array([self.rng.getrandbits(64) | 1], np.uint64)
 
     # ------------------------------------------------------------------ what a subclass adds
+    @staticmethod
+    def unsupported(game: Any, config: SearchConfig) -> str | None:
+        """Why this searcher cannot run this search (a sentence), or ``None`` if it can."""
+        raise NotImplementedError
+
+    def _load(self) -> Any:
+        """The kernel's module, its kernel compiled or loaded from numba's cache now."""
+        raise NotImplementedError
+
+    def _setup(self, game: Any) -> None:
+        """The searcher's own state for ``game``: its tables and node table, at least."""
+        raise NotImplementedError
+
     def _locate(self, state: Any, player: int) -> tuple[int, tuple[Any, ...]]:
         """The key of ``player``'s information set in ``state`` (a search's root) and what the
         kernel reads of that root (``_root``, for ``_simulate``): all a search reads of the

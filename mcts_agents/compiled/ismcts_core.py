@@ -38,7 +38,7 @@ from mcts_agents.compiled.common import random01
 
 __all__ = ["MAX_DEPTH", "SMOOTH_D", "SMOOTH_ETA", "Options", "Tree", "backup", "best_ucb",
            "by_visits", "new_tree", "observe", "options", "random_child", "smooth_turn",
-           "value_scale", "values"]  # fmt: skip
+           "untried_pick", "value_scale", "values"]  # fmt: skip
 
 #: Smooth UCT's schedule, as ``search.ismcts``: eta = max(smooth, ETA / (1 + D sqrt(N))).
 SMOOTH_ETA = 0.9
@@ -119,6 +119,15 @@ def observe(avail, edge_n, slot, child, node, untried):
             else:
                 tried += 1
     return free, tried
+
+
+@njit(cache=True)
+def untried_pick(untried, free, rng):
+    """One of the ``free`` untried actions, uniformly (the selection's first rule); -1 where
+    there is none (no random number drawn)."""
+    if not free:
+        return -1
+    return untried[int(random01(rng) * free)]
 
 
 @njit(cache=True)

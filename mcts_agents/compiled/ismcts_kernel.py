@@ -31,24 +31,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from mcts_agents.compiled import ismcts_core as core
 from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.card_tables import DEAL_0, DEAL_1, DEAL_PUBLIC, OVER, SEAT
 from mcts_agents.compiled.common import random01
-from mcts_agents.compiled.ismcts_core import (
-    MAX_DEPTH,
-    SMOOTH_D,
-    SMOOTH_ETA,
-    backup,
-    best_ucb,
-    by_visits,
-    new_tree,
-    observe,
-    options,
-    random_child,
-    smooth_turn,
-    value_scale,
-    values,
-)
 
 __all__ = ["Regrets", "new_regrets", "simulate", "warm_up"]
 
@@ -101,7 +87,7 @@ def _playout(kind, child, after_public, pool, pool_len, payoff, w, node, c0, c1,
         )
         if kind[node] == OVER:
             return payoff[node, c0, c1, pub + 1]
-        node = random_child(child, node, rng)
+        node = core.random_child(child, node, rng)
 
 
 @njit(cache=True)
@@ -119,18 +105,18 @@ def simulate(n, tables, tree, regrets, opts, root, own, public, rng):
     regret, average, base_n, base_w = regrets
     player, single, max_nodes, matching = opts.player, opts.single, opts.max_nodes, opts.matching
     explore = opts.explore
-    low, scale = value_scale(opts)
+    low, scale = core.value_scale(opts)
     nodes = kind.shape[0]
     actions = child.shape[1]
     w = tables.cards + 1
-    path_key = np.empty(MAX_DEPTH, np.int64)
-    path_action = np.empty(MAX_DEPTH, np.int64)
-    path_mover = np.empty(MAX_DEPTH, np.int64)
-    path_other = np.empty(MAX_DEPTH, np.int64)  # regret matching: the opponent's card,
-    path_sigma = np.empty(MAX_DEPTH)  # the chosen action's sigma and q,
-    path_q = np.empty(MAX_DEPTH)
-    path_all = np.zeros((MAX_DEPTH, actions))  # every action's sigma,
-    path_ratio = np.ones(MAX_DEPTH)  # the opponent's sigma / q before each node
+    path_key = np.empty(core.MAX_DEPTH, np.int64)
+    path_action = np.empty(core.MAX_DEPTH, np.int64)
+    path_mover = np.empty(core.MAX_DEPTH, np.int64)
+    path_other = np.empty(core.MAX_DEPTH, np.int64)  # regret matching: the opponent's card,
+    path_sigma = np.empty(core.MAX_DEPTH)  # the chosen action's sigma and q,
+    path_q = np.empty(core.MAX_DEPTH)
+    path_all = np.zeros((core.MAX_DEPTH, actions))  # every action's sigma,
+    path_ratio = np.ones(core.MAX_DEPTH)  # the opponent's sigma / q before each node
     untried = np.empty(actions, np.int64)
     sigma = np.empty(actions)
     reach = np.ones(2)  # regret matching: each seat's sigma / q so far
@@ -159,7 +145,7 @@ def simulate(n, tables, tree, regrets, opts, root, own, public, rng):
         depth = 0
         reach[0] = reach[1] = 1.0
         while True:
-            free, tried = observe(avail, edge_n, key, child, node, untried)
+            free, tried = core.observe(avail, edge_n, key, child, node, untried)
             if matching:
                 a = _match(key, node, child, regret, sigma, explore, rng)
                 weight = reach[mover] * (visits[key] + 1.0 if opts.linear else 1.0)
@@ -170,16 +156,14 @@ def simulate(n, tables, tree, regrets, opts, root, own, public, rng):
                 path_ratio[depth] = reach[1 - mover] if opts.opponent_weighted else 1.0
                 path_q[depth] = (1.0 - explore) * sigma[a] + explore / (free + tried)
                 reach[mover] *= sigma[a] / path_q[depth]
-            elif free:
-                a = untried[int(random01(rng) * free)]
-            elif smooth_turn(visits[key], opts, rng):
-                a = by_visits(edge_n, key, child, node, rng)
             else:
-                a = best_ucb(edge_n, edge_w, avail, key, child, node, opts.c)
-            path_key[depth] = key
-            path_action[depth] = a
-            path_mover[depth] = mover
+                a = core.untried_pick(untried, free, rng)
+                if a < 0 and core.smooth_turn(visits[key], opts, rng):  # all tried: Smooth UCT's
+                    a = core.by_visits(edge_n, key, child, node, rng)  # average policy, or UCB1
+                elif a < 0:
+                    a = core.best_ucb(edge_n, edge_w, avail, key, child, node, opts.c)
             path_other[depth] = c1 if mover == 0 else c0
+            path_key[depth], path_action[depth], path_mover[depth] = key, a, mover
             depth += 1
             node, c0, c1, pub = _deal(
                 kind, child, after_public, pool, pool_len, w, child[node, a], c0, c1, pub, rng
@@ -196,13 +180,13 @@ def simulate(n, tables, tree, regrets, opts, root, own, public, rng):
                 r0 = _playout(kind, child, after_public, pool, pool_len, payoff, w, node, c0,
                               c1, pub, rng)  # fmt: skip
                 break
-            if (free and visits[nxt] == 0 and not matching) or depth == MAX_DEPTH:
+            if (free and visits[nxt] == 0 and not matching) or depth == core.MAX_DEPTH:
                 # stored but never evaluated; or a path too long (not in these games)
                 r0 = _playout(kind, child, after_public, pool, pool_len, payoff, w, node, c0,
                               c1, pub, rng)  # fmt: skip
                 break
             key = nxt
-        v0, v1 = values(r0, low, scale)
+        v0, v1 = core.values(r0, low, scale)
         meta[1] += depth
         if matching:
             tail = 1.0  # the suffix's sigma / q below each node
@@ -246,7 +230,7 @@ def simulate(n, tables, tree, regrets, opts, root, own, public, rng):
                     if opts.estimate == 1:
                         tail *= path_sigma[d] / path_q[d]
 
-        backup(visits, edge_n, edge_w, path_key, path_action, path_mover, depth, v0, v1)
+        core.backup(visits, edge_n, edge_w, path_key, path_action, path_mover, depth, v0, v1)
     return n
 
 
@@ -292,8 +276,10 @@ def warm_up() -> None:
 
     t = card_tables(KuhnPoker())
     actions = t.child.shape[1]
-    tree = new_tree(np.zeros(t.keys, np.int8), actions, np.zeros(2, np.int64))
-    opts = options(c=1.4, smooth=-1.0, low=t.low, high=t.high, eta=SMOOTH_ETA, decay=SMOOTH_D,
-                   from_start=True, single=False, player=0, max_nodes=0, estimate=1)  # fmt: skip
+    tree = core.new_tree(np.zeros(t.keys, np.int8), actions, np.zeros(2, np.int64))
+    opts = core.options(
+        c=1.4, smooth=-1.0, low=t.low, high=t.high, eta=core.SMOOTH_ETA, decay=core.SMOOTH_D,
+        from_start=True, single=False, player=0, max_nodes=0, estimate=1,
+    )  # fmt: skip
     simulate(8, t, tree, new_regrets(t.keys, actions, t.cards), opts, 2, 0, -1,
              np.array([np.uint64(88172645463325252)], np.uint64))  # fmt: skip
