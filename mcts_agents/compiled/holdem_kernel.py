@@ -4,31 +4,31 @@ node table.
 ``simulate`` runs ``search.ismcts.ISMCTS``'s algorithm as ``ismcts_kernel`` does for Kuhn and
 Leduc (UCB1 on availability counts, untried actions first in random order, Smooth UCT, one new
 node per simulation then a uniformly random playout, chance drawn uniformly from the deck left),
-with hold'em's worlds (nine cards, ``holdem_tables``), showdowns ranked by ``holdem_rank`` and
-the information sets too many to index directly: the table is open-addressed (linear probing) on
+with ``ismcts_core``'s selection and backup (shared with that kernel) and this module's own
+hold'em worlds (nine cards, ``holdem_tables``), showdowns ranked by ``holdem_rank`` and
+the information sets too many to index directly: the table (``ismcts_core.Tree``, its
+``stored`` the key in each slot) is open-addressed (linear probing) on
 a 64-bit key, ``info_key``, of the mover, the observer, the public betting node, the observer's
 two hole cards and the visible board (the flop sorted; ``ISMCTS``'s key
 ``(mover, game.information_set(world, observer))`` packed in bits, so the two partition the
-decisions alike). Per slot: ``keys`` (-1: empty), ``visits``, and per action ``edge_n``,
-``edge_w`` (summed normalised returns of the mover) and ``avail``.
+decisions alike). Per slot: the key (-1: empty), then the statistics of ``ismcts_core.Tree``.
 
 The searching player's world comes in as its own two hole cards and the board only
 (``root_cards``): the opponent's hole cards never enter the kernel; each simulation draws them,
 and the board still to come, from the cards the player has not seen, with the kernel's own
 generator. From the start (``from_start``) every card is dealt by the kernel.
 
-``opts_f``: ``c``, ``smooth`` (-1: none), ``low``, ``high`` (the return range), Smooth UCT's
-``eta`` and ``d``. ``opts_i``: ``from_start``, ``single`` (single observer), the searching
-player, the root's node, the board cards shown (0, 3, 4 or 5), ``max_nodes`` (0: none) and
-``load`` (the most nodes the table takes before ``simulate`` returns early so the caller can
-grow it; 0: never return early, a full table stops growing). ``meta``: nodes stored, summed
-path depth.
+The settings come as one ``ismcts_core.Options`` record; the root as its betting node and the
+board cards shown (0, 3, 4 or 5); ``load`` is the most nodes the table takes before
+``simulate`` returns early so the caller can grow it (0: never return early, a full table stops
+growing).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from mcts_agents.compiled import ismcts_core as core
 from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import random01
 from mcts_agents.compiled.holdem_rank import seat_value
@@ -36,9 +36,6 @@ from mcts_agents.compiled.holdem_tables import BET, BLIND, DEAL, FOLDED, NODE_BI
 
 __all__ = ["find", "info_key", "rehash", "root_key", "simulate", "warm_up"]
 
-SMOOTH_ETA = 0.9
-SMOOTH_D = 0.001
-MAX_DEPTH = 64
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -75,16 +72,17 @@ def find(keys, key):
 
 
 @njit(cache=True)
-def rehash(keys, visits, edge_n, edge_w, avail, keys2, visits2, edge_n2, edge_w2, avail2):
-    """Move every stored node into the (larger, empty) second table."""
+def rehash(tree, bigger):
+    """Move every stored node of ``tree`` into ``bigger`` (a larger, empty table)."""
+    keys = tree.stored
     for s in range(keys.shape[0]):
         if keys[s] >= 0:
-            t = find(keys2, keys[s])
-            keys2[t] = keys[s]
-            visits2[t] = visits[s]
-            edge_n2[t] = edge_n[s]
-            edge_w2[t] = edge_w[s]
-            avail2[t] = avail[s]
+            t = find(bigger.stored, keys[s])
+            bigger.stored[t] = keys[s]
+            bigger.visits[t] = tree.visits[s]
+            bigger.edge_n[t] = tree.edge_n[s]
+            bigger.edge_w[t] = tree.edge_w[s]
+            bigger.avail[t] = tree.avail[s]
 
 
 @njit(cache=True)
@@ -127,24 +125,13 @@ def _payoff(kind, fold_gain, stake, node, cards):
 def _playout(kind, child, deal_target, deal_next, blind_next, fold_gain, stake, node, cards,
              dealt, used, rng):  # fmt: skip
     """Seat 0's return after uniformly random play to the end."""
-    actions = child.shape[1]
     while True:
         node, dealt, used = _chance(
             kind, deal_target, deal_next, blind_next, node, cards, dealt, used, rng
         )
         if kind[node] != BET:
             return _payoff(kind, fold_gain, stake, node, cards)
-        legal = 0
-        for a in range(actions):
-            if child[node, a] >= 0:
-                legal += 1
-        j = int(random01(rng) * legal)
-        for a in range(actions):
-            if child[node, a] >= 0:
-                if j == 0:
-                    node = child[node, a]
-                    break
-                j -= 1
+        node = core.random_child(child, node, rng)
 
 
 @njit(cache=True)
@@ -162,37 +149,40 @@ def _claim(keys, key, meta, max_nodes, full):
 
 
 @njit(cache=True)
-def simulate(
-    n, kind, to_play, child, deal_target, deal_next, blind_next, fold_gain, stake, keys, visits,
-    edge_n, edge_w, avail, meta, opts_f, opts_i, root_cards, rng,
-):  # fmt: skip
-    """Run up to ``n`` simulations (see the module docstring); returns how many ran (fewer
-    only when the table reached ``load`` nodes)."""
-    c, smooth, low, high = opts_f[0], opts_f[1], opts_f[2], opts_f[3]
-    eta0, decay = opts_f[4], opts_f[5]
-    scale = 2.0 / (high - low)
-    from_start, single, player = opts_i[0], opts_i[1], opts_i[2]
-    root_node, shown, max_nodes, load = opts_i[3], opts_i[4], opts_i[5], opts_i[6]
-    actions = child.shape[1]
-    capacity = keys.shape[0]
-    full_at = capacity - capacity // 4  # never fuller than 3/4: probes stay short
-    path_slot = np.empty(MAX_DEPTH, np.int64)
-    path_action = np.empty(MAX_DEPTH, np.int64)
-    path_mover = np.empty(MAX_DEPTH, np.int64)
-    untried = np.empty(actions, np.int64)
-    cards = np.zeros(9, np.int64)
-    seen = 0  # the searching player's cards: its hole cards and the board shown
+def _seen(root_cards, shown):
+    """The searching player's cards (its hole cards and the board shown) as a bit set."""
+    seen = 0
     for i in range(2):
         seen |= 1 << root_cards[i]
     for i in range(shown):
         seen |= 1 << root_cards[2 + i]
+    return seen
+
+
+@njit(cache=True)
+def simulate(n, tables, tree, opts, root_node, shown, root_cards, load, rng):
+    """Run up to ``n`` simulations (see the module docstring) from the root ``root_node``
+    where the searching player holds ``root_cards`` (two hole cards, then the ``shown`` board
+    cards); returns how many ran (fewer only when the table reached ``load`` nodes)."""
+    kind, to_play, child, deal_target, deal_next, blind_next, fold_gain, stake = tables[:8]
+    keys, visits, edge_n, edge_w, avail, meta = tree
+    player, single, max_nodes = opts.player, opts.single, opts.max_nodes
+    low, scale = core.value_scale(opts)
+    capacity = keys.shape[0]
+    full_at = capacity - capacity // 4  # never fuller than 3/4: probes stay short
+    path_slot = np.empty(core.MAX_DEPTH, np.int64)
+    path_action = np.empty(core.MAX_DEPTH, np.int64)
+    path_mover = np.empty(core.MAX_DEPTH, np.int64)
+    untried = np.empty(child.shape[1], np.int64)
+    cards = np.zeros(9, np.int64)
+    seen = _seen(root_cards, shown)
     root_slot = find(keys, root_key(root_cards, player, root_node, shown))
     done = 0
     for _ in range(n):
         if load and meta[0] >= load:
             break
         done += 1
-        if from_start:
+        if opts.from_start:
             node, dealt, used = _chance(
                 kind, deal_target, deal_next, blind_next, 0, cards, 0, 0, rng
             )
@@ -215,43 +205,13 @@ def simulate(
             node, dealt, mover, slot = root_node, 4 + shown, player, root_slot
         depth = 0
         while True:
-            free = 0
-            for a in range(actions):
-                if child[node, a] >= 0:
-                    avail[slot, a] += 1
-                    if edge_n[slot, a] == 0:
-                        untried[free] = a
-                        free += 1
-            if free:
-                a = untried[int(random01(rng) * free)]
-            else:
-                a = -1
-                if smooth >= 0.0:
-                    eta = max(smooth, eta0 / (1.0 + decay * np.sqrt(visits[slot])))
-                    if random01(rng) >= eta:  # the average policy: proportional to visits
-                        total = 0
-                        for b in range(actions):
-                            if child[node, b] >= 0:
-                                total += edge_n[slot, b]
-                        u = random01(rng) * total
-                        for b in range(actions):
-                            if child[node, b] >= 0:
-                                a = b
-                                u -= edge_n[slot, b]
-                                if u < 0.0:
-                                    break
-                if a < 0:
-                    best = -np.inf
-                    for b in range(actions):
-                        if child[node, b] >= 0:
-                            m = edge_n[slot, b]
-                            score = edge_w[slot, b] / m + c * np.sqrt(np.log(avail[slot, b]) / m)
-                            if score > best:
-                                best = score
-                                a = b
-            path_slot[depth] = slot
-            path_action[depth] = a
-            path_mover[depth] = mover
+            free, _ = core.observe(avail, edge_n, slot, child, node, untried)
+            a = core.untried_pick(untried, free, rng)
+            if a < 0 and core.smooth_turn(visits[slot], opts, rng):  # all tried: Smooth UCT's
+                a = core.by_visits(edge_n, slot, child, node, rng)  # average policy, or UCB1
+            elif a < 0:
+                a = core.best_ucb(edge_n, edge_w, avail, slot, child, node, opts.c)
+            path_slot[depth], path_action[depth], path_mover[depth] = slot, a, mover
             depth += 1
             node, dealt, used = _chance(
                 kind, deal_target, deal_next, blind_next, child[node, a], cards, dealt, used, rng
@@ -262,21 +222,15 @@ def simulate(
             mover = to_play[node]
             key = info_key(mover, player if single else mover, node, cards, dealt)
             nxt, new = _claim(keys, key, meta, max_nodes, meta[0] >= full_at)
-            if new or (free and visits[nxt] == 0) or depth == MAX_DEPTH:
+            if new or (free and visits[nxt] == 0) or depth == core.MAX_DEPTH:
                 # a new node (stored if there was room), or one stored but never evaluated
                 r0 = _playout(kind, child, deal_target, deal_next, blind_next, fold_gain, stake,
                               node, cards, dealt, used, rng)  # fmt: skip
                 break
             slot = nxt
-        v0 = (r0 - low) * scale - 1.0
-        v1 = (-r0 - low) * scale - 1.0
+        v0, v1 = core.values(r0, low, scale)
         meta[1] += depth
-        for d in range(depth):
-            slot = path_slot[d]
-            a = path_action[d]
-            visits[slot] += 1
-            edge_n[slot, a] += 1
-            edge_w[slot, a] += v1 if path_mover[d] else v0
+        core.backup(visits, edge_n, edge_w, path_slot, path_action, path_mover, depth, v0, v1)
     return done
 
 
@@ -311,20 +265,13 @@ def warm_up() -> None:
 
     t = holdem_tables(LimitHoldem())
     size, actions = 1 << 8, t.child.shape[1]
-    keys = np.full(size, -1, np.int64)
-    simulate(
-        8, t.kind, t.to_play, t.child, t.deal_target, t.deal_next, t.blind_next, t.fold_gain,
-        t.stake, keys, np.zeros(size, np.int64), np.zeros((size, actions), np.int64),
-        np.zeros((size, actions), np.float64), np.zeros((size, actions), np.int64),
-        np.zeros(2, np.int64), np.array([1.4, -1.0, t.low, t.high, SMOOTH_ETA, SMOOTH_D]),
-        np.array([1, 0, 0, 2, 0, 0, 100], np.int64), np.zeros(7, np.int64),
-        np.array([np.uint64(88172645463325252)], np.uint64),
+    meta = np.zeros(2, np.int64)
+    tree = core.new_tree(np.full(size, -1, np.int64), actions, meta)
+    opts = core.options(
+        c=1.4, smooth=-1.0, low=t.low, high=t.high, eta=core.SMOOTH_ETA, decay=core.SMOOTH_D,
+        from_start=True, single=False, player=0, max_nodes=0,
     )  # fmt: skip
+    rng = np.array([np.uint64(88172645463325252)], np.uint64)
+    simulate(8, t, tree, opts, 2, 0, np.zeros(7, np.int64), 100, rng)
     root_key(np.zeros(7, np.int64), 0, 2, 0)
-    big = 2 * size
-    rehash(
-        keys, np.zeros(size, np.int64), np.zeros((size, actions), np.int64),
-        np.zeros((size, actions), np.float64), np.zeros((size, actions), np.int64),
-        np.full(big, -1, np.int64), np.zeros(big, np.int64), np.zeros((big, actions), np.int64),
-        np.zeros((big, actions), np.float64), np.zeros((big, actions), np.int64),
-    )  # fmt: skip
+    rehash(tree, core.new_tree(np.full(2 * size, -1, np.int64), actions, meta))

@@ -3,45 +3,56 @@
 One call of ``simulate`` runs up to ``n`` simulations of ``search.ismcts.ISMCTS``'s algorithm
 (same node keys, UCB1 on availability counts, untried actions first in random order, Smooth UCT,
 one new node per simulation then a uniformly random playout, chance drawn by its probabilities)
-on a node table addressed by the information-set key: ``exists``, ``visits``, and per key and
-action ``edge_n`` (simulations that chose it), ``edge_w`` (their summed normalised returns for
-the mover) and ``avail`` (simulations in which it was available). The Python side passes the
-root as ``(node, own card, public card)`` only: the opponent's card never enters the kernel
-(determinizations draw it from ``unseen`` with the kernel's own generator).
+on a node table (``ismcts_core.Tree``) addressed by the information-set key: ``stored`` flags a
+key as stored. The selection and the backup are ``ismcts_core``'s, shared with hold'em's kernel;
+this module holds the card games' worlds, deals, keys and payoffs, and regret matching. The
+Python side passes the root as ``(node, own card, public card)`` only: the opponent's card never
+enters the kernel (determinizations draw it from ``unseen`` with the kernel's own generator).
+The settings come as one ``ismcts_core.Options`` record, the rules as ``card_tables.CardTables``.
 
-``opts_f``: ``c``, ``smooth`` (-1: none), ``low``, ``high`` (the return range), Smooth UCT's
-``eta`` and ``d``, regret matching's exploration. ``opts_i``:
-``from_start``, ``single`` (single observer), the searching player, the root's node, own card
-and public card, ``max_nodes`` (0: none), ``matching`` (1: regret matching instead of UCB),
-its value estimate (0: the sampled return over the chosen action's sampling probability,
-1: times the later nodes' sigma / q too (outcome sampling), 2: corrected by baselines as in
-VR-MCCFR, Schmid et al. 2019) and its flags (1: regret matching plus, 2: linear averaging,
-4: the baselines per history, the opponent's card included, in ``base_n``/``base_w``; else
-per information set from ``edge_w``; 8: the regrets weighted by the opponent's ``sigma / q``
-along the path, so that its exploration does not bias them). ``meta``: nodes in the table,
-summed path depth.
-
-Regret matching (Lanctot et al. 2014, Lisy et al. 2015, as self-play from the start): at each
-information set the strategy ``sigma`` is the normalised positive regrets (``regret``), the
-move is drawn from ``(1 - explore) sigma + explore uniform``, ``average`` adds ``sigma``
-weighted by the mover's own ``sigma / q`` along the path (and by the node's visits with linear
-averaging), and the sampled values of the simulation's game update the regrets on the way back.
+Regret matching (Lanctot et al. 2014, Lisy et al. 2015, as self-play from the start;
+``Options.matching``): at each information set the strategy ``sigma`` is the normalised positive
+regrets (``Regrets.regret``), the move is drawn from ``(1 - explore) sigma + explore uniform``,
+``average`` adds ``sigma`` weighted by the mover's own ``sigma / q`` along the path (and by the
+node's visits with ``linear`` averaging), and the sampled values of the simulation's game update
+the regrets on the way back: the sampled return over the chosen action's sampling probability
+(``estimate`` 0), times the later nodes' ``sigma / q`` too (1: outcome sampling), or corrected by
+baselines (2: VR-MCCFR, Schmid et al. 2019), per information set from ``edge_w`` or per history
+(``history_baselines``: the opponent's card included, in ``base_n``/``base_w``); ``plus``:
+regret matching plus; ``opponent_weighted``: the regrets weighted by the opponent's ``sigma / q``
+along the path, so that its exploration does not bias them. Regret matching's update is written
+in the simulation loop, where it was: a call a simulation with its fifteen arrays cost a fifth of
+the speed (measured; see ``ismcts_core`` on arrays and calls in the loop).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
+from mcts_agents.compiled import ismcts_core as core
 from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.card_tables import DEAL_0, DEAL_1, DEAL_PUBLIC, OVER, SEAT
 from mcts_agents.compiled.common import random01
 
-__all__ = ["simulate", "warm_up"]
+__all__ = ["Regrets", "new_regrets", "simulate", "warm_up"]
 
-#: Smooth UCT's schedule, as ``search.ismcts``: eta = max(smooth, ETA / (1 + D sqrt(N))).
-SMOOTH_ETA = 0.9
-SMOOTH_D = 0.001
-MAX_DEPTH = 64
+
+class Regrets(NamedTuple):
+    """Regret matching's tables (one row each where it cannot run)."""
+
+    regret: np.ndarray  # float64[keys, actions]
+    average: np.ndarray  # float64[keys, actions]: the average strategy's weights
+    base_n: np.ndarray  # float64[keys * W, actions]: the baselines per history
+    base_w: np.ndarray  # float64[keys * W, actions]
+
+
+def new_regrets(rows: int, actions: int, cards: int) -> Regrets:
+    """Empty regret tables of ``rows`` keys (baselines: ``cards + 1`` rows a key)."""
+    history = rows * (cards + 1)
+    return Regrets(np.zeros((rows, actions)), np.zeros((rows, actions)),
+                   np.zeros((history, actions)), np.zeros((history, actions)))  # fmt: skip
 
 
 @njit(cache=True)
@@ -70,24 +81,13 @@ def _deal(kind, child, after_public, pool, pool_len, w, node, c0, c1, pub, rng):
 @njit(cache=True)
 def _playout(kind, child, after_public, pool, pool_len, payoff, w, node, c0, c1, pub, rng):
     """Seat 0's chips after uniformly random play to the end."""
-    actions = child.shape[1]
     while True:
         node, c0, c1, pub = _deal(
             kind, child, after_public, pool, pool_len, w, node, c0, c1, pub, rng
         )
         if kind[node] == OVER:
             return payoff[node, c0, c1, pub + 1]
-        legal = 0
-        for a in range(actions):
-            if child[node, a] >= 0:
-                legal += 1
-        j = int(random01(rng) * legal)
-        for a in range(actions):
-            if child[node, a] >= 0:
-                if j == 0:
-                    node = child[node, a]
-                    break
-                j -= 1
+        node = core.random_child(child, node, rng)
 
 
 @njit(cache=True)
@@ -97,36 +97,32 @@ def _key(node, c0, c1, pub, mover, observer, nodes, w):
 
 
 @njit(cache=True)
-def simulate(
-    n, kind, to_play, child, after_public, pool, pool_len, unseen, unseen_len, payoff,
-    exists, visits, edge_n, edge_w, avail, regret, average, base_n, base_w, meta, opts_f,
-    opts_i, rng,
-):  # fmt: skip
-    """Run ``n`` simulations (see the module docstring); returns ``n``."""
-    c, smooth, low, high = opts_f[0], opts_f[1], opts_f[2], opts_f[3]
-    eta0, decay, explore = opts_f[4], opts_f[5], opts_f[6]
-    matching, tails, flavour = opts_i[7], opts_i[8], opts_i[9]
-    scale = 2.0 / (high - low)
-    from_start, single, player = opts_i[0], opts_i[1], opts_i[2]
-    root_node, own, public, max_nodes = opts_i[3], opts_i[4], opts_i[5], opts_i[6]
+def simulate(n, tables, tree, regrets, opts, root, own, public, rng):
+    """Run ``n`` simulations (see the module docstring) from the node ``root`` where the
+    searching player holds ``own`` and sees ``public`` (-1: none); returns ``n``."""
+    kind, to_play, child, after_public, pool, pool_len, unseen, unseen_len, payoff = tables[:9]
+    stored, visits, edge_n, edge_w, avail, meta = tree
+    regret, average, base_n, base_w = regrets
+    player, single, max_nodes, matching = opts.player, opts.single, opts.max_nodes, opts.matching
+    explore = opts.explore
+    low, scale = core.value_scale(opts)
     nodes = kind.shape[0]
     actions = child.shape[1]
-    w = pool.shape[0]
-    w = int(np.sqrt(w) + 0.5)
-    path_key = np.empty(MAX_DEPTH, np.int64)
-    path_action = np.empty(MAX_DEPTH, np.int64)
-    path_mover = np.empty(MAX_DEPTH, np.int64)
+    w = tables.cards + 1
+    path_key = np.empty(core.MAX_DEPTH, np.int64)
+    path_action = np.empty(core.MAX_DEPTH, np.int64)
+    path_mover = np.empty(core.MAX_DEPTH, np.int64)
+    path_other = np.empty(core.MAX_DEPTH, np.int64)  # regret matching: the opponent's card,
+    path_sigma = np.empty(core.MAX_DEPTH)  # the chosen action's sigma and q,
+    path_q = np.empty(core.MAX_DEPTH)
+    path_all = np.zeros((core.MAX_DEPTH, actions))  # every action's sigma,
+    path_ratio = np.ones(core.MAX_DEPTH)  # the opponent's sigma / q before each node
     untried = np.empty(actions, np.int64)
-    path_sigma = np.empty(MAX_DEPTH)  # regret matching: the chosen action's sigma and q
-    path_q = np.empty(MAX_DEPTH)
-    path_all = np.zeros((MAX_DEPTH, actions))
-    path_other = np.empty(MAX_DEPTH, np.int64)
-    path_ratio = np.ones(MAX_DEPTH)  # the opponent's sigma / q before each node
     sigma = np.empty(actions)
-    reach = np.ones(2)
-    root_key = _key(root_node, own, own, public, player, player, nodes, w)
+    reach = np.ones(2)  # regret matching: each seat's sigma / q so far
+    root_key = _key(root, own, own, public, player, player, nodes, w)
     for _ in range(n):
-        if from_start:
+        if opts.from_start:
             node, c0, c1, pub = _deal(
                 kind, child, after_public, pool, pool_len, w, 0, -1, -1, -1, rng
             )
@@ -134,145 +130,107 @@ def simulate(
                 continue
             mover = to_play[node]
             key = _key(node, c0, c1, pub, mover, player if single else mover, nodes, w)
-            if not exists[key]:
+            if not stored[key]:
                 if max_nodes and meta[0] >= max_nodes:
                     continue
-                exists[key] = 1
+                stored[key] = 1
                 meta[0] += 1
         else:
             i = own * w + public + 1
             other = unseen[i, int(random01(rng) * unseen_len[i])]
-            node, pub = root_node, public
+            node, pub = root, public
             c0, c1 = (own, other) if player == 0 else (other, own)
             mover = player
             key = root_key
         depth = 0
         reach[0] = reach[1] = 1.0
         while True:
-            tried = 0
-            free = 0
-            for a in range(actions):
-                if child[node, a] >= 0:
-                    avail[key, a] += 1
-                    if edge_n[key, a] == 0:
-                        untried[free] = a
-                        free += 1
-                    else:
-                        tried += 1
+            free, tried = core.observe(avail, edge_n, key, child, node, untried)
             if matching:
                 a = _match(key, node, child, regret, sigma, explore, rng)
-                weight = reach[mover] * (visits[key] + 1.0 if flavour & 2 else 1.0)
+                weight = reach[mover] * (visits[key] + 1.0 if opts.linear else 1.0)
                 for b in range(actions):  # the average strategy, weighted by own sigma / q
                     average[key, b] += weight * sigma[b]
-                path_sigma[depth] = sigma[a]
-                path_ratio[depth] = reach[1 - mover] if flavour & 8 else 1.0
-                for b in range(actions):
                     path_all[depth, b] = sigma[b]
+                path_sigma[depth] = sigma[a]
+                path_ratio[depth] = reach[1 - mover] if opts.opponent_weighted else 1.0
                 path_q[depth] = (1.0 - explore) * sigma[a] + explore / (free + tried)
                 reach[mover] *= sigma[a] / path_q[depth]
-            elif free:
-                a = untried[int(random01(rng) * free)]
             else:
-                a = -1
-                if smooth >= 0.0:
-                    eta = max(smooth, eta0 / (1.0 + decay * np.sqrt(visits[key])))
-                    if random01(rng) >= eta:  # the average policy: proportional to visits
-                        total = 0
-                        for b in range(actions):
-                            if child[node, b] >= 0:
-                                total += edge_n[key, b]
-                        u = random01(rng) * total
-                        for b in range(actions):
-                            if child[node, b] >= 0:
-                                a = b
-                                u -= edge_n[key, b]
-                                if u < 0.0:
-                                    break
-                if a < 0:
-                    best = -np.inf
-                    for b in range(actions):
-                        if child[node, b] >= 0:
-                            m = edge_n[key, b]
-                            score = edge_w[key, b] / m + c * np.sqrt(np.log(avail[key, b]) / m)
-                            if score > best:
-                                best = score
-                                a = b
-            path_key[depth] = key
-            path_action[depth] = a
-            path_mover[depth] = mover
+                a = core.untried_pick(untried, free, rng)
+                if a < 0 and core.smooth_turn(visits[key], opts, rng):  # all tried: Smooth UCT's
+                    a = core.by_visits(edge_n, key, child, node, rng)  # average policy, or UCB1
+                elif a < 0:
+                    a = core.best_ucb(edge_n, edge_w, avail, key, child, node, opts.c)
             path_other[depth] = c1 if mover == 0 else c0
+            path_key[depth], path_action[depth], path_mover[depth] = key, a, mover
             depth += 1
-            node = child[node, a]
             node, c0, c1, pub = _deal(
-                kind, child, after_public, pool, pool_len, w, node, c0, c1, pub, rng
+                kind, child, after_public, pool, pool_len, w, child[node, a], c0, c1, pub, rng
             )
             if kind[node] == OVER:
                 r0 = payoff[node, c0, c1, pub + 1]
                 break
             mover = to_play[node]
             nxt = _key(node, c0, c1, pub, mover, player if single else mover, nodes, w)
-            if not exists[nxt]:
+            if not stored[nxt]:
                 if not max_nodes or meta[0] < max_nodes:
-                    exists[nxt] = 1
+                    stored[nxt] = 1
                     meta[0] += 1
                 r0 = _playout(kind, child, after_public, pool, pool_len, payoff, w, node, c0,
                               c1, pub, rng)  # fmt: skip
                 break
-            if free and visits[nxt] == 0 and not matching:  # stored, never evaluated: now
+            if (free and visits[nxt] == 0 and not matching) or depth == core.MAX_DEPTH:
+                # stored but never evaluated; or a path too long (not in these games)
                 r0 = _playout(kind, child, after_public, pool, pool_len, payoff, w, node, c0,
                               c1, pub, rng)  # fmt: skip
                 break
             key = nxt
-            if depth == MAX_DEPTH:  # cannot happen in these games (at most 8 decisions)
-                r0 = _playout(kind, child, after_public, pool, pool_len, payoff, w, node, c0,
-                              c1, pub, rng)  # fmt: skip
-                break
-        v0 = (r0 - low) * scale - 1.0
-        v1 = (-r0 - low) * scale - 1.0
+        v0, v1 = core.values(r0, low, scale)
         meta[1] += depth
-        tail = 1.0  # regret matching: the suffix's sigma / q below each node
-        u0 = v0  # regret matching with baselines: seat 0's estimate of the value below
-        for d in range(depth - 1, -1, -1):
-            key = path_key[d]
-            a = path_action[d]
-            mover = path_mover[d]
-            v = v1 if mover else v0
-            if matching and tails == 2:  # baselines: each action's mean return so far
-                u = -u0 if mover else u0
-                expected = 0.0
-                h = key * w + path_other[d] + 1
-                for b in range(actions):
-                    if avail[key, b] > 0:
-                        if flavour & 4:  # the history's baseline (the opponent's card too)
-                            base = base_w[h, b] / base_n[h, b] if base_n[h, b] else 0.0
-                        else:
-                            base = edge_w[key, b] / edge_n[key, b] if edge_n[key, b] else 0.0
-                        if b == a:
-                            base += (u - base) / path_q[d]
-                        sigma[b] = base
-                        expected += path_all[d, b] * base
-                for b in range(actions):
-                    if avail[key, b] > 0:
-                        regret[key, b] += path_ratio[d] * (sigma[b] - expected)
-                        if flavour & 1 and regret[key, b] < 0.0:  # regret matching plus
-                            regret[key, b] = 0.0
-                if flavour & 4:
-                    base_n[h, a] += 1.0
-                    base_w[h, a] += v
-                u0 = -expected if mover else expected
-            elif matching:
-                # sampled counterfactual values: v * tail / q for the chosen action, 0 others
-                chosen = v * tail / path_q[d]
-                mean = path_sigma[d] * chosen
-                for b in range(actions):
-                    if avail[key, b] > 0 or b == a:
-                        regret[key, b] -= mean
-                regret[key, a] += chosen
-                if tails:
-                    tail *= path_sigma[d] / path_q[d]
-            visits[key] += 1
-            edge_n[key, a] += 1
-            edge_w[key, a] += v
+        if matching:
+            tail = 1.0  # the suffix's sigma / q below each node
+            u0 = v0  # with baselines: seat 0's estimate of the value below
+            for d in range(depth - 1, -1, -1):
+                key = path_key[d]
+                a = path_action[d]
+                mover = path_mover[d]
+                v = v1 if mover else v0
+                if opts.estimate == 2:  # baselines: each action's mean return so far
+                    u = -u0 if mover else u0
+                    expected = 0.0
+                    h = key * w + path_other[d] + 1
+                    for b in range(actions):
+                        if avail[key, b] > 0:
+                            if opts.history_baselines:  # the history's (the opponent's card too)
+                                base = base_w[h, b] / base_n[h, b] if base_n[h, b] else 0.0
+                            else:
+                                base = edge_w[key, b] / edge_n[key, b] if edge_n[key, b] else 0.0
+                            if b == a:
+                                base += (u - base) / path_q[d]
+                            sigma[b] = base
+                            expected += path_all[d, b] * base
+                    for b in range(actions):
+                        if avail[key, b] > 0:
+                            regret[key, b] += path_ratio[d] * (sigma[b] - expected)
+                            if opts.plus and regret[key, b] < 0.0:  # regret matching plus
+                                regret[key, b] = 0.0
+                    if opts.history_baselines:
+                        base_n[h, a] += 1.0
+                        base_w[h, a] += v
+                    u0 = -expected if mover else expected
+                else:
+                    # sampled counterfactual values: v * tail / q for the chosen action, 0 others
+                    chosen = v * tail / path_q[d]
+                    mean = path_sigma[d] * chosen
+                    for b in range(actions):
+                        if avail[key, b] > 0 or b == a:
+                            regret[key, b] -= mean
+                    regret[key, a] += chosen
+                    if opts.estimate == 1:
+                        tail *= path_sigma[d] / path_q[d]
+
+        core.backup(visits, edge_n, edge_w, path_key, path_action, path_mover, depth, v0, v1)
     return n
 
 
@@ -298,11 +256,9 @@ def _match(key, node, child, regret, sigma, explore, rng):
     u = random01(rng)
     a = -1
     for b in range(actions):
-        if child[node, b] >= 0:
+        if child[node, b] >= 0 and u >= 0.0:  # the first whose running sum passes u
             a = b
             u -= (1.0 - explore) * sigma[b] + explore / legal
-            if u < 0.0:
-                break
     return a
 
 
@@ -319,16 +275,11 @@ def warm_up() -> None:
     from mcts_agents.envs.games.kuhn_poker import KuhnPoker
 
     t = card_tables(KuhnPoker())
-    size = t.keys
     actions = t.child.shape[1]
-    simulate(
-        8, t.kind, t.to_play, t.child, t.after_public, t.pool, t.pool_len, t.unseen,
-        t.unseen_len, t.payoff, np.zeros(size, np.int8), np.zeros(size, np.int64),
-        np.zeros((size, actions), np.int64), np.zeros((size, actions), np.float64),
-        np.zeros((size, actions), np.int64), np.zeros((size, actions)),
-        np.zeros((size, actions)), np.zeros((size * (t.cards + 1), actions)),
-        np.zeros((size * (t.cards + 1), actions)), np.zeros(2, np.int64),
-        np.array([1.4, -1.0, t.low, t.high, SMOOTH_ETA, SMOOTH_D, 0.0]),
-        np.array([1, 0, 0, 2, 0, -1, 0, 0, 1, 0], np.int64),
-        np.array([np.uint64(88172645463325252)], np.uint64),
+    tree = core.new_tree(np.zeros(t.keys, np.int8), actions, np.zeros(2, np.int64))
+    opts = core.options(
+        c=1.4, smooth=-1.0, low=t.low, high=t.high, eta=core.SMOOTH_ETA, decay=core.SMOOTH_D,
+        from_start=True, single=False, player=0, max_nodes=0, estimate=1,
     )  # fmt: skip
+    simulate(8, t, tree, new_regrets(t.keys, actions, t.cards), opts, 2, 0, -1,
+             np.array([np.uint64(88172645463325252)], np.uint64))  # fmt: skip
