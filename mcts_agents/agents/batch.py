@@ -33,6 +33,7 @@ from mcts_agents.errors import InvalidOptionError
 from mcts_agents.search.game import Game, State, is_perfect_information
 from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import Searcher
+from mcts_agents.search.tree_batch import joins_lockstep, search_lockstep
 
 __all__ = ["BatchedMCTS", "act_batch", "acts_in_batches", "search_batch"]
 
@@ -62,9 +63,7 @@ def search_batch(
         InvalidOptionError: lists of different lengths, or a searcher given twice.
     """
     game_list = _check(searchers, games, states)
-    return _by_kind(
-        searchers, game_list, states, "search_compiled", lambda s, g, state: s.search(g, state)
-    )
+    return _by_kind(searchers, game_list, states, "search_compiled", lambda result: result)
 
 
 def _by_kind(
@@ -72,10 +71,12 @@ def _by_kind(
     games: list[Game],
     states: Sequence[State],
     compiled_call: str,
-    alone: Callable[[Searcher, Game, State], Any],
+    answer: Callable[[SearchResult], Any],
 ) -> list[Any]:
     """For every ``i``: the compiled searchers' answers from one ``compiled.batch`` call
-    (``compiled_call``), the others' ``alone(searcher, game, state)`` in turn."""
+    (``compiled_call``), the Python searches over a batch evaluator in lockstep
+    (``search.tree_batch``: one ``evaluate_batch`` a round for every tree of one evaluator),
+    the others' searches in turn; ``answer`` makes an answer of a result."""
     answers: list[Any] = [None] * len(states)
     compiled = [i for i, searcher in enumerate(searchers) if _is_compiled(searcher)]
     if compiled:
@@ -85,11 +86,20 @@ def _by_kind(
             [games[i] for i in compiled],
             [states[i] for i in compiled],
         )
-        for i, answer in zip(compiled, found, strict=True):
-            answers[i] = answer
+        for i, found_i in zip(compiled, found, strict=True):
+            answers[i] = found_i
+    together = [i for i, searcher in enumerate(searchers) if joins_lockstep(searcher)]
+    if together:
+        results = search_lockstep(
+            [searchers[i] for i in together],
+            [games[i] for i in together],
+            [states[i] for i in together],
+        )
+        for i, result in zip(together, results, strict=True):
+            answers[i] = answer(result)
     for i, searcher in enumerate(searchers):
         if answers[i] is None:
-            answers[i] = alone(searcher, games[i], states[i])
+            answers[i] = answer(searcher.search(games[i], states[i]))
     return answers
 
 
@@ -118,11 +128,7 @@ def _check(
 def _moves_batch(searchers: list[Searcher], games: list[Game], states: list[State]) -> list[int]:
     """``search_batch``'s best actions; compiled trees build no result (``moves_compiled``)."""
     _check(searchers, games, states)
-
-    def alone(searcher: Searcher, game: Game, state: State) -> int:
-        return searcher.search(game, state).best_action
-
-    moves = _by_kind(searchers, games, states, "moves_compiled", alone)
+    moves = _by_kind(searchers, games, states, "moves_compiled", lambda r: r.best_action)
     return [int(move) for move in moves]
 
 
