@@ -5,8 +5,12 @@ batch of searches through ``search_batch`` gives exactly the results of the same
 one after another (``searcher.search(game, state)`` for each), with the same seeds, so a batch
 changes how fast the searches run and nothing else. Compiled searchers (``mcts_agents.compiled``)
 with an iteration budget run in one kernel call over all their trees, in parallel over the
-trees on every core (``compiled.batch``); every other searcher (the Python search, time
-budgets, ``robust_max``) is searched in turn in this process, with the same API.
+trees on every core (``compiled.batch``); the Python searches over a batch evaluator (``az:``
+agents, ``PUCTAgent``) with no time limit run in lockstep, one ``evaluate_batch`` a round for
+all the trees of one evaluator (``search.tree_batch``: each tree's result is its search's,
+the values to within the evaluator's rounding of a bigger batch); every other searcher (the
+Python search with playouts, time budgets) is searched in turn in this process, with the same
+API.
 
 ``BatchedMCTS`` is the agent for hand-written loops: ``N`` trees built by ``make_searcher``,
 ``search_batch(game, states)`` and ``act_batch(envs)``. ``act_batch(agents, envs)`` (the
@@ -57,7 +61,8 @@ def search_batch(
         states: the positions (none terminal); none is changed.
 
     Returns:
-        The results in the order of ``states``: equal to the searches made one by one.
+        The results in the order of ``states``: equal to the searches made one by one (a
+        network's values to within its rounding of a bigger batch: ``search.tree_batch``).
 
     Raises:
         InvalidOptionError: lists of different lengths, or a searcher given twice.
@@ -136,7 +141,8 @@ def act_batch(agents: Sequence[Any], envs: Sequence[Any], keep_results: bool = T
     """The move of ``agents[i]`` in ``envs[i]`` for every ``i``, as ``agents[i].act(envs[i])``.
 
     ``MCTSAgent`` s of one process (``workers == 1``) are searched as one batch
-    (``search_batch``; their ``last_result`` is set as ``act`` sets it); ``PolicyAgent`` s of
+    (``search_batch``: the compiled ones in one kernel call, those of one network, ``az:``
+    agents, in lockstep; their ``last_result`` is set as ``act`` sets it); ``PolicyAgent`` s of
     one batched policy and ``PriorAgent`` s of one model are evaluated in one forward pass
     each (the moves their ``act`` would choose); any other agent is
     asked through ``act(env)`` (its action returned as it is, for the caller to check). The

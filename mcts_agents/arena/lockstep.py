@@ -12,13 +12,15 @@ records and whatever is computed from them (a results file, a resumed run, ``rat
 those of ``run_game`` game by game; only a record's ``times`` differ: each move is given its
 share of its entrant's ``act_batch`` call of the round. What a call batches is
 ``act_batch``'s: the compiled searches of ``MCTSAgent`` s (the ladder's levels) in one kernel
-call, ``PolicyAgent`` s of one batched policy and ``PriorAgent`` s (``policy:`` specs) of one
-model in one forward pass; any other agent acts on its own.
+call, the searches of ``az:`` agents of one model in lockstep, ``PolicyAgent`` s of one
+batched policy and ``PriorAgent`` s (``policy:`` specs) of one model in one forward pass; any
+other agent acts on its own.
 
 A spec naming a model (``policy:``, ``az:``) is opened once for all the games, not once per
-game, so that their agents share it (``az:`` agents share the network; their searches run one
-after another). An agent given as an instance is one object and cannot play many games at
-once: its tasks are played game by game (``use_lockstep``).
+game, so that their agents share it (``az:`` agents share the network, and their searches run
+in lockstep: one forward pass a round for all their trees, ``search.tree_batch``). An agent
+given as an instance is one object and cannot play many games at once: its tasks are played
+game by game (``use_lockstep``).
 """
 
 from __future__ import annotations

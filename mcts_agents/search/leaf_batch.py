@@ -6,9 +6,10 @@ known (terminal, proven, a repeated position) is backed up at once, any other wa
 ``LeafBatch``. While it waits, every edge of its path carries a virtual loss (one more visit, scored
 ``-virtual_loss`` for the player moving along the edge), so the next selections of the batch prefer
 other lines; the last selection of a batch needs none (nothing is selected after it). A leaf reached
-twice in one batch (the same node again, or a transposition) is evaluated once. ``flush`` then makes
-one ``evaluate_batch`` call for every waiting leaf, stores the priors, removes the virtual losses
-and backs up each path with its leaf's values, in selection order.
+twice in one batch (the same node again, or a transposition) is evaluated once. Then one
+``evaluate_batch`` call evaluates every waiting leaf (``evaluate``; or one call for the batches of
+many trees, ``search.tree_batch``), and ``apply`` stores the priors, removes the virtual losses and
+backs up each path with its leaf's values, in selection order.
 
 Visits are restored exactly; the value sums to within rounding (a loss added and taken away).
 With ``K = 1`` no virtual loss is ever applied, so the search is the one the batch evaluator
@@ -105,21 +106,6 @@ class LeafBatch:
                     node.edge_value_sq[i] += loss * self.virtual_loss
         path[-1].visits += sign
 
-    def flush(self, set_priors: SetPriors, backup: Backup) -> None:
-        """Evaluate every waiting leaf in one ``evaluate_batch`` call and back up every path.
-
-        If the evaluator fails (``EvaluatorError`` for bad output, or its own exception), the
-        virtual losses are removed before the error goes on, and nothing is backed up.
-        """
-        if not self.paths:
-            return
-        try:
-            self.evaluate()
-        except BaseException:
-            self.abort()
-            raise
-        self.apply(set_priors, backup)
-
     def inputs(self) -> tuple[np.ndarray, np.ndarray]:
         """The rows' observations ``[B, *shape]`` (each from its mover's view) and legal masks
         ``[B, num_actions]``, as ``evaluate_batch`` takes them."""
@@ -195,4 +181,4 @@ def searched_alone(steps: Generator[LeafBatch, None, Result]) -> Result:
                 raise
             batch = steps.send(None)
     except StopIteration as stop:
-        return stop.value  # type: ignore[no-any-return]
+        return stop.value
