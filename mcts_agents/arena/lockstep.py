@@ -34,6 +34,7 @@ from mcts_agents.agents.agent import MCTSAgent, RandomAgent
 from mcts_agents.agents.batch import act_batch, acts_in_batches
 from mcts_agents.agents.models import PriorAgent, PUCTAgent
 from mcts_agents.agents.play import Move, step_summing
+from mcts_agents.agents.spec_builder import spec_builder
 from mcts_agents.arena.entrants import Entrant, build_agent
 from mcts_agents.arena.tasks import GameTask, Record, game_record, start_game
 from mcts_agents.checks import check_int
@@ -55,8 +56,6 @@ LOCKSTEP_GAMES = 64
 #: The agent classes whose ``reset(seed=s)`` gives the agent a new build with seed ``s`` gives
 #: (tables forgotten, generators reseeded): a finished game's are reused (``Builders``).
 RENEWABLE = (MCTSAgent, PUCTAgent, PriorAgent, RandomAgent)
-#: Agent spec kinds whose model is opened once for all the games of a lockstep run.
-_MODEL_KINDS = ("policy", "az")
 
 
 def check_lockstep(lockstep: Any) -> None:
@@ -269,18 +268,7 @@ def _fresh_on_reset(env: Any) -> bool:
 
 
 def _builder(entrant: Entrant) -> Callable[[int], Any]:
-    spec = entrant.item
-    if entrant.how != "spec" or spec.kind not in _MODEL_KINDS:
+    """The agents of ``entrant``: a spec's through ``spec_builder`` (a model opened once)."""
+    if entrant.how != "spec":
         return lambda seed: build_agent(entrant, seed)
-    from mcts_agents.agents.models import PriorAgent, PUCTAgent, open_model
-
-    options = dict(spec.options)  # checked when the spec was parsed
-    evaluator, info = open_model(
-        options.pop("model"), options.pop("device", None), options.pop("threads", 1)
-    )
-    kind = PriorAgent if spec.kind == "policy" else PUCTAgent
-
-    def build(seed: int) -> Any:
-        return kind(evaluator, model=info, **{"seed": seed, **options})
-
-    return build
+    return spec_builder(entrant.item)
