@@ -5,8 +5,12 @@ batch of searches through ``search_batch`` gives exactly the results of the same
 one after another (``searcher.search(game, state)`` for each), with the same seeds, so a batch
 changes how fast the searches run and nothing else. Compiled searchers (``mcts_agents.compiled``)
 with an iteration budget run in one kernel call over all their trees, in parallel over the
-trees on every core (``compiled.batch``); every other searcher (the Python search, time
-budgets, ``robust_max``) is searched in turn in this process, with the same API.
+trees on every core (``compiled.batch``); the Python searches over a batch evaluator (``az:``
+agents, ``PUCTAgent``) with no time limit run in lockstep, one ``evaluate_batch`` a round for
+all the trees of one evaluator (``search.tree_batch``: each tree's result is its search's,
+the values to within the evaluator's rounding of a bigger batch); every other searcher (the
+Python search with playouts, time budgets) is searched in turn in this process, with the same
+API.
 
 ``BatchedMCTS`` is the agent for hand-written loops: ``N`` trees built by ``make_searcher``,
 ``search_batch(game, states)`` and ``act_batch(envs)``. ``act_batch(agents, envs)`` (the
@@ -33,6 +37,7 @@ from mcts_agents.errors import InvalidOptionError
 from mcts_agents.search.game import Game, State, is_perfect_information
 from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import Searcher
+from mcts_agents.search.tree_batch import joins_lockstep, search_lockstep
 
 __all__ = ["BatchedMCTS", "act_batch", "acts_in_batches", "search_batch"]
 
@@ -56,15 +61,14 @@ def search_batch(
         states: the positions (none terminal); none is changed.
 
     Returns:
-        The results in the order of ``states``: equal to the searches made one by one.
+        The results in the order of ``states``: equal to the searches made one by one (a
+        network's values to within its rounding of a bigger batch: ``search.tree_batch``).
 
     Raises:
         InvalidOptionError: lists of different lengths, or a searcher given twice.
     """
     game_list = _check(searchers, games, states)
-    return _by_kind(
-        searchers, game_list, states, "search_compiled", lambda s, g, state: s.search(g, state)
-    )
+    return _by_kind(searchers, game_list, states, "search_compiled", lambda result: result)
 
 
 def _by_kind(
@@ -72,10 +76,12 @@ def _by_kind(
     games: list[Game],
     states: Sequence[State],
     compiled_call: str,
-    alone: Callable[[Searcher, Game, State], Any],
+    answer: Callable[[SearchResult], Any],
 ) -> list[Any]:
     """For every ``i``: the compiled searchers' answers from one ``compiled.batch`` call
-    (``compiled_call``), the others' ``alone(searcher, game, state)`` in turn."""
+    (``compiled_call``), the Python searches over a batch evaluator in lockstep
+    (``search.tree_batch``: one ``evaluate_batch`` a round for every tree of one evaluator),
+    the others' searches in turn; ``answer`` makes an answer of a result."""
     answers: list[Any] = [None] * len(states)
     compiled = [i for i, searcher in enumerate(searchers) if _is_compiled(searcher)]
     if compiled:
@@ -85,11 +91,20 @@ def _by_kind(
             [games[i] for i in compiled],
             [states[i] for i in compiled],
         )
-        for i, answer in zip(compiled, found, strict=True):
-            answers[i] = answer
+        for i, found_i in zip(compiled, found, strict=True):
+            answers[i] = found_i
+    together = [i for i, searcher in enumerate(searchers) if joins_lockstep(searcher)]
+    if together:
+        results = search_lockstep(
+            [searchers[i] for i in together],
+            [games[i] for i in together],
+            [states[i] for i in together],
+        )
+        for i, result in zip(together, results, strict=True):
+            answers[i] = answer(result)
     for i, searcher in enumerate(searchers):
         if answers[i] is None:
-            answers[i] = alone(searcher, games[i], states[i])
+            answers[i] = answer(searcher.search(games[i], states[i]))
     return answers
 
 
@@ -118,11 +133,7 @@ def _check(
 def _moves_batch(searchers: list[Searcher], games: list[Game], states: list[State]) -> list[int]:
     """``search_batch``'s best actions; compiled trees build no result (``moves_compiled``)."""
     _check(searchers, games, states)
-
-    def alone(searcher: Searcher, game: Game, state: State) -> int:
-        return searcher.search(game, state).best_action
-
-    moves = _by_kind(searchers, games, states, "moves_compiled", alone)
+    moves = _by_kind(searchers, games, states, "moves_compiled", lambda r: r.best_action)
     return [int(move) for move in moves]
 
 
@@ -130,7 +141,8 @@ def act_batch(agents: Sequence[Any], envs: Sequence[Any], keep_results: bool = T
     """The move of ``agents[i]`` in ``envs[i]`` for every ``i``, as ``agents[i].act(envs[i])``.
 
     ``MCTSAgent`` s of one process (``workers == 1``) are searched as one batch
-    (``search_batch``; their ``last_result`` is set as ``act`` sets it); ``PolicyAgent`` s of
+    (``search_batch``: the compiled ones in one kernel call, those of one network, ``az:``
+    agents, in lockstep; their ``last_result`` is set as ``act`` sets it); ``PolicyAgent`` s of
     one batched policy and ``PriorAgent`` s of one model are evaluated in one forward pass
     each (the moves their ``act`` would choose); any other agent is
     asked through ``act(env)`` (its action returned as it is, for the caller to check). The

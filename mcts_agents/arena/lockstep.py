@@ -12,13 +12,15 @@ records and whatever is computed from them (a results file, a resumed run, ``rat
 those of ``run_game`` game by game; only a record's ``times`` differ: each move is given its
 share of its entrant's ``act_batch`` call of the round. What a call batches is
 ``act_batch``'s: the compiled searches of ``MCTSAgent`` s (the ladder's levels) in one kernel
-call, ``PolicyAgent`` s of one batched policy and ``PriorAgent`` s (``policy:`` specs) of one
-model in one forward pass; any other agent acts on its own.
+call, the searches of ``az:`` agents of one model in lockstep, ``PolicyAgent`` s of one
+batched policy and ``PriorAgent`` s (``policy:`` specs) of one model in one forward pass; any
+other agent acts on its own.
 
 A spec naming a model (``policy:``, ``az:``) is opened once for all the games, not once per
-game, so that their agents share it (``az:`` agents share the network; their searches run one
-after another). An agent given as an instance is one object and cannot play many games at
-once: its tasks are played game by game (``use_lockstep``).
+game, so that their agents share it (``az:`` agents share the network, and their searches run
+in lockstep: one forward pass a round for all their trees, ``search.tree_batch``). An agent
+given as an instance is one object and cannot play many games at once: its tasks are played
+game by game (``use_lockstep``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from mcts_agents.agents.agent import MCTSAgent, RandomAgent
 from mcts_agents.agents.batch import act_batch, acts_in_batches
 from mcts_agents.agents.models import PriorAgent, PUCTAgent
 from mcts_agents.agents.play import Move, step_summing
+from mcts_agents.agents.spec_builder import spec_builder
 from mcts_agents.arena.entrants import Entrant, build_agent
 from mcts_agents.arena.tasks import GameTask, Record, game_record, start_game
 from mcts_agents.checks import check_int
@@ -53,8 +56,6 @@ LOCKSTEP_GAMES = 64
 #: The agent classes whose ``reset(seed=s)`` gives the agent a new build with seed ``s`` gives
 #: (tables forgotten, generators reseeded): a finished game's are reused (``Builders``).
 RENEWABLE = (MCTSAgent, PUCTAgent, PriorAgent, RandomAgent)
-#: Agent spec kinds whose model is opened once for all the games of a lockstep run.
-_MODEL_KINDS = ("policy", "az")
 
 
 def check_lockstep(lockstep: Any) -> None:
@@ -267,18 +268,7 @@ def _fresh_on_reset(env: Any) -> bool:
 
 
 def _builder(entrant: Entrant) -> Callable[[int], Any]:
-    spec = entrant.item
-    if entrant.how != "spec" or spec.kind not in _MODEL_KINDS:
+    """The agents of ``entrant``: a spec's through ``spec_builder`` (a model opened once)."""
+    if entrant.how != "spec":
         return lambda seed: build_agent(entrant, seed)
-    from mcts_agents.agents.models import PriorAgent, PUCTAgent, open_model
-
-    options = dict(spec.options)  # checked when the spec was parsed
-    evaluator, info = open_model(
-        options.pop("model"), options.pop("device", None), options.pop("threads", 1)
-    )
-    kind = PriorAgent if spec.kind == "policy" else PUCTAgent
-
-    def build(seed: int) -> Any:
-        return kind(evaluator, model=info, **{"seed": seed, **options})
-
-    return build
+    return spec_builder(entrant.item)

@@ -43,7 +43,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from mcts_agents.agents.specs import make_agent, read_agent_spec
+from mcts_agents.agents.spec_builder import spec_builder
+from mcts_agents.agents.specs import read_agent_spec
 from mcts_agents.checks import check_int, check_seed, is_number
 from mcts_agents.errors import InvalidOptionError, OptionTypeError, SpecError
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
@@ -159,6 +160,7 @@ class OpponentPool:
             self._weights = self._check_weights(weights)
         self._rng = np.random.default_rng(seed)
         self._policies: dict[int, Any] = {}
+        self._builders: dict[str, Callable[[int | None], Any]] = {}  # spec -> its agents
         # the curriculum's state (``curriculum``)
         self.game: str | None = None
         self.level = 0
@@ -326,15 +328,20 @@ class OpponentPool:
         return self.names[int(self._rng.choice(len(chances), p=chances))]
 
     def opponent(self, name: str, seed: int | None = None) -> Any:
-        """An agent for the entry ``name``: a fresh agent of a spec (seeded ``seed``), or one
-        ``PolicyAgent`` per policy entry, shared by every episode that draws it (so a vector
-        env evaluates all of them in one batch)."""
+        """An agent for the entry ``name``: a fresh agent of a spec (seeded ``seed``; the agents
+        of an ``az:`` or ``policy:`` spec share the model it opened once,
+        ``agents.spec_builder``), or one ``PolicyAgent`` per policy entry, shared by every
+        episode that draws it (so a vector env evaluates all of them in one batch, and
+        searches the ``az:`` trees in lockstep, one forward pass a round)."""
         from mcts_agents.agents.policy import PolicyAgent
 
         index = self.index(name)
         entry = self.entries[index]
         if isinstance(entry, str):
-            return make_agent(entry, seed)
+            build = self._builders.get(entry)
+            if build is None:
+                build = self._builders[entry] = spec_builder(entry)
+            return build(seed)
         agent = self._policies.get(index)
         if agent is None:
             agent = self._policies[index] = PolicyAgent(entry, name)

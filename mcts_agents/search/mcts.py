@@ -18,7 +18,7 @@ With a batch evaluator the simulations run ``batch_size`` at a time, their leave
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Generator, Hashable, Sequence
 from dataclasses import replace
 from time import perf_counter
 from typing import Any
@@ -28,31 +28,29 @@ from mcts_agents.search.config import Budget, SearchConfig
 from mcts_agents.search.evaluators import PositionEvaluator, evaluate, is_batch_evaluator
 from mcts_agents.search.game import CHANCE, Game, State, has_chance
 from mcts_agents.search.gumbel import GumbelRoot
-from mcts_agents.search.leaf_batch import LeafBatch
+from mcts_agents.search.leaf_batch import LeafBatch, searched_alone
 from mcts_agents.search.noise import noise_root
 from mcts_agents.search.playouts import bounded_playout, search_stop
-from mcts_agents.search.result import ChildStats, SearchResult
+from mcts_agents.search.result import SearchResult
 from mcts_agents.search.return_range import ReturnScale
 from mcts_agents.search.searcher import (
     Progress,
     StopCheck,
+    budget_steps,
     check_room,
     game_identity,
-    proven_label,
     reporter,
-    run_budget,
 )
 from mcts_agents.search.selection import (
     CLOSED,
     EXPAND,
     SELECTION_RULES,
-    edge_value,
     final_child,
-    principal_variation,
     robust_agrees,
 )
 from mcts_agents.search.solver import close, try_prove
 from mcts_agents.search.tree import Node, NodeTable
+from mcts_agents.search.tree_result import tree_result
 
 
 class MCTS:
@@ -126,6 +124,14 @@ class MCTS:
         If the search fails (an evaluator's error, an interrupt), the node table is dropped: a
         simulation cut short may have left a node linked but never evaluated.
         """
+        return searched_alone(self.search_steps(game, state))
+
+    def search_steps(self, game: Game, state: State) -> Generator[LeafBatch, None, SearchResult]:
+        """``search`` in phases: yields each ``LeafBatch`` whose leaves wait for the evaluator
+        (a batch evaluator's searches only: the root's, then each round's) once its paths are
+        selected, applies it when resumed, and returns the result. ``search`` evaluates each
+        batch on its own; ``search.tree_batch`` evaluates many trees' batches in one call.
+        Closing the generator at a ``yield`` (a failed evaluation) drops the node table."""
         start = perf_counter()
         self._chance = has_chance(game)
         if self._chance and game.is_chance(state):  # type: ignore[attr-defined]
@@ -133,7 +139,7 @@ class MCTS:
                 f"a search starts where a player is to move, got a chance node of {game!r}"
             )
         check_room(self.budget, len(game.legal_actions(state)))
-        root, reused, pruned = self._prepare_root(game, state)
+        root, reused, pruned = yield from self._prepare_root(game, state)
         self._scale = ReturnScale.for_search(self._scale, game, self.config.return_range, reused)
         self._normalize = self._scale.normalizer(self.table)
         restore_priors = noise_root(root, self.config.root_noise, self.rng)  # for this search
@@ -147,7 +153,7 @@ class MCTS:
             lambda n: self._result(root, n, perf_counter() - start, reused, pruned),
         )
         try:
-            iterations = self._run(game, root, start)
+            iterations = yield from self._run(game, root, start)
         except BaseException:
             self.reset()
             raise
@@ -157,29 +163,44 @@ class MCTS:
         return result
 
     # ------------------------------------------------------------------ the loop
-    def _run(self, game: Game, root: Node, start: float) -> int:
-        config, batch = self.config, None
-        if self._batch is not None:
-            tuned = config.selection == "ucb1_tuned"
-            batch = LeafBatch(self._batch, game, config.virtual_loss, tuned)
-
-        def simulate(limit: int | None) -> int:
-            if batch is not None:
-                return self._simulate_batch(game, root, batch, limit)
-            self._simulate(game, root)
-            return 1
-
-        return run_budget(
+    def _run(self, game: Game, root: Node, start: float) -> Generator[LeafBatch, None, int]:
+        """The simulations until the budget is spent (``budget_steps``); with a batch
+        evaluator, each round's batch is selected, yielded to be evaluated, then applied."""
+        config = self.config
+        steps = budget_steps(
             self.budget,
             config.final_move,
             start,
-            simulate,
             solved=lambda: root.proven is not None,
             robust_agrees=lambda: robust_agrees(root),
             table_size=self.table.__len__,
             should_stop=self.should_stop,
             progress=self._report,
         )
+        tuned = config.selection == "ucb1_tuned"
+        batch = (
+            None
+            if self._batch is None
+            else LeafBatch(self._batch, game, config.virtual_loss, tuned)
+        )
+        try:
+            cap = next(steps)
+            while True:
+                if batch is None:
+                    self._simulate(game, root)
+                    cap = steps.send(1)
+                    continue
+                done = self._select_batch(game, root, batch, cap)
+                if batch:
+                    try:
+                        yield batch  # evaluated by the caller (one call, or with other trees')
+                    except BaseException:
+                        batch.abort()
+                        raise
+                    batch.apply(self._set_priors, self._backup)
+                cap = steps.send(done)
+        except StopIteration as stop:
+            return int(stop.value)
 
     def _simulate(self, game: Game, root: Node) -> None:
         """One simulation: walk down by the selection rule, expand one node, evaluate, back up."""
@@ -188,9 +209,9 @@ class MCTS:
             values = self._leaf_values(game, leaf)
         self._backup(path, edges, values)
 
-    def _simulate_batch(self, game: Game, root: Node, batch: LeafBatch, limit: int | None) -> int:
-        """Up to ``batch_size`` simulations (``limit`` at most), their new leaves evaluated in
-        one ``evaluate_batch`` call; returns how many ran."""
+    def _select_batch(self, game: Game, root: Node, batch: LeafBatch, limit: int | None) -> int:
+        """The select phase of up to ``batch_size`` simulations (``limit`` at most): their new
+        leaves wait in ``batch``, the others are backed up; returns how many ran."""
         count = self.config.batch_size if limit is None else min(self.config.batch_size, limit)
         budget = self.budget
         fills = budget.iterations is None and budget.time_limit is None  # a full table stops
@@ -204,7 +225,6 @@ class MCTS:
                 self._backup(path, edges, values)
             else:
                 batch.add(path, edges, leaf, virtual=done < count)
-        batch.flush(game, self._set_priors, self._backup)
         return done
 
     def _descend(
@@ -408,7 +428,9 @@ class MCTS:
                     break
 
     # ------------------------------------------------------------------ tree reuse
-    def _prepare_root(self, game: Game, state: State) -> tuple[Node, int, int]:
+    def _prepare_root(
+        self, game: Game, state: State
+    ) -> Generator[LeafBatch, None, tuple[Node, int, int]]:
         game_id = game_identity(game)
         if not self.config.reuse or game_id != self._game_id:
             self.table.clear()
@@ -422,9 +444,14 @@ class MCTS:
             if root.returns is None:
                 root.actions = list(game.legal_actions(state))
             evaluator = self._evaluator
-            if evaluator is not None and root.returns is None:
+            if self._batch is not None and root.returns is None:  # one row, as PositionEvaluator
+                batch = LeafBatch(self._batch, game, 0.0, False)
+                batch.add([root], [], root, virtual=False)
+                yield batch
+                batch.apply(self._set_priors, lambda _, __, values: _root_value(root, values))
+            elif evaluator is not None and root.returns is None:
                 values, priors = evaluate(evaluator, game, state, root.actions or ())
-                root.value = values[root.to_play] if root.to_play >= 0 else None
+                _root_value(root, values)
                 if priors is not None:
                     self._set_priors(game, root, priors)
             self.table.add(root)
@@ -454,45 +481,19 @@ class MCTS:
     def _result(
         self, root: Node, iterations: int, elapsed: float, reused: int, pruned: int
     ) -> SearchResult:
-        player = root.to_play
-        # with no simulation run (a tiny time budget) any legal action will do
-        actions = root.actions or []  # set by _prepare_root
-        best_action = actions[self.choose(root)] if root.children else actions[0]
-        stats = []
-        for i, action in enumerate(actions):
-            prior = root.priors[i] if root.priors is not None else None
-            if i < len(root.children):
-                proven = root.children[i].proven
-                stats.append(
-                    ChildStats(
-                        action=action,
-                        visits=root.edge_visits[i],
-                        value=edge_value(root, i),
-                        prior=prior,
-                        proven=proven_label(proven, player) if proven is not None else None,
-                    )
-                )
-            else:
-                stats.append(ChildStats(action, 0, 0.0, prior, None))
-        stats.sort(key=lambda s: (-s.visits, s.action))
-        total = sum(root.edge_visits)
-        root_value = (
-            root.proven[player]
-            if root.proven is not None
-            else (sum(root.edge_value) / total if total else 0.0)
-        )
-        return SearchResult(
-            best_action=best_action,
-            iterations=iterations,
-            elapsed=elapsed,
-            nodes=len(self.table),
-            reused_nodes=reused,
-            pruned_nodes=pruned,
-            children=tuple(stats),
-            principal_variation=tuple(principal_variation(root, best_action)),
-            root_value=root_value,
-            proven=proven_label(root.proven, player) if root.proven is not None else None,
-            to_play=player,
+        return tree_result(
+            root,
+            self.choose(root) if root.children else 0,
+            iterations,
+            elapsed,
+            len(self.table),
+            reused,
+            pruned,
             playouts="numba" if self._compiled else "python",
             improved_policy=() if self._gumbel is None else self._gumbel.policy(),
         )
+
+
+def _root_value(root: Node, values: Sequence[float]) -> None:
+    """A new root's own value, its mover's (Gumbel's ``v_mix``)."""
+    root.value = values[root.to_play] if root.to_play >= 0 else None

@@ -13,7 +13,7 @@ module imports nothing search-specific, so every searcher can import it without 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Generator, Hashable, Sequence
 from time import perf_counter
 from typing import Protocol, runtime_checkable
 
@@ -30,6 +30,7 @@ __all__ = [
     "Progress",
     "Searcher",
     "StopCheck",
+    "budget_steps",
     "check_room",
     "game_identity",
     "game_name",
@@ -154,8 +155,33 @@ def run_budget(
     is extended once by 50% while the most visited child is not the best valued one.
     ``should_stop``, checked before every call of ``simulate``, ends the search early;
     ``progress(iterations)`` is called after a call of ``simulate`` once ``PROGRESS_SECONDS``
-    have passed since the start or the last call.
+    have passed since the start or the last call. The loop itself is ``budget_steps``.
     """
+    steps = budget_steps(
+        budget, final_move, start, solved, robust_agrees, table_size, should_stop, progress
+    )
+    try:
+        cap = next(steps)
+        while True:
+            cap = steps.send(simulate(cap))
+    except StopIteration as stop:
+        return int(stop.value)
+
+
+def budget_steps(
+    budget: Budget,
+    final_move: str,
+    start: float,
+    solved: Callable[[], bool],
+    robust_agrees: Callable[[], bool],
+    table_size: Callable[[], int],
+    should_stop: StopCheck | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Generator[int | None, int, int]:
+    """``run_budget``'s loop as a generator, for a search that runs its simulations elsewhere
+    (``search.tree_batch``: many trees in lockstep): it yields the cap of the next call of
+    ``simulate`` (``None``: no cap), is sent how many simulations that call ran, and returns
+    the count when the budget is spent (``StopIteration.value``)."""
     limit = budget.iterations
     deadline = start + budget.time_limit if budget.time_limit is not None else None
     full_table_stops = limit is None and deadline is None
@@ -188,11 +214,11 @@ def run_budget(
             continue
         if full_table_stops:
             before = table_size()
-            done = simulate(max_nodes - idle)
+            done = yield max_nodes - idle
             iterations += done
             idle = idle + done if table_size() == before else 0
             continue
-        iterations += simulate(None if limit is None else limit - iterations)
+        iterations += yield None if limit is None else limit - iterations
     return iterations
 
 

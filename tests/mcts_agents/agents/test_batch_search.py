@@ -198,3 +198,49 @@ def test_acts_in_batches_names_the_agents_whose_moves_batch_and_ignore_the_clock
           PolicyAgent(lambda observation, mask: 0), object()]  # fmt: skip
     assert [acts_in_batches(agent) for agent in yes] == [True] * len(yes)
     assert [acts_in_batches(agent) for agent in no] == [False] * len(no)
+
+
+def test_puct_agents_of_one_network_search_in_lockstep(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``az:``-style agents (``PUCTAgent``) and an ``MCTSAgent`` over the same network: the
+    moves and results their ``act`` gives one by one, their trees searched in lockstep (one
+    network call a round for all of them, where one by one each tree makes its own); a time
+    limit searches on its own (its seconds are its own)."""
+    from mcts_agents.agents.models import PUCTAgent
+    from tests.mcts_agents.search.test_tree_batch import RowByRow, tiny_network
+
+    network = RowByRow(tiny_network(ConnectFour()))
+    # the slow-search hint times the network (more calls) the first time a search is slow
+    monkeypatch.setattr("mcts_agents.agents.agent.hint_if_slow", lambda *a, **k: False)
+    envs = []
+    for seed, opening in enumerate(([], [3], [3, 3], [0, 6, 1])):
+        env = connect_four_v0.env()
+        env.reset(seed=seed)
+        for move in opening:
+            env.step(move)
+        envs.append(env)
+
+    def agents() -> list[Any]:
+        return [
+            PUCTAgent(network, simulations=24, seed=0, batch_size=1),
+            PUCTAgent(network, simulations=24, seed=1, batch_size=8),
+            PUCTAgent(network, simulations=24, seed=2, search="gumbel", batch_size=4),
+            MCTSAgent(iterations=24, seed=3, selection="puct", evaluator=network, batch_size=4),
+        ]
+
+    alone = agents()
+    moves, calls_alone = [], []
+    for agent, env in zip(alone, envs, strict=True):
+        before = len(network.calls)
+        moves.append(agent.act(env))
+        calls_alone.append(len(network.calls) - before)
+    together = agents()
+    before = len(network.calls)
+    assert act_batch(together, envs) == moves
+    calls_together = len(network.calls) - before
+    assert [summary(a.last_result) for a in together] == [summary(a.last_result) for a in alone]
+    assert calls_alone[0] == 1 + 24  # the root, then one leaf a call (K = 1)
+    assert calls_together == max(calls_alone) < sum(calls_alone)  # a call a round for all
+    lean = agents()
+    assert act_batch(lean, envs, keep_results=False) == moves
+    timed = PUCTAgent(network, time_limit=0.05, seed=0)
+    assert act_batch([timed, agents()[1]], envs[:2])[1] == moves[1]

@@ -180,3 +180,75 @@ def test_bad_rules_weights_scores_and_bands_are_refused() -> None:
         OpponentPool([A]).record("nobody", 1.0)
     with pytest.raises(InvalidOptionError, match=r"0\.3"):
         OpponentPool([A]).record(A, 0.3)
+
+
+@pytest.fixture
+def counted_network(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[str, list[int]]:
+    """The tests' tiny AlphaZero network for tic-tac-toe, saved; every call of a
+    ``TorchEvaluator`` counted (its rows), each row evaluated on its own (a row's numbers then
+    never depend on the others of its call, so both paths below see the same numbers)."""
+    pytest.importorskip("torch")
+    from mcts_agents.alphazero.learn import NetConfig, TorchEvaluator, build_net, save_net
+    from mcts_agents.envs.games.mnk import MNK
+
+    game = MNK(3, 3, 3, name="tic_tac_toe")
+    path = tmp_path / "ttt.pt"
+    save_net(path, build_net(game, NetConfig(channels=8, blocks=1, value_hidden=8), seed=0), game)
+    calls: list[int] = []
+    batch = TorchEvaluator.evaluate_batch
+
+    def row_by_row(self: Any, observations: np.ndarray, masks: np.ndarray) -> Any:
+        calls.append(len(observations))
+        rows = [batch(self, observations[i : i + 1], masks[i : i + 1]) for i in range(len(masks))]
+        return np.concatenate([p for p, _ in rows]), np.concatenate([v for _, v in rows])
+
+    monkeypatch.setattr(TorchEvaluator, "evaluate_batch", row_by_row)
+    return str(path), calls
+
+
+def test_the_sub_envs_of_an_az_entry_search_in_lockstep_as_each_alone(
+    counted_network: tuple[str, list[int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Six sub-envs drawing one ``az:`` entry: their opponents share the network opened once,
+    and each round of replies searches all their trees in lockstep, one forward pass a round
+    (the root's, then one a simulation at K = 1): at most 1 + 8 calls a round, where searching
+    sub-env by sub-env (``joins_lockstep`` off) makes them per sub-env. The games are the same."""
+    from mcts_agents.agents import batch as agent_batch
+    from mcts_agents.rl import VectorVsOpponent, aec_path
+
+    path, calls = counted_network
+    rounds: list[int] = []
+    act = aec_path.act_batch
+
+    def counted(agents: Any, envs: Any, keep_results: bool = True) -> Any:
+        rounds.append(len(agents))
+        return act(agents, envs, keep_results)
+
+    monkeypatch.setattr(aec_path, "act_batch", counted)
+
+    def run() -> list[Any]:
+        entry = f"az:model={path},simulations=8,batch_size=1"
+        env = VectorVsOpponent(6, "tic_tac_toe", opponent=OpponentPool([entry], seed=0), seed=3)
+        observations, _ = env.reset()
+        rng = np.random.default_rng(3)
+        found = [observations]
+        for _ in range(12):
+            masks = env.action_masks()
+            actions = [int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in masks]
+            observations, rewards, terminated, _, _ = env.step(np.array(actions))
+            found += [observations, rewards, terminated]
+        evaluators = {id(s.opponent.config.evaluator) for s in env._subs}
+        assert len(evaluators) == 1  # one network for the six sub-envs
+        return found
+
+    together = run()
+    calls_together, rounds_together = len(calls), list(rounds)
+    calls.clear()
+    rounds.clear()
+    monkeypatch.setattr(agent_batch, "joins_lockstep", lambda searcher: False)
+    alone = run()
+    assert len(together) == len(alone)
+    assert all(np.array_equal(a, b) for a, b in zip(together, alone, strict=True))
+    assert rounds_together == rounds and sum(rounds) > 2 * len(rounds)  # several trees a round
+    assert calls_together <= (1 + 8) * len(rounds)
+    assert len(calls) > 2 * calls_together
