@@ -64,14 +64,30 @@ def check_unattended(agent: Any, seat: str | None = None) -> None:
         )
 
 
-def opponent_from_spec(spec: str, seed: int | None = None) -> Any:
+def opponent_from_spec(
+    spec: str, seed: int | None = None, builders: dict[str, Any] | None = None
+) -> Any:
     """The agent of the spec ``spec`` (``make_agent``), as an RL env's opponent.
+
+    Args:
+        builders: the ``agents.spec_builder`` of each spec so far (filled here), shared by the
+            opponents of many envs (the vector env's sub-envs): the agents of one ``az:`` or
+            ``policy:`` spec then share the model opened once, so ``act_batch`` evaluates them
+            together (``az:`` trees searched in lockstep).
 
     Raises:
         SpecError: a bad spec, or one of an agent that does not play unattended (``human``),
             naming it.
     """
-    agent = make_agent(spec, seed=seed)
+    if builders is None:
+        agent = make_agent(spec, seed=seed)
+    else:
+        from mcts_agents.agents.spec_builder import spec_builder
+
+        build = builders.get(spec)
+        if build is None:
+            build = builders[spec] = spec_builder(spec)
+        agent = build(seed)
     try:
         check_unattended(agent)
     except InvalidOptionError as error:

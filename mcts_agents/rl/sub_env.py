@@ -19,9 +19,20 @@ class SubEnv(SingleAgentVsOpponent):
     plays (in batches) and whose opponent spec may change between episodes."""
 
     def __init__(
-        self, aec_env: Any, spec: str | OpponentPool, seed: int | None, **kwargs: Any
+        self,
+        aec_env: Any,
+        spec: str | OpponentPool,
+        seed: int | None,
+        builders: dict[str, Any] | None = None,
+        **kwargs: Any,
     ) -> None:
-        opponent = spec if isinstance(spec, OpponentPool) else opponent_from_spec(spec, seed)
+        #: the vector env's ``spec_builder`` per spec, shared by its sub-envs (one model a spec)
+        self._builders = {} if builders is None else builders
+        opponent = (
+            spec
+            if isinstance(spec, OpponentPool)
+            else opponent_from_spec(spec, seed, self._builders)
+        )
         super().__init__(aec_env, opponent, seed=seed, **kwargs)
         self.opponent_spec = None if isinstance(spec, OpponentPool) else spec
         self._next_spec: str | OpponentPool | None = None
@@ -80,7 +91,7 @@ class SubEnv(SingleAgentVsOpponent):
                 # a new opponent mid-run (an autoreset): seeded from this env's generator, so
                 # that a run reset with a seed plays the same games again
                 seed = self._draw_seed()
-            agent = opponent_from_spec(self._next_spec, seed)
+            agent = opponent_from_spec(self._next_spec, seed, self._builders)
             learner_seats = self.seats if self.learner == "random" else [self.learner]
             self.opponents = self._check_opponents(agent, self.seats, learner_seats)
             self.opponent, self.opponent_spec, self._next_spec = agent, self._next_spec, None

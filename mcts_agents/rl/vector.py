@@ -119,11 +119,13 @@ class VectorVsOpponent(VectorEnv[Any, Any, Any]):
                 f"autoreset_mode must be one of {[m.value for m in _MODES]}, got {autoreset_mode!r}"
             )
         specs = opponent_specs(opponent, num_envs)
+        builders: dict[str, Any] = {}  # one model for the sub-envs of one az:/policy: spec
         self._subs = [
             SubEnv(
                 make_env(env, render_mode=render_mode if i == 0 else None),
                 specs[i],
                 None if seed is None else seed + i,
+                builders,
                 learner=learner,
                 illegal_action=illegal_action,
                 illegal_reward=illegal_reward,

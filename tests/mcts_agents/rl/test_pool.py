@@ -252,3 +252,24 @@ def test_the_sub_envs_of_an_az_entry_search_in_lockstep_as_each_alone(
     assert rounds_together == rounds and sum(rounds) > 2 * len(rounds)  # several trees a round
     assert calls_together <= (1 + 8) * len(rounds)
     assert len(calls) > 2 * calls_together
+
+
+def test_an_az_spec_given_as_the_opponent_is_one_network_searched_in_lockstep(
+    counted_network: tuple[str, list[int]],
+) -> None:
+    """``opponent="az:..."`` (not a pool): the sub-envs' agents share the model opened once,
+    so a round of replies is one lockstep search (at most 1 + 8 forward passes a round), as
+    for a pool's entry; ``set_opponent`` keeps sharing it."""
+    from mcts_agents.rl import VectorVsOpponent
+
+    path, calls = counted_network
+    spec = f"az:model={path},simulations=8,batch_size=1"
+    env = VectorVsOpponent(4, "tic_tac_toe", opponent=spec, seed=3)
+    assert len({id(s.opponent.model) for s in env._subs}) == 1
+    env.reset()
+    before = len(calls)
+    env.step(np.zeros(4, np.int64) + 4)
+    assert 0 < len(calls) - before <= 1 + 8  # one lockstep round for the four trees
+    env.set_opponent(spec)
+    env.reset()
+    assert len({id(s.opponent.model) for s in env._subs}) == 1
