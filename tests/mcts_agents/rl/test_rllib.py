@@ -183,7 +183,16 @@ def ray_processes() -> list[str]:
                 mine.add(pid)
                 found = True
     mine.discard(os.getpid())
-    return [f"{pid} {names[pid][:80]}" for pid in mine if "ray" in names.get(pid, "")]
+    return [f"{pid} {names[pid][:80]}" for pid in mine if is_rays(names.get(pid, ""))]
+
+
+def is_rays(command: str) -> bool:
+    """Whether a command line is a Ray process's: a worker or actor (``ray::...``), or a
+    program or script of the ``ray`` package (raylet, GCS, monitors, ``default_worker.py``).
+    Not any process whose arguments name Ray: a multiprocessing forkserver started by other
+    tests carries the interpreter's whole ``sys.path``, Ray's folders included."""
+    words = command.split()
+    return command.startswith("ray::") or any("/ray/" in word for word in words[:2])
 
 
 def wait_until_gone(pids: set[int], seconds: float) -> set[int]:
