@@ -29,6 +29,11 @@ def meta_table() -> np.ndarray:
     return np.zeros(3, np.int64)
 
 
+def rng_state() -> np.ndarray:
+    """A kernel's generator word (``rng[0]``, xorshift64*'s state: ``random01``), seeded later."""
+    return np.ones(1, np.uint64)
+
+
 @njit(cache=True)
 def gain(outcome: float, player: int) -> float:
     """What the outcome code ``outcome`` (``DRAW`` or ``WIN + p``) pays ``player``."""

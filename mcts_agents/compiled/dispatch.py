@@ -1,23 +1,25 @@
-"""The games of the compiled kernel: one id per rule set, and dispatch by id.
+"""The games of the compiled search: one id per rule set, and dispatch by id.
 
-``kernel.run`` calls ``legal``, ``play``, ``to_play``, ``playout`` and ``reachable`` with the
-game's id ``g`` and parameter words ``p``; each forwards to that game's compiled rules. In
-compiled code the choice is made while compiling (numba overloads on a literal ``g``): the
-kernel's entry point for one game (``entries``, which passes its id as a constant) compiles
-that game's rules and no other game's, and numba caches it like any module-level function. From
-Python they forward by a dict lookup (for tests).
+The tree core (``core``, ``tree``) calls ``legal``, ``play``, ``to_play``, ``playout``,
+``reachable`` and ``blocks`` with the game's id ``g`` and parameter words ``p``; each forwards
+to that game's compiled rules. In compiled code the choice is made while compiling (numba
+overloads on a literal ``g``): the core's entry points for one game (``entries``, which pass its
+id as a constant) compile that game's rules and no other game's, and numba caches them like
+any module-level function. From Python they forward by a dict lookup (for tests).
 
 A rule set (the modules of ``rules.RULE_SETS``) has, over a position ``s`` of int64 words and
 a scratch row ``t``:
     legal(p, s, out) -> n           the legal actions into ``out[:n]``
     play(p, s, action, t) -> term   the next position into ``t``; its value for its player to
                                     move (-1, 0, 1) if terminal, else ``UNKNOWN`` (more than
-                                    two players: an outcome code, see ``kernel.run``)
+                                    two players: an outcome code, see ``core``)
     to_play(p, s) -> player
     playout(p, s, buf, decisive, rng) -> value for the player to move at ``s`` (not terminal);
                                     ``buf`` is ``BUFFER`` scratch words
     reachable(p, root, s) -> bool   whether ``s`` may follow ``root`` (sound: never False for
                                     a position that can follow), closed under moves
+and may set ``EDGE_BLOCKS = True``: the tree's edge layout (``tree``'s docstring), read by
+``blocks(g)`` as a constant, so the core compiles one layout per game at no cost at run time.
 A new rule set needs no line in this module (the ids by name below serve tests and tools).
 """
 
@@ -71,6 +73,12 @@ def playout(
 
 def reachable(g: int, p: np.ndarray, root: np.ndarray, s: np.ndarray) -> bool:
     return bool(RULES[g].reachable(p, root, s))
+
+
+def blocks(g: int) -> bool:
+    """Whether game ``g``'s tree keeps a node's legal moves as one block of edges (its rule
+    set's ``EDGE_BLOCKS``), else a list of the expanded ones."""
+    return bool(getattr(RULES[g], "EDGE_BLOCKS", False))
 
 
 # The overloads' parameters are unannotated: numba wants them equal to their ``impl``'s. One
@@ -138,5 +146,18 @@ def _reachable(g, p, root, s):
 
     def impl(g, p, root, s):
         return f(p, root, s)
+
+    return impl
+
+
+@overload(blocks, prefer_literal=True)
+def _blocks(g):
+    rules = _rules(g)
+    if rules is None:
+        return None
+    layout = bool(getattr(rules, "EDGE_BLOCKS", False))
+
+    def impl(g):
+        return layout
 
     return impl

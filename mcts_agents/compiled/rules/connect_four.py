@@ -1,4 +1,4 @@
-"""Connect Four rules compiled (numba) for the shared kernel: any width, height and ``k`` whose
+"""Connect Four rules compiled (numba) for the tree core: any width, height and ``k`` whose
 board fits in one word (``width * (height + 1) <= 62``).
 
 A position is two int64 words ``(cur, mask)``: the stones of the player to move and all
@@ -6,9 +6,11 @@ stones, bit ``col * stride + row`` as in the rules core (``stride = height + 1``
 top of every column). The core's state ``(stones_0, stones_1, ply, status)`` follows from them
 (``ply`` is the number of stones, ``status`` from the lines), so the two words are a
 transposition key. The line tests are the core's ``won4`` (k = 4) and ``won`` (any k), compiled;
-for k = 4 the playouts are the Connect Four kernel's (uniform, or decisive through the core's
-``threats4``). Parameter words ``p``:
-``(width, height, stride, k, full, bottom, cells)``.
+for k = 4 the playouts are ``_rollout`` (uniform, or decisive through the core's ``threats4``).
+Parameter words ``p``: ``(width, height, stride, k, full, bottom, cells)``.
+
+The tree keeps a node's legal moves as one block of edges (``EDGE_BLOCKS``: at most seven, all
+of them soon expanded), as Connect Four's own kernel did before the tree core took it over.
 """
 
 from __future__ import annotations
@@ -17,17 +19,21 @@ from typing import Any
 
 import numpy as np
 
-from mcts_agents.compiled import connect_four_kernel
 from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import UNKNOWN, pick_bit, popcount, same_words
 from mcts_agents.compiled.rules import Codec
-from mcts_agents.envs.games.connect_four import ConnectFour, won
+from mcts_agents.envs.games.connect_four import ConnectFour, threats4, won, won4
 
 WORDS = 2
 #: The most bits a board may span (``width * (height + 1)``), spare bits included.
 MAX_BITS = 62
+#: The tree's edge layout (``compiled.tree``): a node's legal moves as one block.
+EDGE_BLOCKS = True
 
+# The rules core's own bit functions, compiled for int64 (one source for both).
 _won = njit(cache=True)(won)
+_won4 = njit(cache=True)(won4)
+_threats = njit(cache=True)(threats4)
 
 
 def fits(game: ConnectFour) -> bool:
@@ -46,7 +52,7 @@ def supports(game: ConnectFour) -> str | None:
 
 
 def codec(game: ConnectFour, game_id: int) -> Codec:
-    """How ``game`` runs in the shared kernel (``k == 4``: decisive playouts)."""
+    """How ``game`` runs in the tree core (``k == 4``: decisive playouts)."""
     cells = game.width * game.height
     return Codec(
         game_id, params(game), WORDS, lambda s: encode(game, s), lambda w: decode(game, w),
@@ -71,7 +77,7 @@ def decode(game: ConnectFour, words: Any) -> Any:
 @njit(cache=True)
 def _wins(p: np.ndarray, board: int) -> bool:
     if p[3] == 4:
-        return connect_four_kernel._won(board, p[2])  # the core's won4, compiled there
+        return _won4(board, p[2])
     return _won(board, p[2], p[3])
 
 
@@ -121,13 +127,12 @@ def playout(
     p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
 ) -> float:
     """A playout to the end; the value for the player to move at ``s`` (not terminal). For
-    k = 4 the Connect Four kernel's own (``connect_four_kernel._rollout``: uniform, or
-    decisive as the core's ``decisive_rollout``); for other k a uniformly random playable
-    column each ply (the core's ``rollout``)."""
+    k = 4 ``_rollout`` (uniform, or decisive as the core's ``decisive_rollout``); for other k
+    a uniformly random playable column each ply (the core's ``rollout``)."""
     cur, mask = s[0], s[1]
     stride, full, bottom = p[2], p[4], p[5]
     if p[3] == 4:
-        return connect_four_kernel._rollout(cur, mask, stride, full, bottom, decisive, rng)
+        return _rollout(cur, mask, stride, full, bottom, decisive, rng)
     sign = 1.0  # the mover's value, relative to the player to move at ``s``
     while True:
         possible = (mask + bottom) & full
@@ -139,6 +144,55 @@ def playout(
         if _won(cur, stride, p[3]):
             return sign
         cur ^= mask
+        sign = -sign
+
+
+@njit(cache=True)
+def _rollout(
+    cur: int, mask: int, stride: int, full: int, bottom: int, decisive: bool, rng: np.ndarray
+) -> float:
+    """A playout to the end for k = 4; the value for the player to move at ``(cur, mask)``.
+
+    Uniform: a uniformly random playable column each ply. Decisive: win at once when possible,
+    block the opponent's single immediate win (two lose at once), else a random column that
+    does not play under an opponent's winning cell while any other is left.
+    """
+    sign = 1.0  # the mover's value, relative to the player to move at the start
+    if not decisive:
+        while True:
+            possible = (mask + bottom) & full
+            if not possible:
+                return 0.0
+            move = pick_bit(possible, rng)
+            cur |= move
+            mask |= move
+            if _won4(cur, stride):
+                return sign
+            cur ^= mask
+            sign = -sign
+    empty = full & ~mask
+    mine = _threats(cur, empty, stride)
+    theirs = _threats(cur ^ mask, empty, stride)
+    while True:
+        possible = (mask + bottom) & full
+        if not possible:
+            return 0.0
+        if mine & possible:
+            return sign
+        forced = theirs & possible
+        if forced:
+            if forced & (forced - 1):
+                return -sign
+            move = forced
+        else:
+            safe = possible & ~(theirs >> 1)
+            move = pick_bit(safe if safe else possible, rng)
+        cur |= move
+        mask |= move
+        mine = _threats(cur, full & ~mask, stride)
+        theirs &= ~move
+        cur ^= mask
+        mine, theirs = theirs, mine
         sign = -sign
 
 
