@@ -12,7 +12,8 @@ a playout, a reachability test for tree reuse, and its edge layout (``blocks``).
 - expand: ``draw`` a random untried move (lists: among the legal moves without an edge;
   blocks: swapped into place inside the node's block, made at its first selection), the rules'
   next position, ``tree.add_node`` where it is new, ``add_edge``;
-- ``evaluate``: a terminal value or the rules' playout;
+- evaluate: a terminal value or the rules' playout (in ``search_tree``, where the rules are
+  called);
 - ``backup``: the value up the path, its sign changing where the player to move changes;
 - ``prove``: MCTS-Solver (two players: values; more: outcome codes, max^n);
 - ``pick``: the final-move rule (``search.searcher.pick_index``, compiled: written once);
@@ -21,6 +22,16 @@ a playout, a reachability test for tree reuse, and its edge layout (``blocks``).
 
 ``searcher.CompiledSearch``, ``batch`` and ``board_trees`` all run ``begin``, ``search_tree`` and
 the final-move rule, so a batched search is each tree's own search by construction.
+
+Speed: numba increfs every array of a function's arguments on entry and decrefs them on exit,
+which for a record of some twenty arrays costs more than the work of a small phase (measured:
+tic-tac-toe at 0.61x the speed of the positional kernel before). The phases that run in every
+simulation and call no rule (``select``, ``draw``, ``add_edge``, ``backup``, ``prove``,
+``tree.find``, ``tree.add_node``) are therefore compiled without numba's runtime
+(``_nrt=False``): they borrow the caller's arrays and allocate nothing. The rules are called from
+``search_tree`` itself, over arrays named once: a function compiled without the runtime compiles
+its callees without it too, and some rule sets' functions need it; those that do not
+(``RUNTIME_FREE``, Connect Four) are called without it (``dispatch``).
 
 Values are for the player to move at a node; an edge holds the sum of its mover's values, and a
 value changes sign between a node and its parent only where the player to move changes (two
@@ -59,7 +70,6 @@ __all__ = [
     "backup",
     "begin",
     "draw",
-    "evaluate",
     "pick",
     "prove",
     "search_tree",
@@ -206,15 +216,6 @@ def add_edge(g: int, t: Any, node: int, action: int, child: int) -> int:
     return e
 
 
-@njit(cache=True)
-def evaluate(g: int, o: Any, term: int, s: np.ndarray, buf: np.ndarray, rng: np.ndarray) -> float:
-    """The value of position ``s`` for its player to move (an outcome code with
-    ``o.outcomes``): ``term`` where it is terminal, else the rules' playout."""
-    if term != UNKNOWN:
-        return float(term)
-    return games.playout(g, o.params, s, buf, o.decisive, rng)
-
-
 @njit(cache=True, _nrt=False)
 def backup(t: Any, o: Any, sc: Any, depth: int, node: int, value: float) -> None:
     """``value`` (for the player to move at ``node``, or an outcome code) up the path of
@@ -349,6 +350,9 @@ def search_tree(g: int, t: Any, o: Any, root: int, iterations: int) -> tuple:
     """
     sc = scratch(o, t.states.shape[1])
     p, blocks = o.params, games.blocks(g)
+    # the arrays the rules get, named once (each ``record.field`` in the loop would count a
+    # reference around every call)
+    states, rng, actions, after, buf = t.states, t.rng, sc.actions, sc.after, sc.buf
     # the edges one simulation may open (transpositions descend): a block a node, or one
     headroom = (o.max_depth + 1) * (o.max_actions if blocks else 1)
     done = 0
@@ -364,6 +368,10 @@ def search_tree(g: int, t: Any, o: Any, root: int, iterations: int) -> tuple:
             return done, TABLE_FULL
         node = root
         depth = 0
+        value = 0.0
+        term = UNKNOWN
+        new = False  # ``after`` is a new position, to evaluate (``negate``: for ``node``'s mover)
+        negate = False
         while True:
             if t.proven[node] != UNKNOWN:
                 value = float(t.proven[node])
@@ -374,25 +382,24 @@ def search_tree(g: int, t: Any, o: Any, root: int, iterations: int) -> tuple:
             if t.nexp[node] != t.nact[node]:  # expand an untried move (first: count the moves)
                 n = 0
                 if not (blocks and t.first[node] >= 0):  # (a block holds them already)
-                    n = games.legal(g, p, t.states[node], sc.actions)
-                action = draw(g, t, node, sc.actions, n, sc.tried)
-                term = games.play(g, p, t.states[node], action, sc.after)
-                child = find(t, sc.after)
+                    n = games.legal(g, p, states[node], actions)
+                action = draw(g, t, node, actions, n, sc.tried)
+                term = games.play(g, p, states[node], action, after)
+                child = find(t, after)
                 fresh = child < 0
                 if fresh:
-                    mover = games.to_play(g, p, sc.after)
+                    mover = games.to_play(g, p, after)
                     if t.meta[META_NODES] >= o.max_nodes:  # full: evaluated, not stored
-                        value = evaluate(g, o, term, sc.after, sc.buf, t.rng)
-                        if not o.outcomes and mover != t.player[node]:
-                            value = -value
+                        new = True
+                        negate = not o.outcomes and mover != t.player[node]
                         break
-                    child = add_node(t, sc.after, term, mover, o.solver)
+                    child = add_node(t, after, term, mover, o.solver)
                 sc.path_nodes[depth] = node
                 sc.path_edges[depth] = add_edge(g, t, node, action, child)
                 depth += 1
                 node = child
                 if fresh:  # a new node: play it out
-                    value = evaluate(g, o, term, sc.after, sc.buf, t.rng)
+                    new = True
                     break
                 continue  # a transposition: keep descending
             best = select(g, t, node, o.c)
@@ -404,6 +411,12 @@ def search_tree(g: int, t: Any, o: Any, root: int, iterations: int) -> tuple:
             sc.path_edges[depth] = best
             depth += 1
             node = t.child[best]
+        if new:  # evaluate: a terminal value or the rules' playout
+            value = (
+                float(term) if term != UNKNOWN else games.playout(g, p, after, buf, o.decisive, rng)
+            )
+            if negate:
+                value = -value
         backup(t, o, sc, depth, node, value)
         if o.solver and t.proven[node] != UNKNOWN:
             for i in range(depth - 1, -1, -1):

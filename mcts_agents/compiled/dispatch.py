@@ -19,7 +19,9 @@ a scratch row ``t``:
     reachable(p, root, s) -> bool   whether ``s`` may follow ``root`` (sound: never False for
                                     a position that can follow), closed under moves
 and may set ``EDGE_BLOCKS = True``: the tree's edge layout (``tree``'s docstring), read by
-``blocks(g)`` as a constant, so the core compiles one layout per game at no cost at run time.
+``blocks(g)`` as a constant, so the core compiles one layout per game at no cost at run time;
+and ``RUNTIME_FREE = True`` where those five functions (and all they call) allocate nothing and
+create no array (no slice, no view): the core then calls them without numba's runtime.
 A new rule set needs no line in this module (the ids by name below serve tests and tools).
 """
 
@@ -83,71 +85,84 @@ def blocks(g: int) -> bool:
 
 # The overloads' parameters are unannotated: numba wants them equal to their ``impl``'s. One
 # overload a function (not one factory for the five): numba wants an overload's parameters to
-# be its function's, which a shared factory could only give as star-args, in the kernel's
-# innermost calls.
-@overload(legal, prefer_literal=True)
-def _legal(g, p, s, out):
-    rules = _rules(g)
-    if rules is None:
-        return None
-    f = rules.legal
+# be its function's, which a shared factory could only give as star-args, in the core's
+# innermost calls. Each is made twice (``_overloads``): for the rule sets whose functions need
+# no runtime (``RUNTIME_FREE``) the calls are compiled without numba's reference counting (a
+# call would otherwise count a reference to each array it is given, on the way in and out).
+def _overloads(free: bool) -> None:
+    options: dict[str, Any] = {"prefer_literal": True}
+    if free:
+        options["jit_options"] = {"_nrt": False}
 
-    def impl(g, p, s, out):
-        return f(p, s, out)
+    def chosen(g: Any) -> ModuleType | None:
+        rules = _rules(g)
+        if rules is None or bool(getattr(rules, "RUNTIME_FREE", False)) != free:
+            return None
+        return rules
 
-    return impl
+    @overload(legal, **options)
+    def _legal(g, p, s, out):
+        rules = chosen(g)
+        if rules is None:
+            return None
+        f = rules.legal
+
+        def impl(g, p, s, out):
+            return f(p, s, out)
+
+        return impl
+
+    @overload(play, **options)
+    def _play(g, p, s, action, t):
+        rules = chosen(g)
+        if rules is None:
+            return None
+        f = rules.play
+
+        def impl(g, p, s, action, t):
+            return f(p, s, action, t)
+
+        return impl
+
+    @overload(to_play, **options)
+    def _to_play(g, p, s):
+        rules = chosen(g)
+        if rules is None:
+            return None
+        f = rules.to_play
+
+        def impl(g, p, s):
+            return f(p, s)
+
+        return impl
+
+    @overload(playout, **options)
+    def _playout(g, p, s, buf, decisive, rng):
+        rules = chosen(g)
+        if rules is None:
+            return None
+        f = rules.playout
+
+        def impl(g, p, s, buf, decisive, rng):
+            return f(p, s, buf, decisive, rng)
+
+        return impl
+
+    @overload(reachable, **options)
+    def _reachable(g, p, root, s):
+        rules = chosen(g)
+        if rules is None:
+            return None
+        f = rules.reachable
+
+        def impl(g, p, root, s):
+            return f(p, root, s)
+
+        return impl
 
 
-@overload(play, prefer_literal=True)
-def _play(g, p, s, action, t):
-    rules = _rules(g)
-    if rules is None:
-        return None
-    f = rules.play
-
-    def impl(g, p, s, action, t):
-        return f(p, s, action, t)
-
-    return impl
-
-
-@overload(to_play, prefer_literal=True)
-def _to_play(g, p, s):
-    rules = _rules(g)
-    if rules is None:
-        return None
-    f = rules.to_play
-
-    def impl(g, p, s):
-        return f(p, s)
-
-    return impl
-
-
-@overload(playout, prefer_literal=True)
-def _playout(g, p, s, buf, decisive, rng):
-    rules = _rules(g)
-    if rules is None:
-        return None
-    f = rules.playout
-
-    def impl(g, p, s, buf, decisive, rng):
-        return f(p, s, buf, decisive, rng)
-
-    return impl
-
-
-@overload(reachable, prefer_literal=True)
-def _reachable(g, p, root, s):
-    rules = _rules(g)
-    if rules is None:
-        return None
-    f = rules.reachable
-
-    def impl(g, p, root, s):
-        return f(p, root, s)
-
-    return impl
+_overloads(free=True)
+_overloads(free=False)
 
 
 @overload(blocks, prefer_literal=True)

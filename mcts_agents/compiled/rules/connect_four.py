@@ -29,11 +29,13 @@ WORDS = 2
 MAX_BITS = 62
 #: The tree's edge layout (``compiled.tree``): a node's legal moves as one block.
 EDGE_BLOCKS = True
+#: The functions allocate nothing and need no numba runtime (``dispatch``): compiled so.
+RUNTIME_FREE = True
 
 # The rules core's own bit functions, compiled for int64 (one source for both).
-_won = njit(cache=True)(won)
-_won4 = njit(cache=True)(won4)
-_threats = njit(cache=True)(threats4)
+_won = njit(cache=True, _nrt=False)(won)
+_won4 = njit(cache=True, _nrt=False)(won4)
+_threats = njit(cache=True, _nrt=False)(threats4)
 
 
 def fits(game: ConnectFour) -> bool:
@@ -74,21 +76,21 @@ def decode(game: ConnectFour, words: Any) -> Any:
     return game.state_from_position(int(words[0]), int(words[1]))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _wins(p: np.ndarray, board: int) -> bool:
     if p[3] == 4:
         return _won4(board, p[2])
     return _won(board, p[2], p[3])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _over(p: np.ndarray, s: np.ndarray) -> bool:
     """Whether the game is over at ``s``: the player who just moved has a line, or no cell is
     left (the kernel asks only of stored positions, whose terminal value it keeps)."""
     return s[1] == p[4] or _wins(p, s[0] ^ s[1])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> int:
     possible = (s[1] + p[5]) & p[4]
     stride = p[2]
@@ -100,7 +102,7 @@ def legal(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play(p: np.ndarray, s: np.ndarray, action: int, t: np.ndarray) -> int:
     cur, mask = s[0], s[1]
     stride = p[2]
@@ -117,12 +119,12 @@ def play(p: np.ndarray, s: np.ndarray, action: int, t: np.ndarray) -> int:
     return UNKNOWN
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def to_play(p: np.ndarray, s: np.ndarray) -> int:
     return popcount(s[1]) & 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def playout(
     p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
 ) -> float:
@@ -147,7 +149,7 @@ def playout(
         sign = -sign
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _rollout(
     cur: int, mask: int, stride: int, full: int, bottom: int, decisive: bool, rng: np.ndarray
 ) -> float:
@@ -196,7 +198,7 @@ def _rollout(
         sign = -sign
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reachable(p: np.ndarray, root: np.ndarray, s: np.ndarray) -> bool:
     """The core's test: a finished game reaches only itself; else every stone of ``root``
     stays, each player's where it was."""
