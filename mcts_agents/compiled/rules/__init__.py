@@ -4,7 +4,9 @@ Each rule set module (``connect_four``, ``othello``, ``othello_wide``, ``mnk``, 
 ``nim``) holds the game's ``@njit`` rules for the tree core (``core``; the protocol is in
 ``dispatch``: ``legal``, ``play``, ``to_play``, ``playout``, ``reachable``), may choose the
 tree's edge layout (``EDGE_BLOCKS = True``: a node's legal moves as one block of edges, else a
-list of the expanded ones; ``tree``'s docstring), and exports, for the Python side:
+list of the expanded ones; ``tree``'s docstring), may say ``RUNTIME_FREE = True`` (its functions
+allocate nothing: ``dispatch`` calls them without numba's reference counting), and exports, for
+the Python side:
 
     supports(game) -> str | None     ``None`` if it plays this game's parameters, else a
                                      sentence saying why not (reads only public attributes)
