@@ -128,36 +128,22 @@ def to_play(p: np.ndarray, s: np.ndarray) -> int:
 def playout(
     p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
 ) -> float:
-    """A playout to the end; the value for the player to move at ``s`` (not terminal). For
-    k = 4 ``_rollout`` (uniform, or decisive as the core's ``decisive_rollout``); for other k
-    a uniformly random playable column each ply (the core's ``rollout``)."""
-    cur, mask = s[0], s[1]
-    stride, full, bottom = p[2], p[4], p[5]
-    if p[3] == 4:
-        return _rollout(cur, mask, stride, full, bottom, decisive, rng)
-    sign = 1.0  # the mover's value, relative to the player to move at ``s``
-    while True:
-        possible = (mask + bottom) & full
-        if not possible:
-            return 0.0
-        move = pick_bit(possible, rng)
-        cur |= move
-        mask |= move
-        if _won(cur, stride, p[3]):
-            return sign
-        cur ^= mask
-        sign = -sign
+    """A playout to the end; the value for the player to move at ``s`` (not terminal):
+    ``_rollout`` (decisive for k = 4 only, as the core's ``decisive_rollout``)."""
+    return _rollout(s[0], s[1], p[2], p[3], p[4], p[5], decisive and p[3] == 4, rng)
 
 
 @njit(cache=True, _nrt=False)
 def _rollout(
-    cur: int, mask: int, stride: int, full: int, bottom: int, decisive: bool, rng: np.ndarray
-) -> float:
-    """A playout to the end for k = 4; the value for the player to move at ``(cur, mask)``.
+    cur: int, mask: int, stride: int, k: int, full: int, bottom: int, decisive: bool,
+    rng: np.ndarray,
+) -> float:  # fmt: skip
+    """A playout to the end; the value for the player to move at ``(cur, mask)``.
 
-    Uniform: a uniformly random playable column each ply. Decisive: win at once when possible,
-    block the opponent's single immediate win (two lose at once), else a random column that
-    does not play under an opponent's winning cell while any other is left.
+    Uniform (the core's ``rollout``): a uniformly random playable column each ply. Decisive
+    (k = 4): win at once when possible, block the opponent's single immediate win (two lose at
+    once), else a random column that does not play under an opponent's winning cell while any
+    other is left.
     """
     sign = 1.0  # the mover's value, relative to the player to move at the start
     if not decisive:
@@ -168,7 +154,7 @@ def _rollout(
             move = pick_bit(possible, rng)
             cur |= move
             mask |= move
-            if _won4(cur, stride):
+            if _won4(cur, stride) if k == 4 else _won(cur, stride, k):
                 return sign
             cur ^= mask
             sign = -sign

@@ -76,7 +76,7 @@ def test_playouts_have_the_rules_cores_distribution(decisive: bool) -> None:
     for state in random_states(3, seed=7):
         cur, mask = position(state)
         layout = GAME.layout
-        args = (layout.stride, layout.full, layout.bottom_row, decisive, rng)
+        args = (layout.stride, 4, layout.full, layout.bottom_row, decisive, rng)
         ours = np.array([rules._rollout(cur, mask, *args) for _ in range(n)])
         mover = GAME.to_play(state)
         core = np.array([playout(state, py_rng)[mover] for _ in range(n)])
