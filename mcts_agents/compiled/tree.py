@@ -60,10 +60,17 @@ __all__ = [
     "reroot",
 ]
 
+Tree = namedtuple(
+    "Tree",
+    [
+        "states", "visits", "proven", "term", "player", "first", "nact", "nexp",
+        "action", "child", "next", "edge_visits", "value",
+        "slots", "meta", "rng", "key",
+    ],
+)  # fmt: skip
 #: The node columns and the edge columns of a ``Tree``, by name (``grown`` copies them).
-NODE_COLUMNS = ("states", "visits", "proven", "term", "player", "first", "nact", "nexp")
-EDGE_COLUMNS = ("action", "child", "next", "edge_visits", "value")
-Tree = namedtuple("Tree", [*NODE_COLUMNS, *EDGE_COLUMNS, "slots", "meta", "rng", "key"])
+NODE_COLUMNS: tuple[str, ...] = Tree._fields[:8]
+EDGE_COLUMNS: tuple[str, ...] = Tree._fields[8:13]
 
 #: One search's settings (``searcher.CompiledSearch.options``): UCB1's ``c``, MCTS-Solver,
 #: decisive playouts, tree reuse, the node limit and whether a full table ends the search, the
@@ -95,13 +102,15 @@ def allocate(words: int, nodes: int, edges: int, blocks: bool) -> Any:
     """A ``Tree`` of ``nodes`` node rows and ``edges`` edge rows (none of ``next`` with
     ``blocks``), an empty hash table, ``meta`` zero. Rows are uninitialised: the search
     writes every row before it reads it."""
+    columns = {name: _column(name, words, nodes) for name in NODE_COLUMNS}
+    for name in EDGE_COLUMNS:
+        columns[name] = _column(name, words, 0 if blocks and name == "next" else edges)
     return Tree(
-        *(_column(name, words, nodes) for name in NODE_COLUMNS),
-        *(_column(name, words, 0 if blocks and name == "next" else edges) for name in EDGE_COLUMNS),
-        np.full(2 * nodes, -1, np.int32),  # slots: at most half full
-        meta_table(),
-        rng_state(),
-        np.zeros(words + 1, np.int64),
+        **columns,
+        slots=np.full(2 * nodes, -1, np.int32),  # at most half full
+        meta=meta_table(),
+        rng=rng_state(),
+        key=np.zeros(words + 1, np.int64),
     )
 
 
