@@ -59,7 +59,6 @@ from benchmarks._common import (
 )
 from benchmarks.matches import parse_option
 from mcts_agents import Budget, SearchConfig, envs, make_searcher
-from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
 from mcts_agents.compiled.searcher import CompiledSearch
 from mcts_agents.search import MCTS, Searcher
 
@@ -205,7 +204,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "rss_mb": rss / 2**20,
             "rss_bytes_per_node": (rss - rss0) / max(nodes, 1),
         }
-        if isinstance(search, (CompiledConnectFour, CompiledSearch)):  # arrays: exact sizes
+        if isinstance(search, CompiledSearch):  # arrays: exact sizes
             row["accounted_bytes_per_node"] = search.nbytes / max(nodes, 1)
             row["used_bytes_per_node"] = search.used_bytes / max(nodes, 1)
         elif isinstance(search, MCTS):

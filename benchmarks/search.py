@@ -12,8 +12,8 @@ position by (OpenSpiel's ultimate tic-tac-toe starts with a choice of board, a m
   same with our default decisive playouts ("agent, decisive": fewer, stronger simulations)
   and with root parallelism over 2 processes ("agent, workers=2"); where the game has a
   compiled kernel the same with ``backend="numba"``, random and decisive
-  playouts ("agent, numba"; Connect Four has a kernel of its own, the others share
-  ``mcts_agents.compiled.kernel``); and
+  playouts ("agent, numba": every game on the one tree core, ``mcts_agents.compiled.core``);
+  and
   ``MCTS(Budget(iterations=n), SearchConfig(c=2, solver=...)).search(game, state)`` on the
   rules core ("core"); a fresh agent / ``MCTS`` for every search, so nothing is reused;
 - OpenSpiel's Python ``open_spiel.python.algorithms.mcts.MCTSBot`` and C++ ``pyspiel.MCTSBot``,

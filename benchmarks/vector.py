@@ -35,7 +35,7 @@ reached over that bound (the seconds in the kernel over the whole step time; the
 every tree (its seed set, its root found or re-rooted, its simulations, its move: one compiled
 call, in parallel over the trees). ``search share`` is the same for the whole batched searches
 (seeds drawn, kernel, trees grown); ``sync kernel share`` is the share of ``sync``'s time in its
-own kernel calls (one tree each, the simulations only: ``KernelSearcher._run``): with the same
+own kernel calls (one tree each, the simulations only: ``CompiledSearch._run``): with the same
 kernel, no batching can beat ``sync`` by more than the cores used over ``sync kernel share`` (a
 little more here: its roots and moves are outside its share). The cores
 are those the process may run on (``os.sched_setaffinity``, inherited by ``async`` workers)
@@ -72,8 +72,8 @@ from mcts_agents.rl import gym_id
 
 ITERATIONS = {"connect_four": 100, "othello": 200, "tic_tac_toe": 100}
 MODES = ("native", "sync", "async")
-#: The batch kernels' calls (``_for_game`` calls the shared kernels, compiled per game).
-KERNELS = ("_run_connect_four", "_serial_connect_four", "_for_game", "run_kernel")
+#: The batch kernels' calls (``_for_game`` calls ``batch.run_trees``, compiled per game).
+KERNELS = ("_for_game", "run_kernel")
 #: The whole batched searches: roots, kernels, moves or results.
 SEARCHES = ("_search_group", "BoardSearch.moves")
 
@@ -99,7 +99,7 @@ def instrument() -> dict[str, Timer]:
     from mcts_agents.compiled import batch, board_search
 
     timers = {}
-    places = [(batch, name) for name in (*KERNELS[:3], "_search_group")]
+    places = [(batch, name) for name in (*KERNELS[:1], "_search_group")]
     for module, name in [*places, (board_search, "run_kernel")]:
         function = getattr(module, name)
         timer = function if isinstance(function, Timer) else Timer(function)
@@ -119,13 +119,12 @@ def instrument() -> dict[str, Timer]:
 
 
 def instrument_single() -> dict[str, Timer]:
-    """Time the single searchers' kernel calls (``KernelSearcher._run`` of both compiled
-    searchers: ``sync``'s searches, one tree at a time)."""
-    from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
+    """Time the single searchers' kernel calls (``CompiledSearch._run``: ``sync``'s searches,
+    one tree at a time)."""
     from mcts_agents.compiled.searcher import CompiledSearch
 
     timers = {}
-    for kind in (CompiledSearch, CompiledConnectFour):
+    for kind in (CompiledSearch,):
         method: Any = kind.__dict__["_run"]
         if not hasattr(method, "timer"):
             timer = Timer(method)

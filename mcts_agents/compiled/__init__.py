@@ -8,14 +8,12 @@ expansion order, the game's playouts, MCTS-Solver through transpositions, tree r
 reachability pruning, the same budgets and final-move rules) over a structure-of-arrays node table,
 with its own random numbers: same seed, same result within a backend, not across backends.
 
-Registered here, one kernel per game type of ``rules.RULE_SETS``: Connect Four with ``k == 4``
-(``connect_four_searcher.CompiledConnectFour``, its own kernel), and through the one kernel for
-every other game (``kernel``, ``dispatch``, ``searcher.CompiledSearch``): Connect Four with other
-``k``, Othello up to 16x16, m,n,k for 2 to 4
-players on up to 256 cells (tic-tac-toe, Gomoku 15x15, two stones per turn), ultimate
-tic-tac-toe and Nim. The kernels compile the rules cores' own bit functions and tables where
-the cores have them. The shared kernel compiles per game (``entries``): a game's first search
-compiles its rules only, after one logged warning where numba's cache does not hold it.
+Registered here, one kernel per game type of ``rules.RULE_SETS``, all through the one tree core
+(``core``, ``tree``, ``dispatch``, ``searcher.CompiledSearch``): Connect Four, Othello up to
+16x16, m,n,k for 2 to 4 players on up to 256 cells (tic-tac-toe, Gomoku 15x15, two stones per
+turn), ultimate tic-tac-toe and Nim. The rule sets compile the rules cores' own bit functions
+and tables where the cores have them. The core compiles per game (``entries``): a game's first
+search compiles its rules only, after one logged warning where numba's cache does not hold it.
 
 Information Set MCTS for two-player Kuhn poker and Leduc hold'em (``ismcts.CompiledISMCTS``,
 over the cores' tables: ``card_tables``, ``ismcts_kernel``) and for rlcard's heads-up limit and

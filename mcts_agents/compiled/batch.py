@@ -1,18 +1,25 @@
 """Compiled searchers searched as one batch: one numba call over many trees, in parallel.
 
 ``search_compiled`` (behind ``mcts_agents.agents.batch.search_batch``) takes compiled
-searchers (``CompiledConnectFour``, ``CompiledSearch``), each with its own tree, and a position
-for each. Every tree is prepared as its own ``search`` prepares it (its seed drawn from its own
+searchers (``CompiledSearch``), each with its own tree, and a position for each. Every tree is
+prepared as its own ``search`` prepares it (``CompiledSearch.begin``: its seed drawn from its own
 generator, the root found or re-rooted with reachability pruning), then the simulations of all
-the trees run in one kernel call (``_run_connect_four`` or ``_run_shared``: a ``prange`` over
-the trees, each running the single kernel's ``run`` on its own arrays), again for the trees
-whose arrays had to grow, and each result is built by the searcher's own code. Each tree's
-simulations are exactly those of its own ``search``: same seed, same result.
+the trees of one game run in one call (``run_trees``: a ``prange`` over the trees, each running
+``core.search_tree`` on its own tree with its own options), again for the trees that had to
+grow, and each result is built by the searcher's own code. Each tree's simulations are exactly
+those of its own ``search``: same seed, same result.
 
-The kernel reaches the trees' arrays through numba typed lists kept in a ``_Pool`` per
-searcher class (a slot per searcher, freed when the searcher is collected); a slot is written
-again only when its searcher's arrays were reallocated (growth), so a batch call costs a few
-identity checks per tree instead of building lists.
+The core reaches the trees through a numba typed list kept in a ``_Pool`` (an item a searcher:
+its ``(tree, options)``, a slot freed when the searcher is collected); a slot is written again
+only when its searcher's tree was reallocated (growth), so a batch call costs a few identity
+checks per tree instead of building lists.
+
+Threads: numba's OpenMP threads spin after each parallel loop (GNU OpenMP: about 0.2 s by
+default), taking the core that the interpreter's part of a step (and the next batch) needs
+(Connect Four N=64 on 2 cores ran 2-3x slower with spinning threads). ``thread_count`` (called
+before the batches' first parallel call) asks for threads that sleep when idle
+(``OMP_WAIT_POLICY=PASSIVE``) unless the caller set a policy, and only while numba's thread
+pool has not started (the runtime reads it then): importing this module changes nothing.
 
 Batched here: an iteration budget without a time limit, and a final move other than
 ``robust_max``; any other searcher searches on its own (``search``), in turn.
@@ -30,73 +37,61 @@ import numpy as np
 from numba import get_num_threads, literally, prange, typeof, types
 from numba.typed import List
 
-from mcts_agents.compiled import connect_four_kernel as c4_kernel
-from mcts_agents.compiled import entries, kernel
+from mcts_agents.compiled import core, entries
 from mcts_agents.compiled.cache import njit
-from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
 from mcts_agents.compiled.searcher import CompiledSearch
-from mcts_agents.compiled.tree_search import NO_LIMIT
 from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import check_room
 
-__all__ = ["PARALLEL_MIN", "batchable", "moves_compiled", "search_compiled", "warm_up"]
-
-# numba's OpenMP threads spin after each parallel loop (GNU OpenMP: about 0.2 s by default),
-# taking the core that the interpreter's part of a step (and the next batch) needs: measured
-# here, Connect Four N=64 on 2 cores ran 2-3x slower with spinning threads. Threads that sleep
-# when idle, unless the caller chose otherwise (read when the thread pool starts: at the first
-# parallel call, after this import).
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+__all__ = [
+    "PARALLEL_MIN",
+    "batchable",
+    "moves_compiled",
+    "search_compiled",
+    "thread_count",
+    "warm_up",
+]
 
 #: Fewer simulations than this in one call run on one thread: waking the other threads (and,
 #: on a busy machine, waiting for them to be scheduled) would cost more than they save.
 PARALLEL_MIN = 2048
 
+_policy_checked = False
+
+
+def thread_count() -> int:
+    """numba's threads for a parallel batch (``numba.get_num_threads``, which starts its thread
+    pool); the first time, ``OMP_WAIT_POLICY=PASSIVE`` where the caller set no policy and the
+    pool has not started yet (see the module's docstring)."""
+    global _policy_checked
+    if not _policy_checked:
+        _policy_checked = True
+        from numba.np.ufunc import parallel
+
+        if not getattr(parallel, "_is_initialized", True):  # (numba's private flag)
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    return int(get_num_threads())
+
 
 def _over_trees(name: str, parallel: bool) -> Any:
-    """``connect_four_kernel.run`` of tree ``trees[j]`` from ``roots[j]``, for every ``j``: in
+    """``core.search_tree`` of tree ``trees[j]`` (game ``g``) from ``roots[j]``, up to
+    ``iterations[j]`` simulations, into ``done[j]`` and ``status[j]``, for every ``j``: in
     parallel, or on one thread (small batches: no thread to wake; ``prange`` is ``range``
     there). One body, two compiled functions, each cached under its own ``name`` (numba keys a
     cache file by a function's name, not by its options)."""
 
-    def run_trees(
-        items, geometry, trees, roots, iterations, c, solver, decisive, max_nodes, done, status,
-    ):  # fmt: skip
-        for j in prange(len(trees)):
-            nd, ed, sl, meta, rng = items[trees[j]]
-            done[j], status[j] = c4_kernel.run(
-                nd, ed, sl, meta, rng, geometry, roots[j], iterations[j], c[j], solver[j],
-                decisive[j], max_nodes[j], False,
-            )  # fmt: skip
-
-    run_trees.__name__ = run_trees.__qualname__ = name
-    return njit(cache=True, parallel=parallel)(run_trees)
-
-
-def _shared_over_trees(name: str, parallel: bool) -> Any:
-    """``kernel.run`` of tree ``trees[j]`` (game ``g``, parameters ``p``) for every ``j``, as
-    ``_over_trees``."""
-
-    def run_trees(
-        g, p, items, trees, roots, iterations, c, solver, decisive, max_nodes, max_actions,
-        max_depth, outcomes, done, status,
-    ):  # fmt: skip
+    def run_trees(g, items, trees, roots, iterations, done, status):
         literally(g)  # compiled per game: the rules of game g only (see compiled.entries)
         for j in prange(len(trees)):
-            nd, ed, sl, meta, rng = items[trees[j]]
-            done[j], status[j] = kernel.run(
-                g, p, nd, ed, sl, meta, rng, roots[j], iterations[j], c[j], solver[j],
-                decisive[j], max_nodes[j], False, max_actions, max_depth, outcomes,
-            )  # fmt: skip
+            t, o = items[trees[j]]
+            done[j], status[j] = core.search_tree(g, t, o, roots[j], iterations[j])
 
     run_trees.__name__ = run_trees.__qualname__ = name
     return njit(cache=True, parallel=parallel)(run_trees)
 
 
-_run_connect_four = _over_trees("_run_connect_four", parallel=True)
-_serial_connect_four = _over_trees("_serial_connect_four", parallel=False)
-_run_shared = _shared_over_trees("_run_shared", parallel=True)
-_serial_shared = _shared_over_trees("_serial_shared", parallel=False)
+run_trees = _over_trees("run_trees", parallel=True)
+run_trees_serial = _over_trees("run_trees_serial", parallel=False)
 
 
 @njit(cache=True)
@@ -118,9 +113,9 @@ def _put(items: Any, k: int, item: Any) -> None:
     items[k] = item
 
 
-# The batch kernels compile the single kernels' code into their own cache: emptied with theirs
-# when the sources change (numba checks only this file).
-entries.GROUPS["batch"] = (_run_connect_four, _run_shared, _serial_connect_four, _serial_shared)
+# The batch kernels compile the core's code into their own cache: emptied with the entry
+# points' when the sources change (numba checks only this file).
+entries.GROUPS["batch"] = (run_trees, run_trees_serial)
 entries.check_sources("batch")
 
 
@@ -146,9 +141,9 @@ def _for_game(dispatcher: Any, g: int, *args: Any) -> Any:
 
 
 class _Pool:
-    """The arrays of every live searcher of one class, as a typed list the kernel indexes
-    (one item a searcher: its ``(nd, ed, slots, meta, rng_state)``; one list, not one per
-    column: each typed list costs ~1.5 us to pass to a compiled call)."""
+    """The trees of every live searcher of one class, as a typed list the core indexes (one
+    item a searcher: its ``(tree, options)``; one list, not one per column: each typed list
+    costs ~1.5 us to pass to a compiled call)."""
 
     def __init__(self, searcher: Any) -> None:
         self.spare = tuple(_tiny(a) for a in _arrays(searcher))  # what a free slot holds
@@ -186,14 +181,16 @@ class _Pool:
 
 
 def _arrays(searcher: Any) -> tuple[Any, ...]:
-    return searcher.nd, searcher.ed, searcher.slots, searcher.meta, searcher.rng_state
+    return searcher.tree, searcher.options
 
 
 def _tiny(a: Any) -> Any:
-    """A one-row stand-in of the same types as ``a`` (an array or a tuple of arrays)."""
+    """A one-row stand-in of the same types as ``a`` (an array, a record of them, a scalar)."""
     if isinstance(a, tuple):
-        return tuple(_tiny(column) for column in a)
-    return np.zeros((1, *a.shape[1:]), a.dtype)
+        return type(a)(*(_tiny(field) for field in a))
+    if isinstance(a, np.ndarray):
+        return np.zeros((1, *a.shape[1:]), a.dtype)
+    return a
 
 
 _POOLS: dict[type, _Pool] = {}
@@ -271,10 +268,7 @@ def _search_group(
         prepared.append((reused, pruned))
     limits = np.array([s.budget.iterations for s in searchers], np.int64)
     ran = np.zeros(count, np.int64)
-    c = np.array([s.config.c for s in searchers], np.float64)
-    solver = np.array([s.config.solver for s in searchers], np.bool_)
-    decisive = np.array([s._decisive() for s in searchers], np.bool_)
-    max_nodes = np.array([s.budget.max_nodes or NO_LIMIT for s in searchers], np.int64)
+    game_id = searchers[0].codec.game_id
     pool = _POOLS.get(kind)
     if pool is None:
         pool = _POOLS[kind] = _Pool(searchers[0])
@@ -290,21 +284,9 @@ def _search_group(
         status = np.zeros(len(active), np.int64)
         items = pool.items
         want = limits[picked] - ran[picked]
-        parallel = len(active) > 1 and int(want.sum()) >= PARALLEL_MIN and get_num_threads() > 1
-        if kind is CompiledConnectFour:
-            run = _run_connect_four if parallel else _serial_connect_four
-            run(
-                items, searchers[0].geometry, trees, roots[picked], want, c[picked],
-                solver[picked], decisive[picked], max_nodes[picked], done, status,
-            )  # fmt: skip
-        else:
-            rules = searchers[0].codec
-            shared = _run_shared if parallel else _serial_shared
-            _for_game(
-                shared, rules.game_id, rules.params, items, trees, roots[picked], want,
-                c[picked], solver[picked], decisive[picked], max_nodes[picked], rules.max_actions,
-                rules.max_depth, rules.players > 2, done, status,
-            )  # fmt: skip
+        parallel = len(active) > 1 and int(want.sum()) >= PARALLEL_MIN and thread_count() > 1
+        run = run_trees if parallel else run_trees_serial
+        _for_game(run, game_id, items, trees, roots[picked], want, done, status)
         ran[picked] += done
         for j, code in zip(active, status.tolist(), strict=True):
             searchers[j]._grow(code)
@@ -318,12 +300,12 @@ def _search_group(
     ]
 
 
-_KINDS = (CompiledConnectFour, CompiledSearch)
+_KINDS = (CompiledSearch,)
 _warm = False
 
 
 def warm_up() -> None:
-    """Compile (or load from numba's cache) both batch kernels once per process."""
+    """Compile (or load from numba's cache) the batch kernels of two games once per process."""
     global _warm
     if _warm:
         return
@@ -334,9 +316,7 @@ def warm_up() -> None:
 
     for game in (ConnectFour(), MNK(3, 3, 3)):
         searchers = [
-            CompiledConnectFour(game, Budget(iterations=32), SearchConfig(), seed, capacity=16)
-            if isinstance(game, ConnectFour) and game.k == 4
-            else CompiledSearch(game, Budget(iterations=32), SearchConfig(), seed, capacity=16)
+            CompiledSearch(game, Budget(iterations=32), SearchConfig(), seed, capacity=16)
             for seed in range(2)
         ]
         search_compiled(searchers, [game, game], [game.initial_state()] * 2)

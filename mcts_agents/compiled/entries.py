@@ -1,12 +1,12 @@
-"""The compiled kernel's entry points, one per game: compiling one compiles that game's rules only.
+"""The tree core's entry points, one pair per game: compiling one compiles that game's rules only.
 
-``kernel.run`` and ``kernel.reroot`` take the game's id ``g``, on which ``dispatch`` dispatches
-while compiling (overloads on a literal id). Each entry point here (a pair per rule set of
-``rules.RULE_SETS``, made by ``_entry_points``) calls them with its game's id as a constant, so
-that the first search of a game compiles the kernel with that game's rules and none of the
-others' (tic-tac-toe no longer compiles Othello 16x16), and numba caches each entry point in a
-file of its own. ``run(g, ...)`` and ``reroot(g, ...)`` call the
-entry of ``g`` with the kernel's other arguments.
+``core.search_tree`` and ``core.begin`` take the game's id ``g``, on which ``dispatch``
+dispatches while compiling (overloads on a literal id). Each entry point here (a pair per rule
+set of ``rules.RULE_SETS``, made by ``_entry_points``) calls them with its game's id as a
+constant, so that the first search of a game compiles the core with that game's rules and none
+of the others' (tic-tac-toe no longer compiles Othello 16x16), and numba caches each entry point
+in a file of its own. ``search(g, ...)`` and ``begin(g, ...)`` call the entry of ``g`` with the
+core's other arguments.
 
 ``announce(g)`` logs one warning (logger ``mcts_agents.compiled``) before the first call of a
 game whose entry point numba's cache does not hold: the compile takes tens of seconds, once.
@@ -15,7 +15,7 @@ numba checks only the source file of a cached function (here this one), not the 
 functions it calls. ``check_sources()`` (run by ``is_cached``, once per process) keeps a hash of
 the compiled package's and the rules cores' sources beside numba's cache of this folder (in
 ``cache.cache_dir()``, a folder per source folder) and empties the entry points' cache when they
-changed, so that an edit to ``kernel.py`` or a rule set recompiles.
+changed, so that an edit to ``core.py`` or a rule set recompiles.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from mcts_agents.compiled import cache, kernel
+from mcts_agents.compiled import cache, core
 from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.rules import RULE_SETS, RuleSet
 from mcts_agents.envs import games as rules_cores
@@ -34,11 +34,11 @@ from mcts_agents.envs import games as rules_cores
 __all__ = [
     "announce",
     "announce_compile",
+    "begin",
     "check_sources",
     "dispatchers_cached",
     "is_cached",
-    "reroot",
-    "run",
+    "search",
     "sources_hash",
 ]
 
@@ -46,47 +46,43 @@ logger = logging.getLogger("mcts_agents.compiled")
 
 
 def _entry_points(rules: RuleSet) -> tuple[Any, Any]:
-    """The ``run`` and ``reroot`` entry points of one rule set: ``kernel.run`` and
-    ``kernel.reroot`` with its id as a constant (a closure's int is a literal to numba, as a
+    """The ``search`` and ``begin`` entry points of one rule set: ``core.search_tree`` and
+    ``core.begin`` with its id as a constant (a closure's int is a literal to numba, as a
     module's global is), their other arguments passed on.
 
     numba caches a closure by its qualified name and source line, with its closed-over values
-    in the key: each pair gets a name of its own (``run_mnk``...), hence a cache index of its
+    in the key: each pair gets a name of its own (``search_mnk``...), hence a cache index of its
     own, which ``is_cached`` reads; two closures of one name would share one index.
     """
     g = rules.game_id
 
-    def run_game(
-        p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive, max_nodes,
-        stop_when_full, max_actions, max_depth, outcomes,
-    ):  # fmt: skip
-        return kernel.run(
-            g, p, nd, ed, slots, meta, rng, root, iterations, c, solver, decisive,
-            max_nodes, stop_when_full, max_actions, max_depth, outcomes,
-        )  # fmt: skip
+    def search_game(t, o, root, iterations):
+        return core.search_tree(g, t, o, root, iterations)
 
-    def reroot_game(p, nd, ed, slots, meta, root_state):
-        kernel.reroot(g, p, nd, ed, slots, meta, root_state)
+    def begin_game(t, o, s, seed):
+        return core.begin(g, t, o, s, seed)
 
-    for f, kind in ((run_game, "run"), (reroot_game, "reroot")):
+    for f, kind in ((search_game, "search"), (begin_game, "begin")):
         f.__name__ = f.__qualname__ = f"{kind}_{rules.name}"
-    return njit(cache=True)(run_game), njit(cache=True)(reroot_game)
+    return njit(cache=True)(search_game), njit(cache=True)(begin_game)
 
 
-#: Game id -> (its ``run`` entry, its ``reroot`` entry).
+#: Game id -> (its ``search`` entry, its ``begin`` entry).
 ENTRIES: dict[int, tuple[Any, Any]] = {one.game_id: _entry_points(one) for one in RULE_SETS}
 _NAMES = {one.game_id: one.title for one in RULE_SETS}
 
 
-def run(g: int, *args: Any) -> tuple[int, int]:
-    """``kernel.run(g, *args)`` through the entry point of game ``g``."""
+def search(g: int, *args: Any) -> tuple[int, int]:
+    """``core.search_tree(g, *args)`` through the entry point of game ``g``: ``(done, status)``."""
     done, status = ENTRIES[g][0](*args)
     return int(done), int(status)
 
 
-def reroot(g: int, *args: Any) -> None:
-    """``kernel.reroot(g, *args)`` through the entry point of game ``g``."""
-    ENTRIES[g][1](*args)
+def begin(g: int, *args: Any) -> tuple[int, int, int]:
+    """``core.begin(g, *args)`` through the entry point of game ``g``: ``(root, reused,
+    pruned)``."""
+    root, reused, pruned = ENTRIES[g][1](*args)
+    return int(root), int(reused), int(pruned)
 
 
 #: The sources compiled into the entry points: this package, its rule sets and the rules cores
@@ -109,7 +105,7 @@ def sources_hash() -> str:
     return digest.hexdigest()
 
 
-#: Other cached kernels that compile the kernel's code into their own (``compiled.batch``'s),
+#: Other cached kernels that compile the core's code into their own (``compiled.batch``'s),
 #: by group name: ``check_sources(name)`` treats them as it treats the entry points.
 GROUPS: dict[str, tuple[Any, ...]] = {}
 

@@ -1,11 +1,11 @@
 """The compiled kernels by name, each compiled (or loaded from numba's cache) ahead of use:
 ``mcts-agents warm-up [NAME...]``.
 
-``KERNELS`` names every kernel a search can compile: the shared kernel's rule sets (one entry
-point each: ``entries``), Connect Four's own kernel, Go's tree search, and the compiled
-playouts and ISMCTS kernels. ``Kernel.cached()`` says whether numba's cache holds it already
-(read before its warm-up: ``entries.dispatchers_cached``); ``Kernel.warm_up()`` runs the
-kernel's own module's ``warm_up``. Nothing here imports numba until a kernel is asked about.
+``KERNELS`` names every kernel a search can compile: the tree core's rule sets (a pair of entry
+points each: ``entries``), Go's tree search, and the compiled playouts and ISMCTS kernels.
+``Kernel.cached()`` says whether numba's cache holds it already (read before its warm-up:
+``entries.dispatchers_cached``); ``Kernel.warm_up()`` runs the kernel's own module's
+``warm_up``. Nothing here imports numba until a kernel is asked about.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ class Kernel:
         title: what it plays, in words.
         warm: ``"module:function"`` that compiles or loads it (``function()``).
         dispatchers: ``"module:name"`` of the numba functions a search calls (its cache),
-            or, for a rule set of the shared kernel, ``None`` (``entries.is_cached``).
-        game_id: the rule set's id (the shared kernel), else ``None``.
+            or, for a rule set of the tree core, ``None`` (``entries.is_cached``).
+        game_id: the rule set's id (the tree core), else ``None``.
     """
 
     name: str
@@ -66,24 +66,9 @@ class Kernel:
 
 
 _C = "mcts_agents.compiled."
-#: Every kernel, by name: the shared kernel's rule sets first (Connect Four's own kernel
-#: plays k = 4; the shared kernel's rule set every other k).
+#: Every kernel, by name: the tree core's rule sets first.
 KERNELS: tuple[Kernel, ...] = (
-    Kernel(
-        "connect_four",
-        "Connect Four",
-        _C + "connect_four_searcher:warm_up",
-        (_C + "connect_four_kernel:run", _C + "connect_four_kernel:reroot"),
-    ),
-    *(
-        Kernel(
-            "connect_four_k" if one.name == "connect_four" else one.name,
-            "Connect Four of other k" if one.name == "connect_four" else one.title,
-            "",
-            game_id=one.game_id,
-        )
-        for one in RULE_SETS
-    ),
+    *(Kernel(one.name, one.title, "", game_id=one.game_id) for one in RULE_SETS),
     Kernel("go", "Go's tree search", _C + "go_searcher:warm_up", (_C + "go_search:run",)),
     Kernel("go_playout", "Go's playouts", _C + "go_playout:warm_up", (_C + "go_playout:_run",)),
     Kernel(
@@ -137,7 +122,6 @@ def kernel_for(game: Any, config: Any) -> Kernel | None:
     (the Python search: ``registry.unsupported`` said why)."""
     from mcts_agents.compiled.registry import unsupported
     from mcts_agents.compiled.rules import codec
-    from mcts_agents.envs.games.connect_four import ConnectFour
     from mcts_agents.envs.games.go import Go
 
     if unsupported(game, config) is not None:
@@ -145,7 +129,5 @@ def kernel_for(game: Any, config: Any) -> Kernel | None:
     by_name = {kernel.name: kernel for kernel in KERNELS}
     if isinstance(game, Go):
         return by_name["go"]
-    if isinstance(game, ConnectFour) and game.k == 4:
-        return by_name["connect_four"]
     game_id = codec(game).game_id
     return next((kernel for kernel in KERNELS if kernel.game_id == game_id), None)

@@ -36,6 +36,7 @@ __all__ = [
     "game_name",
     "most_visited_is_best",
     "pick_child",
+    "pick_index",
     "proven_label",
     "reporter",
     "run_budget",
@@ -258,6 +259,53 @@ def proven_label(returns: Sequence[float], player: int) -> Proven:
     return "draw" if max(returns) == min(returns) else "exact"
 
 
+#: ``pick_index``'s label codes: no proof, a proven win, a proven loss, another proven result.
+LABEL_NONE, LABEL_WIN, LABEL_LOSS, LABEL_OTHER = 0, 1, 2, 3
+_LABEL_CODES = {None: LABEL_NONE, "win": LABEL_WIN, "loss": LABEL_LOSS}
+
+
+def pick_index(
+    visits: Sequence[int], values: Sequence[float], labels: Sequence[int], n: int, by_value: bool
+) -> int:
+    """The final-move rule over children ``0..n-1`` (``labels``: ``LABEL_*`` codes); returns
+    the chosen index (``pick_child``'s rule, see there).
+
+    Plain arithmetic over indexable sequences, no Python objects: ``pick_child`` calls it on
+    lists, and the compiled searches compile it (``njit(pick_index)``) over arrays, so the rule
+    is written once. ``n == 0``: -1.
+    """
+    best = -1
+    for i in range(n):  # a proven win at once: the most visited of them
+        if labels[i] == LABEL_WIN and (best < 0 or visits[i] > visits[best]):
+            best = i
+    if best >= 0:
+        return best
+    some = False  # anything but a proven loss left
+    for i in range(n):
+        if labels[i] != LABEL_LOSS:
+            some = True
+    pick = -1
+    for i in range(n):
+        if some and labels[i] == LABEL_LOSS:
+            continue
+        if pick < 0:
+            pick = i
+            continue
+        first, second = (values[i], visits[i]) if by_value else (visits[i], values[i])
+        top, runner = (values[pick], visits[pick]) if by_value else (visits[pick], values[pick])
+        if first > top or (first == top and second > runner):
+            pick = i
+    safest = -1  # an exact result beats an estimate that is no better
+    for i in range(n):
+        if (some and labels[i] == LABEL_LOSS) or labels[i] == LABEL_NONE:
+            continue
+        if safest < 0 or values[i] > values[safest]:
+            safest = i
+    if safest >= 0 and values[safest] >= values[pick]:
+        pick = safest
+    return pick
+
+
 def pick_child(
     visits: Sequence[int],
     values: Sequence[float],
@@ -269,19 +317,9 @@ def pick_child(
     A proven win is played at once (the most visited of them); proven losses are avoided
     while anything else is left; among the rest, most visits (``rule="value"``: highest
     value); a proven result beats an estimate that is no better. Ties go to the lower index.
+    (``pick_index`` over the labels' codes.)
     """
-    indices = range(len(visits))
-    wins = [i for i in indices if labels[i] == "win"]
-    if wins:
-        return max(wins, key=visits.__getitem__)
-    candidates = [i for i in indices if labels[i] != "loss"] or list(indices)
-    if rule == "value":
-        pick = max(candidates, key=lambda i: (values[i], visits[i]))
-    else:
-        pick = max(candidates, key=lambda i: (visits[i], values[i]))
-    proven = [i for i in candidates if labels[i] is not None]
-    if proven:  # an exact result beats an estimate that is no better
-        safest = max(proven, key=values.__getitem__)
-        if values[safest] >= values[pick]:
-            pick = safest
-    return pick
+    if not visits:
+        raise ValueError("pick_child needs at least one child")
+    codes = [_LABEL_CODES.get(label, LABEL_OTHER) for label in labels]
+    return int(pick_index(visits, values, codes, len(visits), rule == "value"))

@@ -1,8 +1,12 @@
-"""The rule sets of the compiled kernel, one module a game, and the one list of them.
+"""The rule sets of the compiled tree core, one module a game, and the one list of them.
 
 Each rule set module (``connect_four``, ``othello``, ``othello_wide``, ``mnk``, ``ultimate``,
-``nim``) holds the game's ``@njit`` rules for ``kernel.run`` (the protocol is in ``dispatch``:
-``legal``, ``play``, ``to_play``, ``playout``, ``reachable``) and exports, for the Python side:
+``nim``) holds the game's ``@njit`` rules for the tree core (``core``; the protocol is in
+``dispatch``: ``legal``, ``play``, ``to_play``, ``playout``, ``reachable``), may choose the
+tree's edge layout (``EDGE_BLOCKS = True``: a node's legal moves as one block of edges, else a
+list of the expanded ones; ``tree``'s docstring), may say ``RUNTIME_FREE = True`` (its functions
+allocate nothing: ``dispatch`` calls them without numba's reference counting), and exports, for
+the Python side:
 
     supports(game) -> str | None     ``None`` if it plays this game's parameters, else a
                                      sentence saying why not (reads only public attributes)
@@ -11,7 +15,7 @@ Each rule set module (``connect_four``, ``othello``, ``othello_wide``, ``mnk``, 
 ``RULE_SETS`` lists them; everything else follows from it: ``codec(game)`` picks the first rule
 set of the game's type that supports it, ``compiled/__init__.py`` registers one kernel per
 game type with ``supports`` below, ``dispatch`` maps the ids to the modules, ``entries`` makes
-the kernel's compiled entry points of every id, and ``searcher.warm_up`` loads each one through
+the core's compiled entry points of every id, and ``searcher.warm_up`` loads each one through
 its ``example`` game. Nothing here imports numba: a rule set module is imported when asked.
 
 To add a game:
@@ -19,7 +23,7 @@ To add a game:
 1. write ``compiled/rules/<name>.py`` with the five ``@njit`` functions of ``dispatch``'s
    protocol and ``supports`` and ``codec`` (``common`` has the shared bit helpers);
 2. add its ``RuleSet`` to ``RULE_SETS`` (a new ``game_id``; ``searcher`` only for a kernel of its
-   own). That is all: the kernel compiles it on its first search (its entry points in
+   own). That is all: the core compiles it on its first search (its entry points in
    ``entries`` are made from this list), and ``mcts_agents.make_searcher`` uses it for its game
    type where ``SearchConfig.backend`` allows.
 """
@@ -43,13 +47,13 @@ from mcts_agents.errors import InvalidOptionError
 
 __all__ = ["RULE_SETS", "Codec", "RuleSet", "codec", "rule_set", "supports"]
 
-#: The ``Searcher`` of the shared kernel (``registry.KernelEntry.searcher``).
+#: The ``Searcher`` of the tree core (``registry.KernelEntry.searcher``).
 SHARED_SEARCHER = "mcts_agents.compiled.searcher:CompiledSearch"
 
 
 @dataclass(frozen=True)
 class Codec:
-    """How one game runs in the kernel.
+    """How one game runs in the tree core.
 
     Attributes:
         game_id: its rule set's id (``RuleSet.game_id``).
@@ -59,7 +63,7 @@ class Codec:
         max_actions: the most legal moves of a position; max_depth: the most moves of a game.
         decisive: whether ``playout="decisive"`` changes its playouts (else they are uniform,
             as the Python search's for a game without ``decisive_rollout``).
-        players: more than 2: the rules report outcome codes (see ``kernel.run``).
+        players: more than 2: the rules report outcome codes (see ``core``).
     """
 
     game_id: int
@@ -75,7 +79,7 @@ class Codec:
 
 @dataclass(frozen=True)
 class RuleSet:
-    """One rule set of the kernel.
+    """One rule set of the tree core.
 
     Attributes:
         name: its module in this package.
@@ -100,10 +104,7 @@ class RuleSet:
 
 
 RULE_SETS: tuple[RuleSet, ...] = (
-    RuleSet(
-        "connect_four", ConnectFour, 6, "Connect Four", lambda: ConnectFour(k=3),
-        searcher="mcts_agents.compiled.connect_four_searcher:connect_four_searcher",
-    ),
+    RuleSet("connect_four", ConnectFour, 6, "Connect Four", ConnectFour),
     RuleSet("othello", Othello, 1, "Othello", lambda: Othello(6)),
     RuleSet("othello_wide", Othello, 5, "Othello 10x10 to 16x16", lambda: Othello(10)),
     RuleSet("mnk", MNK, 2, "m,n,k", lambda: MNK(3, 3, 3)),

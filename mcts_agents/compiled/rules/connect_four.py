@@ -1,4 +1,4 @@
-"""Connect Four rules compiled (numba) for the shared kernel: any width, height and ``k`` whose
+"""Connect Four rules compiled (numba) for the tree core: any width, height and ``k`` whose
 board fits in one word (``width * (height + 1) <= 62``).
 
 A position is two int64 words ``(cur, mask)``: the stones of the player to move and all
@@ -6,9 +6,11 @@ stones, bit ``col * stride + row`` as in the rules core (``stride = height + 1``
 top of every column). The core's state ``(stones_0, stones_1, ply, status)`` follows from them
 (``ply`` is the number of stones, ``status`` from the lines), so the two words are a
 transposition key. The line tests are the core's ``won4`` (k = 4) and ``won`` (any k), compiled;
-for k = 4 the playouts are the Connect Four kernel's (uniform, or decisive through the core's
-``threats4``). Parameter words ``p``:
-``(width, height, stride, k, full, bottom, cells)``.
+for k = 4 the playouts are ``_rollout`` (uniform, or decisive through the core's ``threats4``).
+Parameter words ``p``: ``(width, height, stride, k, full, bottom, cells)``.
+
+The tree keeps a node's legal moves as one block of edges (``EDGE_BLOCKS``: at most seven, all
+of them soon expanded), as Connect Four's own kernel did before the tree core took it over.
 """
 
 from __future__ import annotations
@@ -17,17 +19,23 @@ from typing import Any
 
 import numpy as np
 
-from mcts_agents.compiled import connect_four_kernel
 from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import UNKNOWN, pick_bit, popcount, same_words
 from mcts_agents.compiled.rules import Codec
-from mcts_agents.envs.games.connect_four import ConnectFour, won
+from mcts_agents.envs.games.connect_four import ConnectFour, threats4, won, won4
 
 WORDS = 2
 #: The most bits a board may span (``width * (height + 1)``), spare bits included.
 MAX_BITS = 62
+#: The tree's edge layout (``compiled.tree``): a node's legal moves as one block.
+EDGE_BLOCKS = True
+#: The functions allocate nothing and need no numba runtime (``dispatch``): compiled so.
+RUNTIME_FREE = True
 
-_won = njit(cache=True)(won)
+# The rules core's own bit functions, compiled for int64 (one source for both).
+_won = njit(cache=True, _nrt=False)(won)
+_won4 = njit(cache=True, _nrt=False)(won4)
+_threats = njit(cache=True, _nrt=False)(threats4)
 
 
 def fits(game: ConnectFour) -> bool:
@@ -46,7 +54,7 @@ def supports(game: ConnectFour) -> str | None:
 
 
 def codec(game: ConnectFour, game_id: int) -> Codec:
-    """How ``game`` runs in the shared kernel (``k == 4``: decisive playouts)."""
+    """How ``game`` runs in the tree core (``k == 4``: decisive playouts)."""
     cells = game.width * game.height
     return Codec(
         game_id, params(game), WORDS, lambda s: encode(game, s), lambda w: decode(game, w),
@@ -68,21 +76,21 @@ def decode(game: ConnectFour, words: Any) -> Any:
     return game.state_from_position(int(words[0]), int(words[1]))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _wins(p: np.ndarray, board: int) -> bool:
     if p[3] == 4:
-        return connect_four_kernel._won(board, p[2])  # the core's won4, compiled there
+        return _won4(board, p[2])
     return _won(board, p[2], p[3])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _over(p: np.ndarray, s: np.ndarray) -> bool:
     """Whether the game is over at ``s``: the player who just moved has a line, or no cell is
     left (the kernel asks only of stored positions, whose terminal value it keeps)."""
     return s[1] == p[4] or _wins(p, s[0] ^ s[1])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> int:
     possible = (s[1] + p[5]) & p[4]
     stride = p[2]
@@ -94,7 +102,7 @@ def legal(p: np.ndarray, s: np.ndarray, out: np.ndarray) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play(p: np.ndarray, s: np.ndarray, action: int, t: np.ndarray) -> int:
     cur, mask = s[0], s[1]
     stride = p[2]
@@ -111,38 +119,72 @@ def play(p: np.ndarray, s: np.ndarray, action: int, t: np.ndarray) -> int:
     return UNKNOWN
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def to_play(p: np.ndarray, s: np.ndarray) -> int:
     return popcount(s[1]) & 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def playout(
     p: np.ndarray, s: np.ndarray, buf: np.ndarray, decisive: bool, rng: np.ndarray
 ) -> float:
-    """A playout to the end; the value for the player to move at ``s`` (not terminal). For
-    k = 4 the Connect Four kernel's own (``connect_four_kernel._rollout``: uniform, or
-    decisive as the core's ``decisive_rollout``); for other k a uniformly random playable
-    column each ply (the core's ``rollout``)."""
-    cur, mask = s[0], s[1]
-    stride, full, bottom = p[2], p[4], p[5]
-    if p[3] == 4:
-        return connect_four_kernel._rollout(cur, mask, stride, full, bottom, decisive, rng)
-    sign = 1.0  # the mover's value, relative to the player to move at ``s``
+    """A playout to the end; the value for the player to move at ``s`` (not terminal):
+    ``_rollout`` (decisive for k = 4 only, as the core's ``decisive_rollout``)."""
+    return _rollout(s[0], s[1], p[2], p[3], p[4], p[5], decisive and p[3] == 4, rng)
+
+
+@njit(cache=True, _nrt=False)
+def _rollout(
+    cur: int, mask: int, stride: int, k: int, full: int, bottom: int, decisive: bool,
+    rng: np.ndarray,
+) -> float:  # fmt: skip
+    """A playout to the end; the value for the player to move at ``(cur, mask)``.
+
+    Uniform (the core's ``rollout``): a uniformly random playable column each ply. Decisive
+    (k = 4): win at once when possible, block the opponent's single immediate win (two lose at
+    once), else a random column that does not play under an opponent's winning cell while any
+    other is left.
+    """
+    sign = 1.0  # the mover's value, relative to the player to move at the start
+    if not decisive:
+        while True:
+            possible = (mask + bottom) & full
+            if not possible:
+                return 0.0
+            move = pick_bit(possible, rng)
+            cur |= move
+            mask |= move
+            if _won4(cur, stride) if k == 4 else _won(cur, stride, k):
+                return sign
+            cur ^= mask
+            sign = -sign
+    empty = full & ~mask
+    mine = _threats(cur, empty, stride)
+    theirs = _threats(cur ^ mask, empty, stride)
     while True:
         possible = (mask + bottom) & full
         if not possible:
             return 0.0
-        move = pick_bit(possible, rng)
+        if mine & possible:
+            return sign
+        forced = theirs & possible
+        if forced:
+            if forced & (forced - 1):
+                return -sign
+            move = forced
+        else:
+            safe = possible & ~(theirs >> 1)
+            move = pick_bit(safe if safe else possible, rng)
         cur |= move
         mask |= move
-        if _won(cur, stride, p[3]):
-            return sign
+        mine = _threats(cur, full & ~mask, stride)
+        theirs &= ~move
         cur ^= mask
+        mine, theirs = theirs, mine
         sign = -sign
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reachable(p: np.ndarray, root: np.ndarray, s: np.ndarray) -> bool:
     """The core's test: a finished game reaches only itself; else every stone of ``root``
     stays, each player's where it was."""

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,7 +14,6 @@ import pytest
 pytest.importorskip("numba")
 
 from mcts_agents.compiled import batch
-from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
 from mcts_agents.compiled.searcher import CompiledSearch
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
@@ -35,8 +38,6 @@ def summary(result: SearchResult) -> tuple[Any, ...]:
 
 
 def build(game: Any, budget: Budget, config: SearchConfig, seed: int) -> Any:
-    if isinstance(game, ConnectFour):
-        return CompiledConnectFour(game, budget, config, seed, capacity=16)
     return CompiledSearch(game, budget, config, seed, capacity=16)
 
 
@@ -115,3 +116,39 @@ def test_time_budgets_and_robust_max_search_one_by_one() -> None:
     want = build(game, Budget(iterations=30), SearchConfig(final_move="robust_max"), 0)
     assert summary(results[1]) == summary(want.search(game, game.initial_state()))
     assert results[0].iterations > 0
+
+
+def run_python(code: str, **environ: str) -> list[str]:
+    """The lines ``code`` prints in a fresh interpreter, with ``environ`` set and no
+    ``OMP_WAIT_POLICY`` unless given."""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    env["PYTHONPATH"] = str(Path(batch.__file__).resolve().parents[2])
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+        env={**env, **environ},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+@pytest.mark.parametrize(
+    ("first", "environ", "want"),
+    [
+        ("", {}, ["None", "PASSIVE"]),  # set just before the first parallel call
+        ("", {"OMP_WAIT_POLICY": "ACTIVE"}, ["ACTIVE", "ACTIVE"]),  # the caller's kept
+        ("numba.get_num_threads()\n", {}, ["None", "None"]),  # the pool started: too late
+    ],
+)
+def test_the_wait_policy_is_set_at_the_first_parallel_batch_not_at_import(
+    first: str, environ: dict[str, str], want: list[str]
+) -> None:
+    """Importing ``compiled.batch`` leaves the environment alone; ``thread_count`` (called
+    before a batch's first parallel call) asks for sleeping threads only where the caller set
+    no policy and numba's thread pool has not started."""
+    code = (
+        "import os\nimport numba\n" + first + "from mcts_agents.compiled import batch\n"
+        "print(os.environ.get('OMP_WAIT_POLICY'))\n"
+        "batch.thread_count()\n"
+        "print(os.environ.get('OMP_WAIT_POLICY'))\n"
+    )
+    assert run_python(code, **environ) == want

@@ -13,7 +13,6 @@ pytest.importorskip("numba")
 
 from mcts_agents.compiled.board_search import BoardSearch, searchable
 from mcts_agents.compiled.common import UNKNOWN
-from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
 from mcts_agents.compiled.searcher import CompiledSearch
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
@@ -93,8 +92,6 @@ def test_play_and_observe_follow_the_rules_core(game: Any) -> None:
 def searcher_of(game: Any, seed: int, **options: Any) -> Any:
     config = SearchConfig(**options)
     budget = Budget(iterations=60)
-    if isinstance(game, ConnectFour):
-        return CompiledConnectFour(game, budget, config, seed, capacity=16)
     return CompiledSearch(game, budget, config, seed, capacity=16)
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from benchmarks.c4_solver import state_after
 from mcts_agents import Budget, MCTSAgent, SearchConfig, make_searcher
-from mcts_agents.compiled import connect_four_kernel as kernel
-from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
+from mcts_agents.compiled.rules import connect_four as rules
+from mcts_agents.compiled.searcher import CompiledSearch
 from mcts_agents.envs import connect_four_v0, pig_v0
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.errors import InvalidOptionError
@@ -62,10 +62,8 @@ def test_compiled_win_and_threat_tests_equal_cell_by_cell_checks() -> None:
         b0, b1, _, _ = state
         empty = full & ~(b0 | b1)
         for board in (b0, b1):
-            assert kernel._won(board, stride) == brute_force_won(GAME, board)
-            assert kernel._threats(board, empty, stride) == brute_force_threats(
-                GAME, board, b0 | b1
-            )
+            assert rules._won4(board, stride) == brute_force_won(GAME, board)
+            assert rules._threats(board, empty, stride) == brute_force_threats(GAME, board, b0 | b1)
 
 
 @pytest.mark.parametrize("decisive", [False, True])
@@ -78,8 +76,8 @@ def test_playouts_have_the_rules_cores_distribution(decisive: bool) -> None:
     for state in random_states(3, seed=7):
         cur, mask = position(state)
         layout = GAME.layout
-        args = (layout.stride, layout.full, layout.bottom_row, decisive, rng)
-        ours = np.array([kernel._rollout(cur, mask, *args) for _ in range(n)])
+        args = (layout.stride, 4, layout.full, layout.bottom_row, decisive, rng)
+        ours = np.array([rules._rollout(cur, mask, *args) for _ in range(n)])
         mover = GAME.to_play(state)
         core = np.array([playout(state, py_rng)[mover] for _ in range(n)])
         error = np.sqrt(ours.var() / n + core.var() / n)
@@ -123,19 +121,19 @@ def test_same_seed_same_result_and_growth_changes_nothing() -> None:
     config = SearchConfig(backend="numba")
     results = []
     for capacity in (16, 1 << 16):
-        searcher = CompiledConnectFour(GAME, Budget(iterations=20_000), config, 9, capacity)
+        searcher = CompiledSearch(GAME, Budget(iterations=20_000), config, 9, capacity)
         results.append(searcher.search(GAME, state))
         assert searcher.table_size() == results[-1].nodes > 1000
     small, large = results
     assert small.children == large.children and small.nodes == large.nodes
-    other = CompiledConnectFour(GAME, Budget(iterations=20_000), config, 10)
+    other = CompiledSearch(GAME, Budget(iterations=20_000), config, 10)
     assert other.search(GAME, state).children != small.children
 
 
 def test_reroot_keeps_exactly_the_reachable_positions() -> None:
     """After re-rooting, the table is the old table filtered by the core's ``is_reachable``."""
     config = SearchConfig(backend="numba")
-    searcher = CompiledConnectFour(GAME, Budget(iterations=30_000), config, 0)
+    searcher = CompiledSearch(GAME, Budget(iterations=30_000), config, 0)
     state = GAME.initial_state()
     first = searcher.search(GAME, state)
     before = searcher.table_keys()

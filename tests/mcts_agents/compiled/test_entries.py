@@ -43,8 +43,8 @@ def test_an_empty_cache_holds_no_kernel_and_the_compile_is_announced_on_stderr(
         "from mcts_agents.compiled import entries\n"
         "print(json.dumps([entries.is_cached(g) for g in sorted(entries.ENTRIES)]))\n"
         "print(entries.announce(2))\n"
-        "from mcts_agents.compiled import connect_four_kernel as c4\n"
-        "print(entries.announce_compile('Connect Four', (c4.run, c4.reroot)))\n",
+        "from mcts_agents.compiled import dispatch\n"
+        "print(entries.announce(dispatch.CONNECT_FOUR))\n",
         tmp_path,
     )
     assert done.returncode == 0, done.stderr

@@ -1,4 +1,4 @@
-"""The one compiled kernel (kernel.py, games.py, search.py) against the rules cores.
+"""The compiled tree core (core.py, tree.py, dispatch.py, searcher.py) against the rules cores.
 
 Every rule set against its core on random positions (legal moves, next positions, terminal
 values, the player to move, reachability), playout outcome frequencies against the core's
@@ -20,8 +20,8 @@ import pytest
 pytest.importorskip("numba")
 
 from mcts_agents import Budget, SearchConfig, make_searcher
+from mcts_agents.compiled import core
 from mcts_agents.compiled import dispatch as games
-from mcts_agents.compiled import kernel
 from mcts_agents.compiled.common import UNKNOWN, outcome_returns
 from mcts_agents.compiled.rules import ultimate
 from mcts_agents.compiled.searcher import CompiledSearch, codec
@@ -345,8 +345,7 @@ def mnk_value(game: Any, state: Any) -> int:
 
 
 def prove(game: Any, state: Any, iterations: int = 2_000_000) -> Any:
-    """The shared kernel's search (Connect Four with k = 4 included, which ``make_searcher``
-    hands to its own kernel)."""
+    """The compiled search (``CompiledSearch``) of ``state``."""
     searcher = CompiledSearch(game, Budget(iterations=iterations), SearchConfig(), seed=1)
     return searcher.search(game, state)
 
@@ -497,4 +496,4 @@ def test_kernel_status_codes_and_growth() -> None:
     searcher = CompiledSearch(game, Budget(iterations=2_000), SearchConfig(), seed=0, capacity=4)
     result = searcher.search(game, game.initial_state())
     assert result.iterations == 2_000 and searcher.table_size() == result.nodes > 1_000
-    assert len(searcher.nd[kernel.NODE_VISITS]) >= result.nodes and kernel.DONE == 0
+    assert len(searcher.tree.visits) >= result.nodes and core.DONE == 0

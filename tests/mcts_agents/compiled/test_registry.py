@@ -8,7 +8,7 @@ import pytest
 
 from mcts_agents import Budget, SearchConfig, make_searcher
 from mcts_agents.compiled import registry
-from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
+from mcts_agents.compiled.searcher import CompiledSearch
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.nim import Nim
 from mcts_agents.envs.games.pig import Pig
@@ -19,7 +19,7 @@ BUDGET = Budget(iterations=20)
 
 
 class WideConnectFour(ConnectFour):
-    """A subclass: it has the same layout, so the Connect Four kernel plays it."""
+    """A subclass: it has the same layout, so the compiled search plays it."""
 
 
 class RecordingSearcher(MCTS):
@@ -40,7 +40,7 @@ def warm_up() -> None:
 
 def test_a_kernel_is_found_for_subclasses_of_its_game_type() -> None:
     assert registry.kernel_entry(WideConnectFour()) is registry.kernel_entry(ConnectFour())
-    assert isinstance(make_searcher(WideConnectFour(8, 6), BUDGET), CompiledConnectFour)
+    assert isinstance(make_searcher(WideConnectFour(8, 6), BUDGET), CompiledSearch)
     assert registry.kernel_entry(Pig()) is None  # compiled playouts only
 
 

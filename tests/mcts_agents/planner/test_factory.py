@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from mcts_agents import Budget, SearchConfig, make_searcher
-from mcts_agents.compiled.connect_four_searcher import CompiledConnectFour
 from mcts_agents.compiled.searcher import CompiledSearch
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
@@ -24,7 +23,7 @@ BUDGET = Budget(iterations=50)
 
 
 def test_auto_picks_the_kernel_where_one_is_registered_and_python_elsewhere() -> None:
-    assert isinstance(make_searcher(ConnectFour(), BUDGET), CompiledConnectFour)
+    assert isinstance(make_searcher(ConnectFour(), BUDGET), CompiledSearch)
     assert isinstance(make_searcher(MNK(3, 3, 3), BUDGET), CompiledSearch)
     assert isinstance(make_searcher(MNK(4, 4, 3, num_players=3), BUDGET), CompiledSearch)
     assert type(make_searcher(MNK(17, 16, 5), BUDGET)) is MCTS  # 272 cells: over 256
@@ -80,7 +79,7 @@ def test_an_evaluator_runs_in_the_python_search(evaluator: Any) -> None:
 def test_workers_give_root_parallelism_and_check_the_backend_at_once() -> None:
     searcher = make_searcher(ConnectFour(), BUDGET, workers=2)
     assert isinstance(searcher, RootParallelSearch) and not searcher.started
-    assert isinstance(searcher.local, CompiledConnectFour)  # the search in this process
+    assert isinstance(searcher.local, CompiledSearch)  # the search in this process
     with pytest.raises(InvalidOptionError, match="no compiled kernel for Pig"):
         make_searcher(Pig(), BUDGET, SearchConfig(backend="numba"), workers=2)
     with pytest.raises(InvalidOptionError, match="workers"):

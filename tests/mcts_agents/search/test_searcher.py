@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import json
+import random
+from typing import Any
 
+import numpy as np
 import pytest
 
 from mcts_agents import Budget, SearchConfig, make_searcher
 from mcts_agents.compiled.registry import numba_available
 from mcts_agents.envs.games.mnk import MNK
+from mcts_agents.search.searcher import (
+    LABEL_LOSS,
+    LABEL_NONE,
+    LABEL_OTHER,
+    LABEL_WIN,
+    pick_child,
+    pick_index,
+)
 
 #: Tic-tac-toe's positions reachable from the empty board, finished ones included (a known
 #: count: 5,478).
@@ -66,3 +77,47 @@ def test_results_name_their_facts_in_typed_fields_and_extra_is_only_a_deprecated
     with pytest.warns(DeprecationWarning, match="typed fields"):
         extra = result.extra
     assert extra == {"information": "pimc", "worlds": result.worlds, "votes": result.votes}
+
+
+def reference_pick(visits: list[int], values: list[float], labels: list[Any], rule: str) -> int:
+    """The final-move rule as its docstring states it, with ``max`` (first of ties)."""
+    indices = range(len(visits))
+    wins = [i for i in indices if labels[i] == "win"]
+    if wins:
+        return max(wins, key=visits.__getitem__)
+    candidates = [i for i in indices if labels[i] != "loss"] or list(indices)
+    if rule == "value":
+        pick = max(candidates, key=lambda i: (values[i], visits[i]))
+    else:
+        pick = max(candidates, key=lambda i: (visits[i], values[i]))
+    proven = [i for i in candidates if labels[i] is not None]
+    if proven:
+        safest = max(proven, key=values.__getitem__)
+        if values[safest] >= values[pick]:
+            pick = safest
+    return pick
+
+
+def test_the_final_move_rule_is_one_function_the_compiled_searches_compile() -> None:
+    """``pick_index`` (labels as codes) is ``pick_child``'s rule, in Python and compiled by numba
+    (as ``compiled.core`` compiles it), on random statistics with ties and every label."""
+    rng = random.Random(0)
+    compiled = None
+    if numba_available():
+        from numba import njit
+
+        compiled = njit(pick_index)
+    codes = {None: LABEL_NONE, "win": LABEL_WIN, "loss": LABEL_LOSS, "draw": LABEL_OTHER}
+    for _ in range(2_000):
+        n = rng.randint(1, 6)
+        visits = [rng.randint(0, 3) for _ in range(n)]
+        values = [rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0]) for _ in range(n)]
+        labels = [rng.choice([None, None, "win", "loss", "draw"]) for _ in range(n)]
+        for rule in ("visits", "value"):
+            want = reference_pick(visits, values, labels, rule)
+            assert pick_child(visits, values, labels, rule) == want
+            if compiled is not None:
+                args = (np.array(visits), np.array(values), np.array([codes[x] for x in labels]))
+                assert compiled(*args, n, rule == "value") == want
+    with pytest.raises(ValueError, match="at least one child"):
+        pick_child([], [], [], "visits")
