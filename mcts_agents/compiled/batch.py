@@ -27,7 +27,6 @@ Batched here: an iteration budget without a time limit, and a final move other t
 
 from __future__ import annotations
 
-import os
 import weakref
 from collections.abc import Sequence
 from time import perf_counter
@@ -40,6 +39,7 @@ from numba.typed import List
 from mcts_agents.compiled import core, entries
 from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.searcher import CompiledSearch
+from mcts_agents.compiled.threads import start_threads
 from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import check_room
 
@@ -56,20 +56,12 @@ __all__ = [
 #: on a busy machine, waiting for them to be scheduled) would cost more than they save.
 PARALLEL_MIN = 2048
 
-_policy_checked = False
-
 
 def thread_count() -> int:
-    """numba's threads for a parallel batch (``numba.get_num_threads``, which starts its thread
-    pool); the first time, ``OMP_WAIT_POLICY=PASSIVE`` where the caller set no policy and the
-    pool has not started yet (see the module's docstring)."""
-    global _policy_checked
-    if not _policy_checked:
-        _policy_checked = True
-        from numba.np.ufunc import parallel
-
-        if not getattr(parallel, "_is_initialized", True):  # (numba's private flag)
-            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    """numba's threads for a parallel batch, its threading layer started by
+    ``threads.start_threads`` (sleeping idle threads where the caller set no policy; see the
+    module's docstring)."""
+    start_threads()
     return int(get_num_threads())
 
 

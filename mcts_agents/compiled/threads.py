@@ -24,10 +24,13 @@ WAIT_POLICY = "PASSIVE"
 
 def start_threads() -> None:
     """Start numba's threading layer (as its first parallel call would), OpenMP's wait policy
-    set first where the environment names none (OpenMP reads it once, as it loads)."""
-    os.environ.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)
+    set first where the environment names none and the layer has not started yet (OpenMP
+    reads it once, as it loads; set later, it would only mislead child processes)."""
     import numba
+    from numba.np.ufunc import parallel
 
+    if not getattr(parallel, "_is_initialized", True):  # (numba's private flag)
+        os.environ.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)
     numba.get_num_threads()  # starts the threading layer
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 numba = pytest.importorskip("numba")
@@ -26,7 +24,8 @@ def test_a_block_runs_on_the_threads_it_asks_for_and_gives_them_back() -> None:
     assert numba.get_num_threads() == 2
     with limit_threads(None):
         assert numba.get_num_threads() == 2
-    assert os.environ.get("OMP_WAIT_POLICY")  # set before the threading layer started
+    # (the wait policy, set only before the threading layer starts: test_batch's
+    # test_the_wait_policy_is_set_at_the_first_parallel_batch_not_at_import, in a fresh process)
 
 
 @pytest.mark.parametrize("threads", [0, -1, 1.5, "2", True])
