@@ -31,18 +31,14 @@ heavy playouts, superko in the tree).
 
 from __future__ import annotations
 
+from mcts_agents.compiled import registry
+from mcts_agents.compiled.registry import *  # noqa: F403 (its names are this package's)
 from mcts_agents.compiled.registry import (
     KernelEntry,
     PlayoutEntry,
-    compiled_playout,
-    kernel_entry,
-    make_compiled_searcher,
-    numba_available,
     register_kernel,
     register_playout,
     registered_kernels,
-    unsupported,
-    warm_up,
 )
 from mcts_agents.compiled.rules import RULE_SETS
 from mcts_agents.compiled.rules import supports as _supports
@@ -80,16 +76,5 @@ register_kernel(
     )
 )
 
-__all__ = [
-    "KernelEntry",
-    "PlayoutEntry",
-    "compiled_playout",
-    "kernel_entry",
-    "make_compiled_searcher",
-    "numba_available",
-    "register_kernel",
-    "register_playout",
-    "registered_kernels",
-    "unsupported",
-    "warm_up",
-]
+#: The registry's names: its ``__all__`` is the one list of them.
+__all__ = registry.__all__

@@ -15,7 +15,8 @@ of a step in one call, through the rule sets' own functions (``dispatch.play``, 
 - ``start_boards``, ``board_results``, ``BoardRules.waiting``: the starts of games, the
   learners' results, the boards whose opponent is to move;
 - ``BoardRules.learn`` and ``BoardRules.settle``: a step of every board in two calls (the
-  learners' moves checked and played; then the results, games over and observations).
+  learners' moves checked and played; then the results, games over and observations), over
+  the boards' arrays as one record (``Boards``).
 
 The trees' side (roots, picks) is ``compiled.board_trees``; the search itself is
 ``compiled.batch``'s kernels over the same trees (``compiled.board_search.BoardSearch``).
@@ -23,6 +24,7 @@ The trees' side (roots, picks) is ``compiled.board_trees``; the search itself is
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -36,6 +38,7 @@ from mcts_agents.compiled.common import UNKNOWN, popcount
 __all__ = [
     "BOARD_GAMES",
     "BoardRules",
+    "Boards",
     "board_results",
     "start_boards",
     "stones_kind",
@@ -44,6 +47,19 @@ __all__ = [
 #: The rule sets whose boards ``observe`` reads (their words -> each player's stones), by name.
 BOARD_GAMES = ("connect_four", "othello", "mnk")
 _KIND = {name: k for k, name in enumerate(BOARD_GAMES)}
+
+
+#: N boards' arrays as one record (numba passes it as one argument; a compiled function reads
+#: its fields once a call): ``words`` ``[N, W]`` (each board's rules' words), ``values`` (the
+#: result for ``enders[i]`` once a game is over, else ``UNKNOWN``), ``enders``, ``seats`` (the
+#: learner's), ``lost`` (ended by the learner's illegal action), ``history`` ``[N, moves]`` and
+#: ``lengths`` (each board's moves), and ``observe``'s ``planes`` ``[N, cells, 2]`` (int8),
+#: ``masks`` ``[N, actions]`` (bool) and ``movers``; int64 where not said.
+Boards = namedtuple(
+    "Boards",
+    ["words", "values", "enders", "seats", "lost", "history", "lengths", "planes", "masks",
+     "movers"],
+)  # fmt: skip
 
 
 def stones_kind(rule_name: str) -> int:
@@ -112,12 +128,13 @@ def _observe_boards(
 
 
 @njit(cache=True)
-def _learner_boards(g, p, words, masks, skip, actions, start, values, enders, history, lengths,
-                    scratch):  # fmt: skip
+def _learner_boards(g, p, b, masks, skip, actions, start, scratch):
     """A step's learner moves in one call: if the action ``actions[i] - start`` of every board
-    ``i`` not in ``skip`` (those restarting) is legal (``masks``), play them all and return how
-    many; else change nothing and return ``-1 - i`` for the first board ``i`` whose is not."""
+    ``i`` not in ``skip`` (those restarting) is legal (``masks``), play them all into the
+    boards ``b`` (a ``Boards``) and return how many; else change nothing and return ``-1 - i``
+    for the first board ``i`` whose is not."""
     literally(g)
+    words, values, enders, history, lengths = b.words, b.values, b.enders, b.history, b.lengths
     size = masks.shape[1]
     for i in range(len(words)):
         if not skip[i]:
@@ -133,15 +150,14 @@ def _learner_boards(g, p, words, masks, skip, actions, start, values, enders, hi
 
 
 @njit(cache=True)
-def _settle_boards(
-    g, p, kind, words, values, enders, seats, lost, skip, index, planes, masks, movers, out,
-    rewards, over, done,
-):  # fmt: skip
-    """After a step of every board (``skip``: those that restarted): each board's game over
-    (into ``done``), the learner's reward and end of game on the others (``rewards``, ``over``),
-    and every board's observation (``_observe_boards``, no mask where the learner lost by an
-    illegal action); returns how many games are over."""
+def _settle_boards(g, p, kind, b, skip, index, out, rewards, over, done):
+    """After a step of every board of ``b`` (a ``Boards``; ``skip``: those that restarted):
+    each board's game over (into ``done``), the learner's reward and end of game on the others
+    (``rewards``, ``over``), and every board's observation (``_observe_boards``, no mask where
+    the learner lost by an illegal action); returns how many games are over."""
     literally(g)
+    words, values, enders, seats, lost = b.words, b.values, b.enders, b.seats, b.lost
+    planes, masks, movers = b.planes, b.masks, b.movers
     count = 0
     for i in range(len(words)):
         ended = values[i] != UNKNOWN or lost[i]
@@ -305,30 +321,21 @@ class BoardRules:
             movers, self.out,
         )  # fmt: skip
 
-    def learn(
-        self, words: Any, masks: Any, skip: Any, actions: Any, start: int, values: Any,
-        enders: Any, history: Any, lengths: Any,
-    ) -> int:  # fmt: skip
-        """The learner's action ``actions[i] - start`` on every board ``i`` not in ``skip``,
-        if each is legal in ``masks``: played (as ``play``), and how many; else nothing played
-        and ``-1 - i``, ``i`` the first board whose action is not (``_learner_boards``)."""
-        found = self._call(
-            _learner_boards, self.p, words, masks, skip, actions, start, values, enders,
-            history, lengths, self.scratch,
-        )  # fmt: skip
+    def learn(self, b: Any, masks: Any, skip: Any, actions: Any, start: int) -> int:
+        """The learner's action ``actions[i] - start`` on every board ``i`` of ``b`` (a
+        ``Boards``) not in ``skip``, if each is legal in ``masks``: played (as ``play``), and
+        how many; else nothing played and ``-1 - i``, ``i`` the first board whose action is
+        not (``_learner_boards``)."""
+        found = self._call(_learner_boards, self.p, b, masks, skip, actions, start, self.scratch)
         return int(found)
 
-    def settle(
-        self, words: Any, values: Any, enders: Any, seats: Any, lost: Any, skip: Any,
-        planes: Any, masks: Any, movers: Any, rewards: Any, over: Any, done: Any,
-    ) -> int:  # fmt: skip
-        """Every board's game over (``done``), the rewards and ends of the boards not in
-        ``skip`` (``rewards``, ``over``), and ``observe``; how many games are over
-        (``_settle_boards``)."""
+    def settle(self, b: Any, skip: Any, rewards: Any, over: Any, done: Any) -> int:
+        """Every board's game over (``done``), the rewards and ends of the boards of ``b`` (a
+        ``Boards``) not in ``skip`` (``rewards``, ``over``), and ``observe``; how many games
+        are over (``_settle_boards``)."""
         count = self._call(
-            _settle_boards, self.p, self.kind, words, values, enders, seats, lost, skip,
-            self.index, planes, masks, movers, self.out, rewards, over, done,
-        )  # fmt: skip
+            _settle_boards, self.p, self.kind, b, skip, self.index, self.out, rewards, over, done
+        )
         return int(count)
 
     def waiting(self, words: Any, values: Any, seats: Any, boards: Any, out: Any) -> int:

@@ -129,3 +129,18 @@ def covers(a: np.ndarray, b: np.ndarray, n: int) -> bool:
         if a[i] & b[i] != b[i]:
             return False
     return True
+
+
+@njit(cache=True)
+def status_result(status: int, players: int, player: int) -> int:
+    """The end of a game in the rule sets' status code (0 running, ``q + 1`` player ``q``
+    won, ``players + 1`` a draw; m,n,k's and ultimate tic-tac-toe's) for ``player``:
+    ``UNKNOWN`` while running; with two players a value (+1, 0, -1), with more an outcome
+    code (``DRAW``, ``WIN + q``)."""
+    if status == 0:
+        return UNKNOWN
+    if players > 2:
+        return DRAW if status == players + 1 else WIN + status - 1
+    if status == players + 1:
+        return 0
+    return 1 if player == status - 1 else -1

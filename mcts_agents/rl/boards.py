@@ -27,7 +27,13 @@ import numpy as np
 
 from mcts_agents.agents.agent import MCTSAgent
 from mcts_agents.compiled.board_search import BoardSearch, searchable
-from mcts_agents.compiled.boards import BoardRules, board_results, start_boards, stones_kind
+from mcts_agents.compiled.boards import (
+    BoardRules,
+    Boards,
+    board_results,
+    start_boards,
+    stones_kind,
+)
 from mcts_agents.compiled.common import UNKNOWN
 from mcts_agents.compiled.rules import RULE_SETS
 from mcts_agents.envs.core.aec import BoardGameEnv
@@ -89,6 +95,11 @@ class FastBoards:
         self.masks = np.zeros((n, game.num_actions), np.bool_)
         self.shape = tuple(game.observation_shape)  # of one observation
         self.movers = np.zeros(n, np.int64)
+        # the same arrays as one record, which ``learn`` and ``settle`` pass
+        self.arrays = Boards(
+            self.words, self.values, self.enders, self.seats, self.lost, self.history,
+            self.lengths, self.planes, self.masks, self.movers,
+        )  # fmt: skip
         self._waiting = np.zeros(n, np.int64)
         self._initial = np.array(codec.encode(game.initial_state()), np.int64)
         self._games: list[Any] = [None] * n  # each sub-env's game, once found equal to ``game``
@@ -190,10 +201,7 @@ class FastBoards:
         """Every board on the words (all of them: the caller checked) not in ``skip``: the
         learner's action ``actions[i] - start`` if all are legal in ``masks``, and how many
         were played; else none played and a negative number."""
-        return self.rules.learn(
-            self.words, masks, skip, actions, start, self.values, self.enders, self.history,
-            self.lengths,
-        )  # fmt: skip
+        return self.rules.learn(self.arrays, masks, skip, actions, start)
 
     def settle(
         self, skip: np.ndarray, rewards: np.ndarray, over: np.ndarray, done: np.ndarray
@@ -201,10 +209,7 @@ class FastBoards:
         """After ``learn`` and ``advance`` of every board: ``done`` (each game over), the
         rewards and ends of games of those not in ``skip`` (into ``rewards``, ``over``), and
         ``observe``'s planes, masks and movers; returns how many games are over."""
-        return self.rules.settle(
-            self.words, self.values, self.enders, self.seats, self.lost, skip, self.planes,
-            self.masks, self.movers, rewards, over, done,
-        )  # fmt: skip
+        return self.rules.settle(self.arrays, skip, rewards, over, done)
 
     def advance(self, boards: np.ndarray) -> None:
         """Play the opponents of ``boards`` (all searched in one batch each round, the learned

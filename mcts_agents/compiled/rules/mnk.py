@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from mcts_agents.compiled.cache import njit
-from mcts_agents.compiled.common import DRAW, UNKNOWN, WIN, covers, random01, same_words
+from mcts_agents.compiled.common import covers, random01, same_words, status_result
 from mcts_agents.compiled.rules import Codec
 from mcts_agents.envs.games.mnk import MNK
 
@@ -178,19 +178,7 @@ def _place(p: np.ndarray, t: np.ndarray, cell: int) -> int:
 def play(p: np.ndarray, s: np.ndarray, action: int, t: np.ndarray) -> int:
     t[:] = s
     status = _place(p, t, action)
-    if status == 0:
-        return UNKNOWN
-    return _result(p, status, _mover(p, t[p[8] * p[6]]))
-
-
-@njit(cache=True)
-def _result(p: np.ndarray, status: int, player: int) -> int:
-    """The end of a game (``status``) for ``player``: a value, or an outcome code (P > 2)."""
-    if p[8] > 2:
-        return DRAW if status == p[8] + 1 else WIN + status - 1
-    if status == p[8] + 1:
-        return 0
-    return 1 if player == status - 1 else -1
+    return status_result(status, p[8], _mover(p, t[p[8] * p[6]]))
 
 
 @njit(cache=True)
@@ -249,7 +237,7 @@ def playout(
         empty[i] = empty[count]
         status = _place(p, t, cell)
         if status:
-            return float(_result(p, status, start))
+            return float(status_result(status, p[8], start))
 
 
 @njit(cache=True)

@@ -171,7 +171,8 @@ def playout(
 def _playout(p: np.ndarray, s: np.ndarray, rng: np.ndarray, decisive: bool = False) -> float:
     """Random play from ``s`` (not terminal) to the end: +1, 0 or -1 for its mover. Uniform,
     or with ``decisive`` the core's ``decisive_rollout`` (a uniform move among
-    ``_decisive_choices``)."""
+    ``_decisive_choices``). ``othello_wide.playout`` is its twin on four words a bitboard
+    (why two: that module's docstring)."""
     own = np.uint64(s[0])
     other = np.uint64(s[1])
     legal_bits = np.uint64(s[3])

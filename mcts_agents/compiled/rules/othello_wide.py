@@ -19,6 +19,13 @@ masks ``full``, ``not_first``, ``not_last`` in four words each (``params``).
 The playout draws a uniformly random legal move each ply (a player without one passes; two
 passes in a row end the game), the core's ``rollout`` in distribution, and returns the sign of
 the disc difference.
+
+A numba twin kept on purpose: ``playout`` is ``othello._playout``'s loop (a player without a
+move passes, two passes end the game, the sign of the disc difference for the first mover)
+over another layout: a bitboard is a tuple of four ``uint64`` registers here, one ``uint64``
+there. One body for both would take each bit operation (``_moves``, ``_flips``, ``_pick``,
+``_any``, ``_or``, ``_xor``, ``_count``) as a function argument, in the 8x8 playout that is
+the inner loop of Othello's search and of the Python search's compiled playouts.
 """
 
 from __future__ import annotations

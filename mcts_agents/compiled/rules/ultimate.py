@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from mcts_agents.compiled.cache import njit
-from mcts_agents.compiled.common import UNKNOWN, covers, popcount, random01, same_words
+from mcts_agents.compiled.common import covers, popcount, random01, same_words, status_result
 from mcts_agents.compiled.rules import Codec
 from mcts_agents.envs.games import ultimate_tic_tac_toe as core
 
@@ -184,12 +184,7 @@ def _place(p: np.ndarray, t: np.ndarray, action: int) -> int:
 @njit(cache=True)
 def play(p: np.ndarray, s: np.ndarray, action: int, t: np.ndarray) -> int:
     t[:] = s
-    status = _place(p, t, action)
-    if status == 0:
-        return UNKNOWN
-    if status == 3:
-        return 0
-    return 1 if _ply(t) & 1 == status - 1 else -1
+    return status_result(_place(p, t, action), 2, _ply(t) & 1)
 
 
 @njit(cache=True)

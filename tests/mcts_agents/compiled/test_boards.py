@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("numba")
 
 from mcts_agents.compiled.board_search import BoardSearch, searchable
+from mcts_agents.compiled.boards import Boards
 from mcts_agents.compiled.common import UNKNOWN
 from mcts_agents.compiled.searcher import CompiledSearch
 from mcts_agents.envs.games.connect_four import ConnectFour
@@ -87,6 +88,56 @@ def test_play_and_observe_follow_the_rules_core(game: Any) -> None:
             assert returns[enders[i]] == values[i] and returns[1 - enders[i]] == -values[i]
         else:
             assert values[i] == UNKNOWN
+
+
+@pytest.mark.parametrize("game", GAMES, ids=str)
+def test_learn_and_settle_on_the_boards_record_follow_the_rules_core(game: Any) -> None:
+    """``BoardRules.learn`` plays the learners' legal moves into a ``Boards`` record (nothing
+    at all if one is illegal) and ``settle`` gives each board's end, the learner's reward and
+    observation as the rules core does; a board lost by an illegal action is over, unmasked."""
+    fast = FastBoards.build(env_of(game), 1)
+    assert fast is not None
+    rules, codec = fast.rules, fast.rules.codec
+    states = [s for s in random_positions(game, 80, seed=3) if not game.is_terminal(s)][:40]
+    n = len(states)
+    cells, actions_count = rules.index.shape[0], game.num_actions
+    seats = np.array([game.to_play(s) for s in states], np.int64)  # every learner to move
+    b = Boards(
+        np.array([codec.encode(s) for s in states], np.int64), np.full(n, UNKNOWN, np.int64),
+        np.zeros(n, np.int64), seats, np.zeros(n, np.bool_), np.zeros((n, 4), np.int64),
+        np.zeros(n, np.int64), np.zeros((n, cells, 2), np.int8),
+        np.zeros((n, actions_count), np.bool_), np.zeros(n, np.int64),
+    )  # fmt: skip
+    masks = np.array([game.legal_mask(s).astype(bool) for s in states])
+    skip = np.zeros(n, np.bool_)
+    skip[1] = True  # a restarting board: not played, not scored
+    rng = random.Random(4)
+    moves = np.array([rng.choice(game.legal_actions(s)) for s in states], np.int64)
+    bad = moves.copy()
+    bad[2] = int(np.flatnonzero(~masks[2])[0]) if not masks[2].all() else actions_count
+    before = b.words.copy()
+    assert rules.learn(b, masks, skip, bad + 1, 1) == -1 - 2
+    assert np.array_equal(b.words, before) and not b.lengths.any()
+    assert rules.learn(b, masks, skip, moves + 1, 1) == n - 1
+    b.lost[3] = True  # as if its learner had lost by an illegal action
+    rewards, over, done = np.zeros(n), np.zeros(n, np.bool_), np.zeros(n, np.bool_)
+    ended = rules.settle(b, skip, rewards, over, done)
+    afters = [s if skip[i] else game.next_state(s, int(moves[i])) for i, s in enumerate(states)]
+    finished = [game.is_terminal(a) for a in afters]
+    assert ended == sum(finished[i] or i == 3 for i in range(n))
+    for i, after in enumerate(afters):
+        assert codec.decode(b.words[i]) == after
+        assert done[i] == (finished[i] or i == 3)
+        assert b.lengths[i] == (0 if skip[i] else 1)
+        scored = finished[i] and not skip[i]
+        assert over[i] == scored
+        assert rewards[i] == (game.returns(after)[seats[i]] if scored else 0.0)
+        want = game.observation(after, int(seats[i]))
+        assert np.array_equal(b.planes[i].reshape(want.shape), want)
+        to_move = not finished[i] and game.to_play(after) == seats[i] and i != 3
+        mask = game.legal_mask(after).astype(bool) if to_move else np.zeros(actions_count, bool)
+        assert np.array_equal(b.masks[i], mask)
+        assert b.movers[i] == (-1 if finished[i] else game.to_play(after))
 
 
 def searcher_of(game: Any, seed: int, **options: Any) -> Any:
