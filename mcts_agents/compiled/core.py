@@ -99,8 +99,10 @@ _SQRT_LOG, _INVERSE, _INVERSE_SQRT = UCB_TABLES[0], UCB_TABLES[1], UCB_TABLES[2]
 _SMALL = UCB_TABLES.shape[1]
 
 #: One call's work space (``scratch``): the path's nodes and edges, the legal moves, the
-#: moves with an edge (lists), the next position, a playout's words.
-Scratch = namedtuple("Scratch", ["path_nodes", "path_edges", "actions", "tried", "after", "buf"])
+#: moves with an edge (lists), the position expanded and the next one, a playout's words.
+Scratch = namedtuple(
+    "Scratch", ["path_nodes", "path_edges", "actions", "tried", "here", "after", "buf"]
+)
 
 
 @njit(cache=True)
@@ -111,6 +113,7 @@ def scratch(o: Any, words: int) -> Any:
         np.empty(o.max_depth + 1, np.int64),
         np.empty(o.max_actions, np.int64),
         np.zeros(o.max_actions, np.bool_),
+        np.empty(words, np.int64),
         np.empty(words, np.int64),
         np.empty(BUFFER, np.int64),
     )
@@ -371,7 +374,8 @@ def search_tree(g: int, t: Any, o: Any, root: int, iterations: int) -> tuple:
     p, blocks, alternates = o.params, games.blocks(g), games.alternates(g)
     # the arrays the rules get, named once (each ``record.field`` in the loop would count a
     # reference around every call)
-    states, rng, actions, after, buf = t.states, t.rng, sc.actions, sc.after, sc.buf
+    states, rng, actions, here, after, buf = t.states, t.rng, sc.actions, sc.here, sc.after, sc.buf
+    words = states.shape[1]
     # the edges one simulation may open (transpositions descend): a block a node, or one
     headroom = (o.max_depth + 1) * (o.max_actions if blocks else 1)
     done = 0
@@ -399,11 +403,13 @@ def search_tree(g: int, t: Any, o: Any, root: int, iterations: int) -> tuple:
                 value = float(t.term[node])
                 break
             if t.nexp[node] != t.nact[node]:  # expand an untried move (first: count the moves)
+                for w in range(words):  # (word by word: a row's view counts a reference)
+                    here[w] = states[node, w]
                 n = 0
                 if not (blocks and t.first[node] >= 0):  # (a block holds them already)
-                    n = games.legal(g, p, states[node], actions)
+                    n = games.legal(g, p, here, actions)
                 action = draw(g, t, node, actions, n, sc.tried)
-                term = games.play(g, p, states[node], action, after)
+                term = games.play(g, p, here, action, after)
                 at = slot(g, t, after)  # where it is, or where it goes
                 child = t.slots[at]
                 fresh = child < 0
