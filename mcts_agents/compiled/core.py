@@ -11,10 +11,12 @@ a playout, a reachability test for tree reuse, and its edge layout (``blocks``).
 - ``select``: UCB1 over a node's expanded edges (``UCB_TABLES``: one formula for every game);
 - expand: ``draw`` a random untried move (lists: among the legal moves without an edge;
   blocks: swapped into place inside the node's block, made at its first selection), the rules'
-  next position, ``tree.add_node`` where it is new, ``add_edge``;
+  next position, ``tree.store`` where it is new (in the hash slot where ``tree.slot`` did not
+  find it), ``add_edge``;
 - evaluate: a terminal value or the rules' playout (in ``search_tree``, where the rules are
   called);
-- ``backup``: the value up the path, its sign changing where the player to move changes;
+- ``backup``: the value up the path, its sign changing where the player to move changes (at
+  every step where the players alternate, ``dispatch.alternates``: no ``player`` read);
 - ``prove``: MCTS-Solver (two players: values; more: outcome codes, max^n);
 - ``pick``: the final-move rule (``search.searcher.pick_index``, compiled: written once);
 - ``search_tree``: the loop over simulations, with its status (``DONE``, ``ROOT_PROVEN``,
@@ -27,7 +29,7 @@ Speed: numba increfs every array of a function's arguments on entry and decrefs 
 which for a record of some twenty arrays costs more than the work of a small phase (measured:
 tic-tac-toe at 0.61x the speed of the positional kernel before). The phases that run in every
 simulation and call no rule (``select``, ``draw``, ``add_edge``, ``backup``, ``prove``,
-``tree.find``, ``tree.add_node``) are therefore compiled without numba's runtime
+``tree.slot``, ``tree.store``) are therefore compiled without numba's runtime
 (``_nrt=False``): they borrow the caller's arrays and allocate nothing. The rules are called from
 ``search_tree`` itself, over arrays named once: a function compiled without the runtime compiles
 its callees without it too, and some rule sets' functions need it; those that do not
@@ -56,7 +58,7 @@ import numpy as np
 from mcts_agents.compiled import dispatch as games
 from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import META_DEPTH, META_EDGES, META_NODES, UNKNOWN, gain, random01
-from mcts_agents.compiled.tree import add_node, clear, find, first_edge, next_edge, reroot
+from mcts_agents.compiled.tree import add_node, clear, first_edge, next_edge, reroot, slot, store
 from mcts_agents.search.searcher import LABEL_LOSS, LABEL_NONE, LABEL_OTHER, LABEL_WIN, pick_index
 
 __all__ = [
@@ -72,6 +74,7 @@ __all__ = [
     "draw",
     "pick",
     "prove",
+    "same_mover",
     "search_tree",
     "select",
 ]
@@ -96,8 +99,10 @@ _SQRT_LOG, _INVERSE, _INVERSE_SQRT = UCB_TABLES[0], UCB_TABLES[1], UCB_TABLES[2]
 _SMALL = UCB_TABLES.shape[1]
 
 #: One call's work space (``scratch``): the path's nodes and edges, the legal moves, the
-#: moves with an edge (lists), the next position, a playout's words.
-Scratch = namedtuple("Scratch", ["path_nodes", "path_edges", "actions", "tried", "after", "buf"])
+#: moves with an edge (lists), the position expanded and the next one, a playout's words.
+Scratch = namedtuple(
+    "Scratch", ["path_nodes", "path_edges", "actions", "tried", "here", "after", "buf"]
+)
 
 
 @njit(cache=True)
@@ -108,6 +113,7 @@ def scratch(o: Any, words: int) -> Any:
         np.empty(o.max_depth + 1, np.int64),
         np.empty(o.max_actions, np.int64),
         np.zeros(o.max_actions, np.bool_),
+        np.empty(words, np.int64),
         np.empty(words, np.int64),
         np.empty(BUFFER, np.int64),
     )
@@ -217,10 +223,27 @@ def add_edge(g: int, t: Any, node: int, action: int, child: int) -> int:
 
 
 @njit(cache=True, _nrt=False)
-def backup(t: Any, o: Any, sc: Any, depth: int, node: int, value: float) -> None:
+def same_mover(g: int, t: Any, a: int, b: int) -> bool:
+    """Whether the same player moves at nodes ``a`` and ``b``, a parent and its child (never,
+    where the players alternate: ``dispatch.alternates``)."""
+    if games.alternates(g):
+        return False
+    return t.player[a] == t.player[b]
+
+
+@njit(cache=True, _nrt=False)
+def backup(g: int, t: Any, o: Any, sc: Any, depth: int, node: int, value: float) -> None:
     """``value`` (for the player to move at ``node``, or an outcome code) up the path of
     ``depth`` edges that ended at ``node``."""
     t.visits[node] += 1
+    if games.alternates(g):  # the sign changes at every step
+        for i in range(depth - 1, -1, -1):
+            value = -value
+            e = sc.path_edges[i]
+            t.visits[sc.path_nodes[i]] += 1
+            t.edge_visits[e] += 1
+            t.value[e] += value
+        return
     below = t.player[node]
     for i in range(depth - 1, -1, -1):
         parent = sc.path_nodes[i]
@@ -240,7 +263,6 @@ def backup(t: Any, o: Any, sc: Any, depth: int, node: int, value: float) -> None
 def prove(g: int, t: Any, node: int, outcomes: bool) -> bool:
     """Prove ``node`` from its children: a proven win for its mover, or all children proven
     (then the best for the mover: with ``outcomes``, the first best in the layout's order)."""
-    mover = t.player[node]
     complete = t.nexp[node] == t.nact[node]
     best = -2.0
     best_proof = UNKNOWN
@@ -255,9 +277,9 @@ def prove(g: int, t: Any, node: int, outcomes: bool) -> bool:
             complete = False
             continue
         if outcomes:  # the proof is an outcome: what it pays the mover
-            value = gain(proof, mover)
+            value = gain(proof, t.player[node])
         else:  # the proof is a value for the child's mover
-            value = float(proof) if t.player[child] == mover else -float(proof)
+            value = float(proof) if same_mover(g, t, child, node) else -float(proof)
             proof = np.int8(value)
         if value >= 1:
             t.proven[node] = proof
@@ -280,19 +302,19 @@ def begin(g: int, t: Any, o: Any, s: np.ndarray, seed: np.uint64) -> tuple:
     t.meta[META_DEPTH] = 0
     if not o.reuse:
         clear(t)
-    root = find(t, s)
+    root = t.slots[slot(g, t, s)]
     if root < 0:
         clear(t)
         t.key[1:] = s
         t.key[0] = 1
-        return add_node(t, s, UNKNOWN, games.to_play(g, o.params, s), True), 0, 0
+        return add_node(g, t, s, UNKNOWN, games.to_play(g, o.params, s), True), 0, 0
     if t.key[0] and np.all(t.key[1:] == s):  # the same position again: nothing to prune
         return root, t.meta[META_NODES], 0
     t.key[1:] = s
     t.key[0] = 1
     before = t.meta[META_NODES]
     reroot(g, o.params, t, s)
-    return find(t, s), t.meta[META_NODES], before - t.meta[META_NODES]
+    return t.slots[slot(g, t, s)], t.meta[META_NODES], before - t.meta[META_NODES]
 
 
 _pick_index = njit(cache=True)(pick_index)
@@ -331,7 +353,7 @@ def pick(g: int, t: Any, root: int, by_value: bool, edges: np.ndarray, buf: tupl
         proven = t.proven[child]
         visits[k] = count
         if proven != UNKNOWN:
-            value = float(proven) if t.player[child] == t.player[root] else -float(proven)
+            value = float(proven) if same_mover(g, t, child, root) else -float(proven)
             values[k] = value
             labels[k] = _label(value)
         else:
@@ -349,10 +371,11 @@ def search_tree(g: int, t: Any, o: Any, root: int, iterations: int) -> tuple:
     ``o.stop_when_full``; otherwise a full table only stops growth, as in ``MCTS``).
     """
     sc = scratch(o, t.states.shape[1])
-    p, blocks = o.params, games.blocks(g)
+    p, blocks, alternates = o.params, games.blocks(g), games.alternates(g)
     # the arrays the rules get, named once (each ``record.field`` in the loop would count a
     # reference around every call)
-    states, rng, actions, after, buf = t.states, t.rng, sc.actions, sc.after, sc.buf
+    states, rng, actions, here, after, buf = t.states, t.rng, sc.actions, sc.here, sc.after, sc.buf
+    words = states.shape[1]
     # the edges one simulation may open (transpositions descend): a block a node, or one
     headroom = (o.max_depth + 1) * (o.max_actions if blocks else 1)
     done = 0
@@ -380,20 +403,23 @@ def search_tree(g: int, t: Any, o: Any, root: int, iterations: int) -> tuple:
                 value = float(t.term[node])
                 break
             if t.nexp[node] != t.nact[node]:  # expand an untried move (first: count the moves)
+                for w in range(words):  # (word by word: a row's view counts a reference)
+                    here[w] = states[node, w]
                 n = 0
                 if not (blocks and t.first[node] >= 0):  # (a block holds them already)
-                    n = games.legal(g, p, states[node], actions)
+                    n = games.legal(g, p, here, actions)
                 action = draw(g, t, node, actions, n, sc.tried)
-                term = games.play(g, p, states[node], action, after)
-                child = find(t, after)
+                term = games.play(g, p, here, action, after)
+                at = slot(g, t, after)  # where it is, or where it goes
+                child = t.slots[at]
                 fresh = child < 0
                 if fresh:
-                    mover = games.to_play(g, p, after)
+                    mover = 0 if alternates else games.to_play(g, p, after)
                     if t.meta[META_NODES] >= o.max_nodes:  # full: evaluated, not stored
                         new = True
-                        negate = not o.outcomes and mover != t.player[node]
+                        negate = not o.outcomes and (alternates or mover != t.player[node])
                         break
-                    child = add_node(t, after, term, mover, o.solver)
+                    child = store(g, t, at, after, term, mover, o.solver)
                 sc.path_nodes[depth] = node
                 sc.path_edges[depth] = add_edge(g, t, node, action, child)
                 depth += 1
@@ -417,7 +443,7 @@ def search_tree(g: int, t: Any, o: Any, root: int, iterations: int) -> tuple:
             )
             if negate:
                 value = -value
-        backup(t, o, sc, depth, node, value)
+        backup(g, t, o, sc, depth, node, value)
         if o.solver and t.proven[node] != UNKNOWN:
             for i in range(depth - 1, -1, -1):
                 parent = sc.path_nodes[i]

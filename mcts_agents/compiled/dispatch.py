@@ -20,8 +20,12 @@ a scratch row ``t``:
                                     a position that can follow), closed under moves
 and may set ``EDGE_BLOCKS = True``: the tree's edge layout (``tree``'s docstring), read by
 ``blocks(g)`` as a constant, so the core compiles one layout per game at no cost at run time;
-and ``RUNTIME_FREE = True`` where those five functions (and all they call) allocate nothing and
-create no array (no slice, no view): the core then calls them without numba's runtime.
+``RUNTIME_FREE = True`` where those five functions (and all they call) allocate nothing and
+create no array (no slice, no view): the core then calls them without numba's runtime;
+``ALTERNATES = True`` where two players alternate at every move (no pass, no second stone):
+the tree keeps no ``player`` column and a value changes sign at every step (``alternates``);
+and ``WORDS``, the words of every position of the rule set (``words``: the hash's loop
+bound, a constant; without it, the row's length).
 A new rule set needs no line in this module (the ids by name below serve tests and tools).
 """
 
@@ -81,6 +85,18 @@ def blocks(g: int) -> bool:
     """Whether game ``g``'s tree keeps a node's legal moves as one block of edges (its rule
     set's ``EDGE_BLOCKS``), else a list of the expanded ones."""
     return bool(getattr(RULES[g], "EDGE_BLOCKS", False))
+
+
+def alternates(g: int) -> bool:
+    """Whether game ``g``'s two players alternate at every move (its rule set's
+    ``ALTERNATES``): its tree stores no ``player`` column."""
+    return bool(getattr(RULES[g], "ALTERNATES", False))
+
+
+def words(g: int) -> int:
+    """The words of every position of game ``g`` (its rule set's ``WORDS``), or 0 where they
+    vary with the game's parameters."""
+    return int(getattr(RULES[g], "WORDS", 0))
 
 
 # The overloads' parameters are unannotated: numba wants them equal to their ``impl``'s. One
@@ -165,14 +181,23 @@ _overloads(free=True)
 _overloads(free=False)
 
 
-@overload(blocks, prefer_literal=True)
-def _blocks(g):
-    rules = _rules(g)
-    if rules is None:
-        return None
-    layout = bool(getattr(rules, "EDGE_BLOCKS", False))
+def _constant(f: Any, name: str, default: Any) -> None:
+    """An overload of ``f(g)``: the rule set's constant ``name`` (else ``default``), frozen
+    into the caller's code."""
 
-    def impl(g):
-        return layout
+    @overload(f, prefer_literal=True)
+    def _f(g):
+        rules = _rules(g)
+        if rules is None:
+            return None
+        value = type(default)(getattr(rules, name, default))
 
-    return impl
+        def impl(g):
+            return value
+
+        return impl
+
+
+_constant(blocks, "EDGE_BLOCKS", False)
+_constant(alternates, "ALTERNATES", False)
+_constant(words, "WORDS", 0)

@@ -24,7 +24,14 @@ from mcts_agents.compiled import dispatch, entries
 from mcts_agents.compiled.common import META_EDGES, META_NODES, UNKNOWN
 from mcts_agents.compiled.core import DONE, GROW_EDGES, GROW_NODES
 from mcts_agents.compiled.rules import RULE_SETS, Codec, codec
-from mcts_agents.compiled.tree import EDGE_COLUMNS, NODE_COLUMNS, Options, allocate, grown
+from mcts_agents.compiled.tree import (
+    EDGE_COLUMNS,
+    NARROW_ACTIONS,
+    NODE_COLUMNS,
+    Options,
+    allocate,
+    grown,
+)
 from mcts_agents.compiled.tree_search import (
     CHUNK_SECONDS,
     NO_LIMIT,
@@ -62,11 +69,22 @@ class CompiledSearch(TreeResults):
         self.config = config
         self.codec = codec(game)
         self.players = self.codec.players
-        self.blocks = dispatch.blocks(self.codec.game_id)
+        game_id = self.codec.game_id
+        self.blocks = dispatch.blocks(game_id)
+        #: Whether the two players alternate at every move (the tree has no ``player`` rows).
+        self.alternates = dispatch.alternates(game_id)
+        if dispatch.words(game_id) not in (0, self.codec.words):  # a rule set's own mistake
+            raise InvalidOptionError(
+                f"the rule set of {game!r} says WORDS = {dispatch.words(game_id)}, its codec "
+                f"{self.codec.words}"
+            )
         #: The edges one simulation may open (a block a node with ``blocks``, else one).
         self.headroom = (self.codec.max_depth + 1) * (self.codec.max_actions if self.blocks else 1)
         edges = capacity * (self.codec.max_actions if self.blocks else 2)
-        self.tree = allocate(self.codec.words, capacity, edges, self.blocks)
+        narrow = self.codec.max_actions <= NARROW_ACTIONS
+        self.tree = allocate(
+            self.codec.words, capacity, edges, self.blocks, self.alternates, narrow
+        )
         self.rng = random.Random(seed)
         self._options: Any = None
         self._options_of: tuple[Any, ...] = ()
@@ -125,20 +143,21 @@ class CompiledSearch(TreeResults):
     def nbytes(self) -> int:
         """Bytes held by the tree's node, edge and hash columns (capacity, not just the rows
         in use)."""
-        names = (*NODE_COLUMNS, *self._edge_columns(), "slots")
+        names = (*NODE_COLUMNS, *EDGE_COLUMNS, "slots")
         return sum(getattr(self.tree, name).nbytes for name in names)
 
-    def _edge_columns(self) -> tuple[str, ...]:
-        """The edge columns this layout fills (blocks: no ``next``)."""
-        return tuple(name for name in EDGE_COLUMNS if not (self.blocks and name == "next"))
+    def _columns(self, names: tuple[str, ...]) -> tuple[str, ...]:
+        """The columns of ``names`` this layout fills (blocks: no ``next``; players who
+        alternate: no ``player``)."""
+        return tuple(name for name in names if len(getattr(self.tree, name)))
 
     @property
     def used_bytes(self) -> int:
         """Bytes of the rows in use: the stored nodes, their edges, and the hash table."""
         tree = self.tree
-        node_row = sum(getattr(tree, name).itemsize for name in NODE_COLUMNS)
+        node_row = sum(getattr(tree, name).itemsize for name in self._columns(NODE_COLUMNS))
         node_row += tree.states.itemsize * (tree.states.shape[1] - 1)
-        edge_row = sum(getattr(tree, name).itemsize for name in self._edge_columns())
+        edge_row = sum(getattr(tree, name).itemsize for name in self._columns(EDGE_COLUMNS))
         edges = int(tree.meta[META_EDGES])
         return len(self) * node_row + edges * edge_row + tree.slots.nbytes
 

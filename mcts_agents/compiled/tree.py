@@ -13,12 +13,14 @@ Node columns:
     proven: solver value for the player to move (-1, 0, 1; an outcome code with more than two
         players) or ``UNKNOWN``.
     term: value of a terminal position for the player to move (or its outcome), or ``UNKNOWN``.
-    player: the player to move.
+    player: the player to move (no rows where two players alternate at every move:
+        ``dispatch.alternates``).
     first: the node's first edge (-1: none yet).
     nact: legal moves (-1 until the node's first selection counts them).
     nexp: expanded moves.
 Edge columns: action, child (-1: not expanded yet), next, edge_visits, value (the sum of the
-mover's values).
+mover's values). ``action``, ``nact`` and ``nexp`` are int8 for a game of at most 127 actions
+(``allocate``'s ``narrow``), else int16.
 
 The edge layout is the rule set's choice (``dispatch.blocks``, a constant while compiling):
 - lists (``EDGE_BLOCKS`` absent or False): only expanded moves have edges; ``first`` is the
@@ -31,8 +33,11 @@ The edge layout is the rule set's choice (``dispatch.blocks``, a constant while 
 ``meta`` (``common.META_*``) holds the nodes and edges in use and the summed path depth;
 ``slots`` is an open-addressing hash table of node ids (-1 empty, a power of two, at most half
 full); ``key[0]`` says whether ``key[1:]`` holds the last root searched (its table is pruned
-to it). Row sizes: ``8 W + 19`` bytes a node, 22 an edge (26 with lists), 4 to 8 a node in
-``slots``.
+to it). The hash table's slot of a position (``slot``) is where ``store`` puts a new node
+(one probe finds or places it); its loops run over the rule set's ``WORDS`` as a constant.
+Row sizes: ``8 W + 19`` bytes a node, 22 an edge (26 with lists), 4 to 8 a node in
+``slots``; 2 bytes less a node and one an edge with ``narrow``, one less a node where the
+players alternate (Connect Four: 32 a node, 21 an edge).
 """
 
 from __future__ import annotations
@@ -48,6 +53,8 @@ from mcts_agents.compiled.common import META_EDGES, META_NODES, UNKNOWN, meta_ta
 
 __all__ = [
     "EDGE_COLUMNS",
+    "NARROW_ACTIONS",
+    "NARROW_COLUMNS",
     "NODE_COLUMNS",
     "Options",
     "Tree",
@@ -58,6 +65,8 @@ __all__ = [
     "grown",
     "rehash",
     "reroot",
+    "slot",
+    "store",
 ]
 
 Tree = namedtuple(
@@ -92,19 +101,36 @@ _DTYPES = {
 }  # fmt: skip
 
 
-def _column(name: str, words: int, rows: int) -> np.ndarray:
+#: The columns that hold a move or a count of moves: int8 where every action id and count of a
+#: game's legal moves fits (``allocate``'s ``narrow``), else int16.
+NARROW_COLUMNS = ("action", "nact", "nexp")
+#: The most actions a game may have for ``narrow`` columns.
+NARROW_ACTIONS = 127
+
+
+def _column(name: str, words: int, rows: int, dtype: Any = None) -> np.ndarray:
     if name == "states":
         return np.empty((rows, words), np.int64)
-    return np.empty(rows, _DTYPES[name])
+    return np.empty(rows, _DTYPES[name] if dtype is None else dtype)
 
 
-def allocate(words: int, nodes: int, edges: int, blocks: bool) -> Any:
-    """A ``Tree`` of ``nodes`` node rows and ``edges`` edge rows (none of ``next`` with
-    ``blocks``), an empty hash table, ``meta`` zero. Rows are uninitialised: the search
-    writes every row before it reads it."""
-    columns = {name: _column(name, words, nodes) for name in NODE_COLUMNS}
-    for name in EDGE_COLUMNS:
-        columns[name] = _column(name, words, 0 if blocks and name == "next" else edges)
+def allocate(
+    words: int, nodes: int, edges: int, blocks: bool, alternates: bool = False,
+    narrow: bool = False,
+) -> Any:  # fmt: skip
+    """A ``Tree`` of ``nodes`` node rows and ``edges`` edge rows, an empty hash table, ``meta``
+    zero. Columns a layout does not use have no rows: ``next`` with ``blocks``, ``player``
+    where the players ``alternate``; ``narrow``: ``NARROW_COLUMNS`` in int8 (a game of at most
+    ``NARROW_ACTIONS`` actions). Rows are uninitialised: the search writes every row before it
+    reads it."""
+    unused = {"next"} if blocks else set()
+    if alternates:
+        unused.add("player")
+    columns = {}
+    for names, rows in ((NODE_COLUMNS, nodes), (EDGE_COLUMNS, edges)):
+        for name in names:
+            dtype = np.int8 if narrow and name in NARROW_COLUMNS else None
+            columns[name] = _column(name, words, 0 if name in unused else rows, dtype)
     return Tree(
         **columns,
         slots=np.full(2 * nodes, -1, np.int32),  # at most half full
@@ -116,18 +142,18 @@ def allocate(words: int, nodes: int, edges: int, blocks: bool) -> Any:
 
 def grown(tree: Any, nodes: int, edges: int) -> Any:
     """``tree`` with ``nodes`` node rows and ``edges`` edge rows (at least those in use): every
-    column copied, the hash table rebuilt where the nodes grew; ``meta``, ``rng`` and ``key``
-    are the same arrays."""
+    column copied (in its own dtype; a column without rows stays so), the hash table rebuilt
+    where the nodes grew; ``meta``, ``rng`` and ``key`` are the same arrays."""
     words = tree.states.shape[1]
     used_nodes, used_edges = int(tree.meta[META_NODES]), int(tree.meta[META_EDGES])
     columns = {}
     for names, rows, used in ((NODE_COLUMNS, nodes, used_nodes), (EDGE_COLUMNS, edges, used_edges)):
         for name in names:
             old = getattr(tree, name)
-            if len(old) == rows or (name == "next" and len(old) == 0):  # (blocks: no rows)
+            if len(old) == rows or len(old) == 0:  # (a column the layout does not use)
                 columns[name] = old
                 continue
-            new = columns[name] = _column(name, words, rows)
+            new = columns[name] = _column(name, words, rows, old.dtype)
             new[:used] = old[:used]
     if nodes == len(tree.visits):
         return tree._replace(**columns)
@@ -140,28 +166,52 @@ _SEED = np.uint64(0x243F6A8885A308D3)
 _MUL = np.uint64(0x9E3779B97F4A7C15)
 
 
-@njit(cache=True, _nrt=False)
-def _slot(slots: np.ndarray, states: np.ndarray, s: np.ndarray) -> int:
-    """The hash slot of position ``s``: the one holding it, or the empty one it would take."""
+@njit(cache=True, _nrt=False, inline="always")
+def _hash(s: np.ndarray, words: int) -> int:
+    """The hash of a position's ``words`` words."""
     h = _SEED
-    for i in range(s.shape[0]):
+    for i in range(words):
         h = (h ^ np.uint64(s[i])) * _MUL
         h ^= h >> np.uint64(29)
+    return h
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _probe(slots: np.ndarray, states: np.ndarray, s: np.ndarray, words: int) -> int:
+    """The hash slot of position ``s`` (``words`` words): the one holding it, or the empty one
+    it would take."""
     size_mask = len(slots) - 1
-    i = np.int64(h & np.uint64(size_mask))
+    i = np.int64(_hash(s, words) & np.uint64(size_mask))
     while True:
         nid = slots[i]
         if nid < 0:
             return i
-        row = states[nid]
         same = True
-        for w in range(s.shape[0]):
-            if row[w] != s[w]:
+        for w in range(words):
+            if states[nid, w] != s[w]:
                 same = False
                 break
         if same:
             return i
         i = (i + 1) & size_mask
+
+
+@njit(cache=True, _nrt=False)
+def _slot(slots: np.ndarray, states: np.ndarray, s: np.ndarray) -> int:
+    """``_probe`` of a row of any length (the same slots as ``slot``'s)."""
+    return _probe(slots, states, s, s.shape[0])
+
+
+@njit(cache=True, _nrt=False)
+def slot(g: int, t: Any, s: np.ndarray) -> int:
+    """The hash slot of position ``s`` in ``t``: the one holding it (``t.slots[slot]`` is its
+    node) or the one it would take (``t.slots[slot]`` is -1, ``store`` puts it there). The
+    words of game ``g``'s positions are a constant where its rule set says (``dispatch.words``:
+    the loops unrolled)."""
+    words = games.words(g)
+    if words:
+        return _probe(t.slots, t.states, s, words)
+    return _probe(t.slots, t.states, s, s.shape[0])
 
 
 @njit(cache=True)
@@ -173,14 +223,16 @@ def rehash(slots: np.ndarray, states: np.ndarray, n: int) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def find(t: Any, s: np.ndarray) -> int:
+def find(g: int, t: Any, s: np.ndarray) -> int:
     """The id of the node of position ``s``, or -1."""
-    return t.slots[_slot(t.slots, t.states, s)]
+    return t.slots[slot(g, t, s)]
 
 
 @njit(cache=True, _nrt=False)
-def add_node(t: Any, s: np.ndarray, term: int, player: int, solver: bool) -> int:
-    """Store a new node (the caller checked capacity); return its id."""
+def store(g: int, t: Any, at: int, s: np.ndarray, term: int, player: int, solver: bool) -> int:
+    """Store a new node of position ``s`` in hash slot ``at`` (``slot``'s answer for ``s``, no
+    node added since; the caller checked capacity); return its id. The ``player`` column is
+    written unless game ``g``'s players alternate (``dispatch.alternates``: none)."""
     nid = t.meta[META_NODES]
     t.meta[META_NODES] = nid + 1
     for w in range(s.shape[0]):  # (a loop: a slice's copy needs numba's runtime)
@@ -188,12 +240,19 @@ def add_node(t: Any, s: np.ndarray, term: int, player: int, solver: bool) -> int
     t.visits[nid] = 0
     t.term[nid] = term
     t.proven[nid] = term if solver else UNKNOWN
-    t.player[nid] = player
+    if not games.alternates(g):
+        t.player[nid] = player
     t.first[nid] = -1
     t.nact[nid] = -1
     t.nexp[nid] = 0
-    t.slots[_slot(t.slots, t.states, s)] = nid
+    t.slots[at] = nid
     return nid
+
+
+@njit(cache=True, _nrt=False)
+def add_node(g: int, t: Any, s: np.ndarray, term: int, player: int, solver: bool) -> int:
+    """Store a new node (the caller checked capacity); return its id."""
+    return store(g, t, slot(g, t, s), s, term, player, solver)
 
 
 @njit(cache=True)
@@ -301,7 +360,8 @@ def reroot(g: int, p: np.ndarray, t: Any, root_state: np.ndarray) -> None:
         t.visits[new] = t.visits[nid]
         t.proven[new] = t.proven[nid]
         t.term[new] = t.term[nid]
-        t.player[new] = t.player[nid]
+        if not games.alternates(g):
+            t.player[new] = t.player[nid]
         head = t.first[nid]
         t.first[new] = moved[head] if head >= 0 else -1
         t.nact[new] = t.nact[nid]

@@ -36,11 +36,13 @@ def next_chunk(chunk: int, done: bool, took: float, target: float) -> int:
 
 class TreeResults:
     """The answer of a search read from ``self.tree`` (a ``tree.Tree`` of ``self.game``, whose
-    layout is ``self.blocks``, of ``self.players`` players, searched with ``self.config``)."""
+    layout is ``self.blocks``, of ``self.players`` players, who alternate at every move where
+    ``self.alternates`` (its tree has no ``player`` rows then), searched with ``self.config``)."""
 
     tree: Any
     blocks: bool
     players: int
+    alternates: bool
     game: Any
     config: Any
 
@@ -85,7 +87,8 @@ class TreeResults:
                 values.append(returns[mover])
                 labels.append(proven_label(returns, mover))
             elif proven != UNKNOWN:
-                value = proven if int(player[child]) == int(player[node]) else -proven
+                same = not self.alternates and int(player[child]) == int(player[node])
+                value = proven if same else -proven
                 values.append(float(value))
                 labels.append(proven_label((value, -value), 0))
             else:

@@ -31,6 +31,8 @@ MAX_BITS = 62
 EDGE_BLOCKS = True
 #: The functions allocate nothing and need no numba runtime (``dispatch``): compiled so.
 RUNTIME_FREE = True
+#: The two players alternate at every move: the tree stores no player column (``dispatch``).
+ALTERNATES = True
 
 # The rules core's own bit functions, compiled for int64 (one source for both).
 _won = njit(cache=True, _nrt=False)(won)
