@@ -107,7 +107,6 @@ def _put(items: Any, k: int, item: Any) -> None:
 
 # The batch kernels compile the core's code into their own cache: emptied with the entry
 # points' when the sources change (numba checks only this file).
-entries.GROUPS["batch"] = (run_trees, run_trees_serial)
 entries.check_sources("batch")
 
 

@@ -89,5 +89,4 @@ def open_trees(items, trees, roots, out):
 
 
 # Compiled into this module's own cache: emptied with the core's when the sources change.
-entries.GROUPS["board_trees"] = (search_trees, search_trees_serial, pick_trees, open_trees)
 entries.check_sources("board_trees")

@@ -259,10 +259,6 @@ def call_fixed(kept: dict[Any, Any], dispatcher: Any, g: int, *args: Any) -> Any
 
 
 # Compiled into this module's own cache: emptied with the kernels' when the sources change.
-entries.GROUPS["boards"] = (
-    _play_boards, _observe_boards, start_boards, board_results, _waiting_boards, _learner_boards,
-    _settle_boards, _play_one, _learner_reward,
-)  # fmt: skip
 entries.check_sources("boards")
 
 

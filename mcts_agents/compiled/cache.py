@@ -48,8 +48,10 @@ __all__ = [
     "cache_dir",
     "cache_index",
     "empty_cache",
+    "empty_folder",
     "fallback_dir",
     "njit",
+    "source_cache_folder",
     "user_cache_root",
     "writable",
 ]
@@ -209,3 +211,30 @@ def empty_cache(dispatcher: Any) -> bool:
     except (AttributeError, OSError):  # another numba, a read-only cache
         return False
     return True
+
+
+def source_cache_folder(source_folder: Path) -> Path | None:
+    """The folder in which numba caches the kernels defined in ``source_folder``'s files
+    (numba's layout inside ``cache_dir()``: the folder's name and a SHA-1 of its path; a
+    private API), or ``None`` where no folder of ours is used."""
+    folder = _folder()
+    if folder is None:
+        return None
+    try:
+        from numba.core.caching import _CacheLocator
+
+        sub = _CacheLocator.get_suitable_cache_subpath(str(source_folder / "module.py"))
+    except Exception:  # another numba
+        return None
+    return folder / sub
+
+
+def empty_folder(folder: Path) -> None:
+    """Remove numba's index files (``.nbi``) from ``folder`` (one of ours:
+    ``source_cache_folder``), so that every kernel cached there compiles again. The data
+    files stay (a process that read an index before may still load them); a compile writes
+    over them."""
+    if not folder.is_dir():
+        return
+    for path in folder.glob("*.nbi"):
+        path.unlink(missing_ok=True)

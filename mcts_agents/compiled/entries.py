@@ -11,11 +11,12 @@ core's other arguments.
 ``announce(g)`` logs one warning (logger ``mcts_agents.compiled``) before the first call of a
 game whose entry point numba's cache does not hold: the compile takes tens of seconds, once.
 
-numba checks only the source file of a cached function (here this one), not the files of the
-functions it calls. ``check_sources()`` (run by ``is_cached``, once per process) keeps a hash of
-the compiled package's and the rules cores' sources beside numba's cache of this folder (in
-``cache.cache_dir()``, a folder per source folder) and empties the entry points' cache when they
-changed, so that an edit to ``core.py`` or a rule set recompiles.
+numba checks only the source file of a cached function, not the files of the functions it
+calls. ``check_sources()`` (run at the import of the modules whose kernels are cached and by
+``is_cached``, once per process) keeps a hash of the compiled package's and the rules cores'
+sources beside numba's cache (in ``cache.cache_dir()``, a folder per source folder) and empties
+the index of every cache folder of those sources when they changed, so that an edit to
+``core.py``, ``common.py`` or a rule set recompiles every kernel that compiled it in.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ SOURCES = (
     Path(__file__).parent / "rules",
     Path(rules_cores.__file__).parent,
 )
-_STAMP = "-sources.sha256"
+_STAMP = "sources.sha256"
 
 
 def sources_hash() -> str:
@@ -105,31 +106,35 @@ def sources_hash() -> str:
     return digest.hexdigest()
 
 
-#: Other cached kernels that compile the core's code into their own (``compiled.batch``'s),
-#: by group name: ``check_sources(name)`` treats them as it treats the entry points.
-GROUPS: dict[str, tuple[Any, ...]] = {}
+@functools.cache
+def check_sources(group: str = "entries") -> bool:
+    """Empty every kernel numba cached from ``SOURCES`` (the index files of their cache
+    folders: the entry points, the batch's and the boards' kernels, the core's phases and the
+    rule sets' functions alike) if the sources changed since it was filled (see the module's
+    docstring); return whether it did. Once per process; ``group`` names the caller (each
+    module whose kernels are cached checks at its import), all check the one stamp.
+
+    Folder-wide, not per function: numba checks a cached function against its own file only,
+    so a rule set's ``play`` cached before a change to a helper it calls in ``common.py``
+    would load stale."""
+    return _check_all_sources()
 
 
 @functools.cache
-def check_sources(group: str = "entries") -> bool:
-    """Empty the cache of the entry points (or of the dispatchers of ``GROUPS[group]``) if the
-    sources changed since it was filled (see the module's docstring); return whether it did.
-    Once per process and group."""
-    dispatchers = (
-        tuple(entry for pair in ENTRIES.values() for entry in pair)
-        if group == "entries"
-        else GROUPS[group]
-    )
+def _check_all_sources() -> bool:
+    folders = [cache.source_cache_folder(folder) for folder in SOURCES]
+    if any(folder is None for folder in folders):
+        return False  # no cache folder of ours (nothing is cached), or another numba
+    stamp = folders[0] / _STAMP  # type: ignore[operator]
     try:
-        stamp = Path(dispatchers[0].stats.cache_path) / f"{group}{_STAMP}"
         current = sources_hash()
         if stamp.is_file() and stamp.read_text() == current:
             return False
-        if not all([cache.empty_cache(dispatcher) for dispatcher in dispatchers]):
-            return False  # another numba, a read-only cache: numba's own rules
+        for folder in folders:
+            cache.empty_folder(folder)  # type: ignore[arg-type]
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(current)
-    except (AttributeError, OSError):  # another numba, a read-only cache: numba's own rules
+    except OSError:  # a read-only cache: numba's own rules
         return False
     return True
 

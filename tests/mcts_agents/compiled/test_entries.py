@@ -125,7 +125,7 @@ def test_changed_sources_empty_the_entry_points_cache(tmp_path: Path) -> None:
     assert first.stdout.split() == ["True", "True"]  # a new cache gets the stamp, then the entry
     same = run_python(check, tmp_path)
     assert same.stdout.split() == ["False", "True"], same.stderr  # same sources: kept
-    [stamp] = tmp_path.rglob("entries-sources.sha256")
+    [stamp] = tmp_path.rglob("sources.sha256")
     assert stamp.read_text() == entries.sources_hash()
     stamp.write_text("the sources of an older version")
     changed = run_python(check, tmp_path)
@@ -141,3 +141,32 @@ def test_a_game_that_every_first_move_ends_warms_up_and_plays() -> None:
     agent = MCTSAgent(iterations=10, seed=0, backend="numba")
     assert agent.act(env) in range(9)
     assert agent.last_result is not None and agent.last_result.proven is not None
+
+
+def test_changed_sources_empty_every_kernel_cached_from_them(tmp_path: Path) -> None:
+    """numba checks a cached function against its own file only: a rule set's function that
+    calls a helper of ``common.py`` would load stale after a change there. A change of the
+    sources empties the indexes of every cache folder of theirs (the core's, the rule sets',
+    the rules cores'), not only the entry points'."""
+    fill = (
+        "from mcts_agents.compiled import core, entries\n"
+        "from mcts_agents.compiled.rules import mnk\n"
+        "entries.check_sources()\n"
+        "for f in (core.select, mnk.play):\n"
+        "    f._cache._cache_file._save_index({'compiled': 'stand-in'})\n"
+        "    print(bool(f._cache._cache_file._load_index()))\n"
+    )
+    first = run_python(fill, tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.split() == ["True", "True"]
+    [stamp] = tmp_path.rglob("sources.sha256")
+    stamp.write_text("the sources of an older version")
+    check = (
+        "from mcts_agents.compiled import core, entries\n"
+        "from mcts_agents.compiled.rules import mnk\n"
+        "print(entries.check_sources())\n"
+        "for f in (core.select, mnk.play):\n"
+        "    print(bool(f._cache._cache_file._load_index()))\n"
+    )
+    changed = run_python(check, tmp_path)
+    assert changed.stdout.split() == ["True", "False", "False"], changed.stderr
