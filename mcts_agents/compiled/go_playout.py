@@ -52,6 +52,11 @@ __all__ = ["black_wins", "go_playout", "playout_moves", "warm_up"]
 
 _BLACK_WINS, _WHITE_WINS = (1.0, -1.0), (-1.0, 1.0)
 _OFF = 3
+#: The rows of a board's strings and empty points (``rows``, int64 ``[8, cells]``): each
+#: stone's string head and the next stone of its string, at a head its stones and its
+#: pseudo-liberties' count, sum and sum of squares; the empty points in a list and each one's
+#: place in it (``go_board``'s ``bw`` is these rows).
+HEAD, NXT, STONES, PLIB, LSUM, LSUM2, EMPTIES, EPOS = range(8)
 
 
 @njit(cache=True)
@@ -94,23 +99,37 @@ def area(col: Any, offs: Any, stack: Any, seen: Any) -> int:
 
 
 @njit(cache=True, inline="always")
-def _add_lib(h: int, q: int, plib: Any, lsum: Any, lsum2: Any) -> None:
-    plib[h] += 1
-    lsum[h] += q
-    lsum2[h] += q * q
+def _add_lib(h: int, q: int, rows: Any) -> None:
+    rows[PLIB, h] += 1
+    rows[LSUM, h] += q
+    rows[LSUM2, h] += q * q
 
 
 @njit(cache=True, inline="always")
-def _del_lib(h: int, q: int, plib: Any, lsum: Any, lsum2: Any) -> None:
-    plib[h] -= 1
-    lsum[h] -= q
-    lsum2[h] -= q * q
+def _del_lib(h: int, q: int, rows: Any) -> None:
+    rows[PLIB, h] -= 1
+    rows[LSUM, h] -= q
+    rows[LSUM2, h] -= q * q
 
 
 @njit(cache=True, inline="always")
-def _atari(h: int, plib: Any, lsum: Any, lsum2: Any) -> bool:
-    """Whether string ``h`` has exactly one liberty (or none)."""
-    return plib[h] * lsum2[h] == lsum[h] * lsum[h]
+def atari(h: int, rows: Any) -> bool:
+    """Whether string ``h`` (a head) has exactly one liberty (or none)."""
+    return rows[PLIB, h] * rows[LSUM2, h] == rows[LSUM, h] * rows[LSUM, h]
+
+
+@njit(cache=True, inline="always")
+def eye_faults(p: int, opp: int, colour: Any, edge: Any, width: int) -> int:
+    """What speaks against ``p`` (its neighbours on the board all one colour's) being that
+    colour's eye: being on the edge, and each opponent stone on its diagonals (an eye: at most
+    one)."""
+    return (
+        (1 if edge[p] else 0)
+        + (colour[p + width + 1] == opp)
+        + (colour[p + width - 1] == opp)
+        + (colour[p - width + 1] == opp)
+        + (colour[p - width - 1] == opp)
+    )
 
 
 @njit(cache=True, inline="always")
@@ -127,85 +146,59 @@ def _below(rng: Any, n: int) -> int:
 
 
 @njit(cache=True)
-def _place(
-    p: int,
-    c: int,
-    offs: Any,
-    colour: Any,
-    head: Any,
-    nxt: Any,
-    stones: Any,
-    plib: Any,
-    lsum: Any,
-    lsum2: Any,
-    empties: Any,
-    epos: Any,
-    n_empty: int,
-) -> int:
+def _place(p: int, c: int, offs: Any, colour: Any, rows: Any, n_empty: int) -> int:
     """Put a stone of colour ``c`` on the empty point ``p``: its liberties, its neighbours'
     liberties less ``p``, the strings it joins merged. Returns the number of empty points."""
     colour[p] = c
-    head[p] = p
-    nxt[p] = p
-    stones[p] = 1
-    plib[p] = 0
-    lsum[p] = 0
-    lsum2[p] = 0
-    last = empties[n_empty - 1]  # take p out of the empty points
-    i = epos[p]
-    empties[i] = last
-    epos[last] = i
+    rows[HEAD, p] = p
+    rows[NXT, p] = p
+    rows[STONES, p] = 1
+    rows[PLIB, p] = 0
+    rows[LSUM, p] = 0
+    rows[LSUM2, p] = 0
+    last = rows[EMPTIES, n_empty - 1]  # take p out of the empty points
+    i = rows[EPOS, p]
+    rows[EMPTIES, i] = last
+    rows[EPOS, last] = i
     n_empty -= 1
     for k in range(4):  # liberties; strings joined as they come (sums add up either way)
         q = p + offs[k]
         col = colour[q]
         if col == 0:
-            _add_lib(head[p], q, plib, lsum, lsum2)
+            _add_lib(rows[HEAD, p], q, rows)
         elif col != _OFF:
-            _del_lib(head[q], p, plib, lsum, lsum2)
+            _del_lib(rows[HEAD, q], p, rows)
             if col == c:
-                a = head[p]
-                b = head[q]
+                a = rows[HEAD, p]
+                b = rows[HEAD, q]
                 if a != b:
-                    if stones[a] < stones[b]:
+                    if rows[STONES, a] < rows[STONES, b]:
                         a, b = b, a
                     s = b  # relabel the smaller string b as a
                     while True:
-                        head[s] = a
-                        s = nxt[s]
+                        rows[HEAD, s] = a
+                        s = rows[NXT, s]
                         if s == b:
                             break
-                    nxt[a], nxt[b] = nxt[b], nxt[a]  # splice the two circles
-                    stones[a] += stones[b]
-                    plib[a] += plib[b]
-                    lsum[a] += lsum[b]
-                    lsum2[a] += lsum2[b]
+                    rows[NXT, a], rows[NXT, b] = rows[NXT, b], rows[NXT, a]  # splice
+                    rows[STONES, a] += rows[STONES, b]
+                    rows[PLIB, a] += rows[PLIB, b]
+                    rows[LSUM, a] += rows[LSUM, b]
+                    rows[LSUM2, a] += rows[LSUM2, b]
     return n_empty
 
 
 @njit(cache=True)
-def _lift(
-    h: int,
-    offs: Any,
-    colour: Any,
-    head: Any,
-    nxt: Any,
-    plib: Any,
-    lsum: Any,
-    lsum2: Any,
-    empties: Any,
-    epos: Any,
-    n_empty: int,
-) -> int:
+def _lift(h: int, offs: Any, colour: Any, rows: Any, n_empty: int) -> int:
     """Take string ``h`` off the board (its points become liberties of the strings next to
     them). Returns the number of empty points."""
     s = h
     while True:
         colour[s] = 0
-        empties[n_empty] = s
-        epos[s] = n_empty
+        rows[EMPTIES, n_empty] = s
+        rows[EPOS, s] = n_empty
         n_empty += 1
-        s = nxt[s]
+        s = rows[NXT, s]
         if s == h:
             break
     while True:
@@ -213,8 +206,8 @@ def _lift(
             q = s + offs[k]
             col = colour[q]
             if col == 1 or col == 2:
-                _add_lib(head[q], s, plib, lsum, lsum2)
-        s = nxt[s]
+                _add_lib(rows[HEAD, q], s, rows)
+        s = rows[NXT, s]
         if s == h:
             break
     return n_empty
@@ -244,14 +237,9 @@ def _run(
     points = size * size
     offs = np.array([1, -1, width, -width], np.int64)
     colour = np.full(cells, _OFF, np.int8)
-    head = work[0]  # scratch rows, each written before it is read
-    nxt = work[1]
-    stones = work[2]
-    plib = work[3]
-    lsum = work[4]
-    lsum2 = work[5]
-    empties = work[6]
-    epos = work[7]
+    rows = work  # scratch rows HEAD .. EPOS, then a stack, each written before it is read
+    empties = work[EMPTIES]
+    epos = work[EPOS]
     stack = work[8]
     edge = np.zeros(cells, np.bool_)
     n_empty = 0
@@ -268,15 +256,9 @@ def _run(
             b = r * (size + 1) + col
             p = (r + 1) * width + col + 1
             if (black[b >> 3] >> (b & 7)) & 1:
-                n_empty = _place(
-                    p, 1, offs, colour, head, nxt, stones, plib, lsum, lsum2, empties, epos,
-                    n_empty,
-                )  # fmt: skip
+                n_empty = _place(p, 1, offs, colour, rows, n_empty)
             elif (white[b >> 3] >> (b & 7)) & 1:
-                n_empty = _place(
-                    p, 2, offs, colour, head, nxt, stones, plib, lsum, lsum2, empties, epos,
-                    n_empty,
-                )  # fmt: skip
+                n_empty = _place(p, 2, offs, colour, rows, n_empty)
     ko = -1
     if ko_action >= 0:
         ko = (ko_action // size + 1) * width + ko_action % size + 1
@@ -318,23 +300,16 @@ def _run(
             has_own = (seen_colours >> c) & 1 != 0
             has_opp = (seen_colours >> opp) & 1 != 0
             koish = not free and not has_own  # every neighbour an opponent stone
-            if decisive and not free and not has_opp:  # an own eye, unless the diagonals say not
-                faults = (
-                    (1 if edge[p] else 0)
-                    + (colour[p + width + 1] == opp)
-                    + (colour[p + width - 1] == opp)
-                    + (colour[p - width + 1] == opp)
-                    + (colour[p - width - 1] == opp)
-                )
-                if faults <= 1:
-                    continue
+            walled = not free and not has_opp  # every neighbour its own or off the board
+            if decisive and walled and eye_faults(p, opp, colour, edge, width) <= 1:  # an eye
+                continue
             if not free:  # legal only if it captures or joins a string with another liberty
                 ok = False
                 for k in range(4):
                     q = p + offs[k]
                     col = colour[q]
                     if col == c or col == opp:  # noqa: SIM109 (numba: no tuple test)
-                        in_atari = _atari(head[q], plib, lsum, lsum2)
+                        in_atari = atari(rows[HEAD, q], rows)
                         if (col == c) != in_atari:
                             ok = True
                             break
@@ -355,20 +330,15 @@ def _run(
         else:
             passes = 0
             p = chosen
-            n_empty = _place(
-                p, c, offs, colour, head, nxt, stones, plib, lsum, lsum2, empties, epos, n_empty
-            )
+            n_empty = _place(p, c, offs, colour, rows, n_empty)
             captured = 0
             last = -1
             if has_opp:  # (of the chosen point: the scan stopped there)
                 for k in range(4):
                     q = p + offs[k]
-                    if colour[q] == opp and plib[head[q]] == 0:
+                    if colour[q] == opp and rows[PLIB, rows[HEAD, q]] == 0:
                         before = n_empty
-                        n_empty = _lift(
-                            head[q], offs, colour, head, nxt, plib, lsum, lsum2, empties, epos,
-                            n_empty,
-                        )  # fmt: skip
+                        n_empty = _lift(rows[HEAD, q], offs, colour, rows, n_empty)
                         captured += n_empty - before
                         last = q
             ko = last if koish and captured == 1 else -1
