@@ -17,7 +17,7 @@ the core's ``seen``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -38,11 +38,19 @@ from mcts_agents.compiled.go_playout import (  # bw's rows: go_playout's
 )
 
 __all__ = ["EMPTIES", "EPOS", "HEAD", "LSUM", "LSUM2", "NXT", "N_EMPTY", "PLIB", "STONES",
-           "action_of", "atari", "board_from_core", "cell_of"]  # fmt: skip
+           "Board", "action_of", "atari", "board_from_core", "cell_of"]  # fmt: skip
 
 OFF = 3
 # st's words
 N_EMPTY, KO, PASSES, TO_MOVE, LAST, HASH = range(6)
+
+
+class Board(NamedTuple):
+    """A board's three arrays, one record (numba passes it as one argument)."""
+
+    col: np.ndarray  # int8[cells]
+    bw: np.ndarray  # int64[8, cells]: rows HEAD .. EPOS
+    st: np.ndarray  # int64[6]: words N_EMPTY .. HASH
 
 
 @njit(cache=True, inline="always")
@@ -261,8 +269,8 @@ def action_of(cell: int, size: int) -> int:
     return (row - 1) * size + x - 1
 
 
-def board_from_core(game: Any, state: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(col, bw, st)`` of a core state (the last move read from its history, -1 without)."""
+def board_from_core(game: Any, state: Any) -> Board:
+    """The ``Board`` of a core state (the last move read from its history, -1 without)."""
     size = game.size
     cells = (size + 2) ** 2
     nbytes = (size * (size + 1) + 7) // 8
@@ -284,7 +292,7 @@ def board_from_core(game: Any, state: Any) -> tuple[np.ndarray, np.ndarray, np.n
         if new and new & (new - 1) == 0:
             last = cell_of(game.bit_action[new.bit_length() - 1], size)
     st[LAST] = last
-    return col, bw, st
+    return Board(col, bw, st)
 
 
 def _signed(h: int) -> int:
