@@ -35,6 +35,7 @@ from mcts_agents.compiled.go_playout import (  # bw's rows: go_playout's
     _place,
     atari,
     eye_faults,
+    read_board,
 )
 
 __all__ = ["EMPTIES", "EPOS", "HEAD", "LSUM", "LSUM2", "NXT", "N_EMPTY", "PLIB", "STONES",
@@ -207,7 +208,11 @@ def play(p: int, col: Any, bw: Any, st: Any, offs: Any, zob: Any) -> None:
         if cq == 0 or cq == c:
             koish = False
     h = np.uint64(st[HASH]) ^ zob[c - 1, p]
-    n_empty = _place(p, c, offs, col, bw, st[N_EMPTY])
+    col[p] = c
+    n_empty = _place(
+        p, offs, col, bw[HEAD], bw[NXT], bw[STONES], bw[PLIB], bw[LSUM], bw[LSUM2], bw[EMPTIES],
+        bw[EPOS], st[N_EMPTY],
+    )  # fmt: skip
     captured = 0
     last = -1
     for k in range(4):
@@ -216,43 +221,15 @@ def play(p: int, col: Any, bw: Any, st: Any, offs: Any, zob: Any) -> None:
             g = bw[HEAD, q]
             h ^= string_hash(g, zob[opp - 1], bw)
             before = n_empty
-            n_empty = _lift(g, offs, col, bw, n_empty)
+            n_empty = _lift(
+                g, offs, col, bw[HEAD], bw[NXT], bw[PLIB], bw[LSUM], bw[LSUM2], bw[EMPTIES],
+                bw[EPOS], n_empty,
+            )  # fmt: skip
             captured += n_empty - before
             last = q
     st[N_EMPTY] = n_empty
     st[KO] = last if koish and captured == 1 else -1
     st[HASH] = np.int64(h)
-
-
-@njit(cache=True)
-def setup(
-    size: int, black: Any, white: Any, col: Any, bw: Any, st: Any, offs: Any, zob: Any
-) -> None:
-    """The board of the core's bitboards (``black``/``white``: their bytes, bit
-    ``row * (size + 1) + col``) into ``col``/``bw``/``st`` (hash, ko, passes, mover, last move
-    left for the caller)."""
-    width = size + 2
-    col[:] = OFF
-    n_empty = 0
-    for r in range(size):
-        for x in range(size):
-            p = (r + 1) * width + x + 1
-            col[p] = 0
-            bw[EMPTIES, n_empty] = p
-            bw[EPOS, p] = n_empty
-            n_empty += 1
-    for r in range(size):
-        for x in range(size):
-            b = r * (size + 1) + x
-            p = (r + 1) * width + x + 1
-            c = 0
-            if (black[b >> 3] >> (b & 7)) & 1:
-                c = 1
-            elif (white[b >> 3] >> (b & 7)) & 1:
-                c = 2
-            if c:
-                n_empty = _place(p, c, offs, col, bw, n_empty)
-    st[N_EMPTY] = n_empty
 
 
 def cell_of(action: int, size: int) -> int:
@@ -279,7 +256,7 @@ def board_from_core(game: Any, state: Any) -> Board:
     col = np.empty(cells, np.int8)
     bw = np.zeros((8, cells), np.int64)
     st = np.zeros(6, np.int64)
-    setup(size, black, white, col, bw, st, offsets(size), zobrist(game))
+    st[N_EMPTY] = read_board(size, black, white, offsets(size), col, bw)
     st[KO] = cell_of(state[3], size) if state[3] >= 0 else -1
     st[PASSES] = state[4]
     st[TO_MOVE] = 1 if state[2] == 0 else 2
