@@ -17,26 +17,41 @@ the core's ``seen``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from mcts_agents.compiled.cache import njit
-from mcts_agents.compiled.go_playout import _lift, _place
+from mcts_agents.compiled.go_playout import (  # bw's rows: go_playout's
+    EMPTIES,
+    EPOS,
+    HEAD,
+    LSUM,
+    LSUM2,
+    NXT,
+    PLIB,
+    STONES,
+    _lift,
+    _place,
+    atari,
+    eye_faults,
+    read_board,
+)
 
-__all__ = ["HEAD", "N_EMPTY", "action_of", "board_from_core", "cell_of"]
+__all__ = ["EMPTIES", "EPOS", "HEAD", "LSUM", "LSUM2", "NXT", "N_EMPTY", "PLIB", "STONES",
+           "Board", "action_of", "atari", "board_from_core", "cell_of"]  # fmt: skip
 
 OFF = 3
-# bw's rows
-HEAD, NXT, STONES, PLIB, LSUM, LSUM2, EMPTIES, EPOS = range(8)
 # st's words
 N_EMPTY, KO, PASSES, TO_MOVE, LAST, HASH = range(6)
 
 
-@njit(cache=True, inline="always")
-def atari(h: int, bw: Any) -> bool:
-    """Whether string ``h`` (a head) has exactly one liberty (or none)."""
-    return bw[PLIB, h] * bw[LSUM2, h] == bw[LSUM, h] * bw[LSUM, h]
+class Board(NamedTuple):
+    """A board's three arrays, one record (numba passes it as one argument)."""
+
+    col: np.ndarray  # int8[cells]
+    bw: np.ndarray  # int64[8, cells]: rows HEAD .. EPOS
+    st: np.ndarray  # int64[6]: words N_EMPTY .. HASH
 
 
 @njit(cache=True, inline="always")
@@ -64,54 +79,63 @@ def legal(p: int, c: int, col: Any, bw: Any, st: Any, offs: Any) -> bool:
     return False
 
 
+@njit(cache=True, inline="always")
+def _atari_head(q: int, opp: int, col: Any, bw: Any) -> int:
+    """The head of the string of colour ``opp`` at ``q`` if it is in atari, else -1."""
+    if col[q] == opp:
+        h = bw[HEAD, q]
+        if atari(h, bw):
+            return h
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _taken(p: int, c: int, col: Any, bw: Any, offs: Any) -> tuple[int, int, int, int]:
+    """The heads of the opponent's strings that colour ``c`` at ``p`` captures (its strings
+    in atari next to ``p``), each once, -1 for none."""
+    opp = 3 - c
+    h0 = _atari_head(p + offs[0], opp, col, bw)
+    h1 = _atari_head(p + offs[1], opp, col, bw)
+    h2 = _atari_head(p + offs[2], opp, col, bw)
+    h3 = _atari_head(p + offs[3], opp, col, bw)
+    if h1 == h0:
+        h1 = -1
+    if h2 == h0 or h2 == h1:  # noqa: SIM109 (numba: no tuple test)
+        h2 = -1
+    if h3 == h0 or h3 == h1 or h3 == h2:  # noqa: SIM109
+        h3 = -1
+    return h0, h1, h2, h3
+
+
+@njit(cache=True, inline="always")
+def string_hash(g: int, keys: Any, bw: Any) -> np.uint64:
+    """The Zobrist keys (``keys``: its colour's row) of string ``g``'s stones, xored."""
+    h = np.uint64(0)
+    s = g
+    while True:
+        h ^= keys[s]
+        s = bw[NXT, s]
+        if s == g:
+            return h
+
+
 @njit(cache=True)
 def captures(p: int, c: int, col: Any, bw: Any, offs: Any) -> int:
     """The opponent's stones that colour ``c`` at ``p`` would capture."""
-    opp = 3 - c
     total = 0
-    h0 = -1
-    h1 = -1
-    h2 = -1
-    for k in range(4):
-        q = p + offs[k]
-        if col[q] == opp:
-            h = bw[HEAD, q]
-            if h != h0 and h != h1 and h != h2 and atari(h, bw):
-                total += bw[STONES, h]
-            if k == 0:
-                h0 = h
-            elif k == 1:
-                h1 = h
-            else:
-                h2 = h
+    for g in _taken(p, c, col, bw, offs):
+        if g >= 0:
+            total += bw[STONES, g]
     return total
 
 
 @njit(cache=True)
 def hash_after(p: int, c: int, col: Any, bw: Any, st: Any, offs: Any, zob: Any) -> np.uint64:
     """The Zobrist hash of the board after colour ``c`` plays ``p`` (a legal move)."""
-    opp = 3 - c
     h = np.uint64(st[HASH]) ^ zob[c - 1, p]
-    h0 = -1
-    h1 = -1
-    h2 = -1
-    for k in range(4):
-        q = p + offs[k]
-        if col[q] == opp:
-            g = bw[HEAD, q]
-            if g != h0 and g != h1 and g != h2 and atari(g, bw):
-                s = g
-                while True:
-                    h ^= zob[opp - 1, s]
-                    s = bw[NXT, s]
-                    if s == g:
-                        break
-            if k == 0:
-                h0 = g
-            elif k == 1:
-                h1 = g
-            else:
-                h2 = g
+    for g in _taken(p, c, col, bw, offs):
+        if g >= 0:
+            h ^= string_hash(g, zob[2 - c], bw)
     return h
 
 
@@ -160,18 +184,10 @@ def self_atari(p: int, c: int, col: Any, bw: Any, offs: Any) -> bool:
 def own_eye(p: int, c: int, col: Any, edge: Any, width: int) -> bool:
     """Whether ``p`` is an eye of colour ``c``: its neighbours on the board all ``c``, at most
     one opponent stone on its diagonals, none when it is on the edge (``go_playout``'s test)."""
-    opp = 3 - c
     for q in (p + 1, p - 1, p + width, p - width):
         if col[q] != c and col[q] != OFF:
             return False
-    faults = (
-        (1 if edge[p] else 0)
-        + (col[p + width + 1] == opp)
-        + (col[p + width - 1] == opp)
-        + (col[p - width + 1] == opp)
-        + (col[p - width - 1] == opp)
-    )
-    return faults <= 1
+    return eye_faults(p, 3 - c, col, edge, width) <= 1
 
 
 @njit(cache=True)
@@ -192,9 +208,10 @@ def play(p: int, col: Any, bw: Any, st: Any, offs: Any, zob: Any) -> None:
         if cq == 0 or cq == c:
             koish = False
     h = np.uint64(st[HASH]) ^ zob[c - 1, p]
+    col[p] = c
     n_empty = _place(
-        p, c, offs, col, bw[HEAD], bw[NXT], bw[STONES], bw[PLIB], bw[LSUM], bw[LSUM2],
-        bw[EMPTIES], bw[EPOS], st[N_EMPTY],
+        p, offs, col, bw[HEAD], bw[NXT], bw[STONES], bw[PLIB], bw[LSUM], bw[LSUM2], bw[EMPTIES],
+        bw[EPOS], st[N_EMPTY],
     )  # fmt: skip
     captured = 0
     last = -1
@@ -202,12 +219,7 @@ def play(p: int, col: Any, bw: Any, st: Any, offs: Any, zob: Any) -> None:
         q = p + offs[k]
         if col[q] == opp and bw[PLIB, bw[HEAD, q]] == 0:
             g = bw[HEAD, q]
-            s = g
-            while True:
-                h ^= zob[opp - 1, s]
-                s = bw[NXT, s]
-                if s == g:
-                    break
+            h ^= string_hash(g, zob[opp - 1], bw)
             before = n_empty
             n_empty = _lift(
                 g, offs, col, bw[HEAD], bw[NXT], bw[PLIB], bw[LSUM], bw[LSUM2], bw[EMPTIES],
@@ -218,40 +230,6 @@ def play(p: int, col: Any, bw: Any, st: Any, offs: Any, zob: Any) -> None:
     st[N_EMPTY] = n_empty
     st[KO] = last if koish and captured == 1 else -1
     st[HASH] = np.int64(h)
-
-
-@njit(cache=True)
-def setup(
-    size: int, black: Any, white: Any, col: Any, bw: Any, st: Any, offs: Any, zob: Any
-) -> None:
-    """The board of the core's bitboards (``black``/``white``: their bytes, bit
-    ``row * (size + 1) + col``) into ``col``/``bw``/``st`` (hash, ko, passes, mover, last move
-    left for the caller)."""
-    width = size + 2
-    col[:] = OFF
-    n_empty = 0
-    for r in range(size):
-        for x in range(size):
-            p = (r + 1) * width + x + 1
-            col[p] = 0
-            bw[EMPTIES, n_empty] = p
-            bw[EPOS, p] = n_empty
-            n_empty += 1
-    for r in range(size):
-        for x in range(size):
-            b = r * (size + 1) + x
-            p = (r + 1) * width + x + 1
-            c = 0
-            if (black[b >> 3] >> (b & 7)) & 1:
-                c = 1
-            elif (white[b >> 3] >> (b & 7)) & 1:
-                c = 2
-            if c:
-                n_empty = _place(
-                    p, c, offs, col, bw[HEAD], bw[NXT], bw[STONES], bw[PLIB], bw[LSUM],
-                    bw[LSUM2], bw[EMPTIES], bw[EPOS], n_empty,
-                )  # fmt: skip
-    st[N_EMPTY] = n_empty
 
 
 def cell_of(action: int, size: int) -> int:
@@ -268,8 +246,8 @@ def action_of(cell: int, size: int) -> int:
     return (row - 1) * size + x - 1
 
 
-def board_from_core(game: Any, state: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(col, bw, st)`` of a core state (the last move read from its history, -1 without)."""
+def board_from_core(game: Any, state: Any) -> Board:
+    """The ``Board`` of a core state (the last move read from its history, -1 without)."""
     size = game.size
     cells = (size + 2) ** 2
     nbytes = (size * (size + 1) + 7) // 8
@@ -278,7 +256,7 @@ def board_from_core(game: Any, state: Any) -> tuple[np.ndarray, np.ndarray, np.n
     col = np.empty(cells, np.int8)
     bw = np.zeros((8, cells), np.int64)
     st = np.zeros(6, np.int64)
-    setup(size, black, white, col, bw, st, offsets(size), zobrist(game))
+    st[N_EMPTY] = read_board(size, black, white, offsets(size), col, bw)
     st[KO] = cell_of(state[3], size) if state[3] >= 0 else -1
     st[PASSES] = state[4]
     st[TO_MOVE] = 1 if state[2] == 0 else 2
@@ -291,7 +269,7 @@ def board_from_core(game: Any, state: Any) -> tuple[np.ndarray, np.ndarray, np.n
         if new and new & (new - 1) == 0:
             last = cell_of(game.bit_action[new.bit_length() - 1], size)
     st[LAST] = last
-    return col, bw, st
+    return Board(col, bw, st)
 
 
 def _signed(h: int) -> int:

@@ -36,12 +36,19 @@ else save an own string next to it in atari by extending (not into atari again);
 move (a partial Fisher-Yates shuffle of the empty cells) that is legal, not an own eye, and not
 a self-atari of two stones or more; the pass when nothing is left. Without ``heavy``: the
 decisive playout of ``go_playout`` (legal, no own eye).
+
+Records (namedtuples, one argument each in numba): ``Options`` (the settings, by name),
+``Tables`` (a board size's constant arrays), ``Tree`` (the node rows and ``meta``) and the
+board, ``go_board.Board``. ``run`` unpacks them once a call and passes plain arrays to what
+runs every node or every ply (``_select``, ``play``, the legality and tactics tests): a record
+read there would make numba count references to each of its arrays at every call. ``_expand``
+and ``_playout``, once a simulation each, take the records.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple, get_type_hints
 
 import numpy as np
 
@@ -55,6 +62,7 @@ from mcts_agents.compiled.go_board import (
     N_EMPTY,
     PASSES,
     TO_MOVE,
+    Board,
     atari,
     captures,
     hash_after,
@@ -66,28 +74,77 @@ from mcts_agents.compiled.go_board import (
 from mcts_agents.compiled.go_playout import _below, area
 from mcts_agents.compiled.go_tactics import _pattern, _tactic
 
-# ip: integer parameters
-IP_SIZE, IP_SUPERKO, IP_RAVE, IP_PRIORS, IP_HEAVY, IP_EXPAND, IP_PATTERNS, IP_DEFEND = range(8)
-IP_WORDS = 8
-# fp: float parameters
-FP_KOMI, FP_C, FP_EQUIV, FP_EVEN, FP_CAPTURE, FP_ESCAPE, FP_NEAR, FP_EDGE = range(8)
-FP_SELF_ATARI, FP_EYE, FP_PASS = range(8, 11)
-FP_WORDS = 11
-# nodes: int rows and float rows
+# nodes: int rows (``Tree.ni``) and float rows (``Tree.nf``)
 N, FIRST, COUNT, MOVE = range(4)
 W, PN, PW, AN, AW = range(5)
 # meta words
 META_NODES, META_DEPTH, META_FULL = range(3)
 
 
-def allocate(capacity: int) -> tuple[np.ndarray, np.ndarray]:
-    """Empty node rows for ``capacity`` nodes: int32 ``(4, capacity)``, float32 ``(5, ...)``."""
-    return np.zeros((4, capacity), np.int32), np.zeros((5, capacity), np.float32)
+class Options(NamedTuple):
+    """A search's settings as the kernel reads them (``GoOptions``'s, see the module
+    docstring, and the game's); build it with ``options``."""
+
+    size: int
+    superko: bool
+    rave: bool
+    priors: bool
+    heavy: bool
+    expand: int
+    patterns: bool
+    defend: bool
+    komi: float
+    c: float
+    equiv: float
+    even: float
+    capture: float
+    escape: float
+    near: float
+    edge: float
+    self_atari: float
+    eye: float
+    pass_n: float
+
+
+#: each field's type, in order
+_KINDS = tuple(get_type_hints(Options)[name] for name in Options._fields)
+
+
+def options(**fields: float | bool | int) -> Options:
+    """``Options(**fields)`` with each field cast to its declared type (another type would
+    compile the kernel again)."""
+    record = Options(**fields)  # type: ignore[arg-type]
+    return Options(*(kind(value) for kind, value in zip(_KINDS, record, strict=True)))
+
+
+class Tables(NamedTuple):
+    """A board size's constant arrays (``go_board``'s): the neighbours' offsets, the Zobrist
+    keys by colour and cell, whether a cell is on the first line; ``go_patterns``' table."""
+
+    offs: np.ndarray
+    zob: np.ndarray
+    edges: np.ndarray
+    pat: np.ndarray
+
+
+class Tree(NamedTuple):
+    """The node table: int rows ``N .. MOVE`` and float rows ``W .. AW`` by node, and the
+    ``META_*`` words."""
+
+    ni: np.ndarray  # int32[4, capacity]
+    nf: np.ndarray  # float32[5, capacity]
+    meta: np.ndarray  # int64[3]
+
+
+def allocate(capacity: int, meta: np.ndarray) -> Tree:
+    """A table of ``capacity`` empty nodes over ``meta``."""
+    return Tree(np.zeros((4, capacity), np.int32), np.zeros((5, capacity), np.float32), meta)
 
 
 @njit(cache=True)
-def new_root(ni: Any, nf: Any, meta: Any) -> None:
+def new_root(tree: Any) -> None:
     """Make the table one root node (unexpanded, unvisited)."""
+    ni, nf, meta = tree
     ni[N, 0] = 0
     ni[FIRST, 0] = -1
     ni[COUNT, 0] = 0
@@ -98,12 +155,12 @@ def new_root(ni: Any, nf: Any, meta: Any) -> None:
 
 
 @njit(cache=True)
-def _select(node: int, ni: Any, nf: Any, ip: Any, fp: Any, rng: Any) -> int:
+def _select(node: int, ni: Any, nf: Any, o: Any, rng: Any) -> int:
     first = ni[FIRST, node]
     log_n = math.log(ni[N, node] + 1.0)
-    c = fp[FP_C]
-    equiv = fp[FP_EQUIV]
-    rave = ip[IP_RAVE] != 0
+    c = o.c
+    equiv = o.equiv
+    rave = o.rave
     best = -1
     best_v = -1e300
     for i in range(first, first + ni[COUNT, node]):
@@ -125,19 +182,22 @@ def _select(node: int, ni: Any, nf: Any, ip: Any, fp: Any, rng: Any) -> int:
 
 @njit(cache=True)
 def _expand(
-    node: int, ni: Any, nf: Any, meta: Any, col: Any, bw: Any, st: Any, offs: Any, zob: Any,
-    edge: Any, ip: Any, fp: Any, seen: Any, path_hash: Any, depth: int, points: int,
+    node: int, tree: Any, board: Any, tables: Any, o: Any, seen: Any, path_hash: Any, depth: int,
     stack: Any, scratch: Any,
 ) -> bool:  # fmt: skip
     """Give ``node`` (the board's position) its children; False when the table is full."""
+    ni, nf, meta = tree
+    col, bw, st = board
+    offs, zob, edge = tables.offs, tables.zob, tables.edges
+    points = o.size * o.size
     start = meta[META_NODES]
     if start + points + 1 > ni.shape[1]:
         meta[META_FULL] = 1
         return False
     c = st[TO_MOVE]
-    width = ip[IP_SIZE] + 2
-    superko = ip[IP_SUPERKO] != 0
-    priors = ip[IP_PRIORS] != 0
+    width = o.size + 2
+    superko = o.superko
+    priors = o.priors
     last = st[LAST]
     early = st[N_EMPTY] * 2 > points
     k = start
@@ -164,30 +224,30 @@ def _expand(
         pn = 0.0
         pw = 0.0
         if priors:
-            pn = fp[FP_EVEN]
-            pw = 0.5 * fp[FP_EVEN]
+            pn = o.even
+            pw = 0.5 * o.even
             if captures(p, c, col, bw, offs) > 0:
-                pn += fp[FP_CAPTURE]
-                pw += fp[FP_CAPTURE]
+                pn += o.capture
+                pw += o.capture
             if own_eye(p, c, col, edge, width):
-                pn += fp[FP_EYE]
+                pn += o.eye
             elif self_atari(p, c, col, bw, offs):
-                pn += fp[FP_SELF_ATARI]
+                pn += o.self_atari
             else:
                 for d in range(4):  # an escape: an own string next to p in atari
                     q = p + offs[d]
                     if col[q] == c and atari(bw[HEAD, q], bw):
-                        pn += fp[FP_ESCAPE]
-                        pw += fp[FP_ESCAPE]
+                        pn += o.escape
+                        pw += o.escape
                         break
             if last >= 0:
                 dr = abs(p // width - last // width)
                 dc = abs(p % width - last % width)
                 if dr + dc <= 2:
-                    pn += fp[FP_NEAR]
-                    pw += fp[FP_NEAR]
+                    pn += o.near
+                    pw += o.near
             if early and edge[p]:
-                pn += fp[FP_EDGE]
+                pn += o.edge
         nf[W, k] = 0.0
         nf[PN, k] = pn
         nf[PW, k] = pw
@@ -202,12 +262,12 @@ def _expand(
     nf[PN, k] = 0.0
     nf[PW, k] = 0.0
     if priors:  # lost visits while over half the board is empty, else the even prior
-        nf[PN, k] = fp[FP_PASS] if early else fp[FP_EVEN]
-        nf[PW, k] = 0.0 if early else 0.5 * fp[FP_EVEN]
+        nf[PN, k] = o.pass_n if early else o.even
+        nf[PW, k] = 0.0 if early else 0.5 * o.even
     if priors and st[PASSES] == 1:  # the pass ends the game: a won end is a won prior
-        black_won = area(col, offs, stack, scratch) - fp[FP_KOMI] > 0
-        nf[PN, k] = fp[FP_PASS]
-        nf[PW, k] = fp[FP_PASS] if black_won == (c == 1) else 0.0
+        black_won = area(col, offs, stack, scratch) - o.komi > 0
+        nf[PN, k] = o.pass_n
+        nf[PW, k] = o.pass_n if black_won == (c == 1) else 0.0
     nf[AN, k] = 0.0
     nf[AW, k] = 0.0
     k += 1
@@ -219,15 +279,16 @@ def _expand(
 
 @njit(cache=True)
 def _playout(
-    col: Any, bw: Any, st: Any, offs: Any, zob: Any, edge: Any, ip: Any, rng: Any,
-    seq_p: Any, seq_c: Any, length: int, cap: int, pat: Any,
-) -> int:  # fmt: skip
+    board: Any, tables: Any, o: Any, rng: Any, seq_p: Any, seq_c: Any, length: int, cap: int
+) -> int:
     """Play out the board to two passes in a row (or ``cap`` plies); the moves go into
     ``seq_p``/``seq_c`` from ``length``. Returns the sequence's new length."""
-    width = ip[IP_SIZE] + 2
-    heavy = ip[IP_HEAVY] != 0
-    patterns = ip[IP_PATTERNS] != 0
-    defend = ip[IP_DEFEND] != 0
+    col, bw, st = board
+    offs, zob, edge, pat = tables
+    width = o.size + 2
+    heavy = o.heavy
+    patterns = o.patterns
+    defend = o.defend
     libs = np.empty(2, np.int64)
     plies = 0
     while plies < cap and st[PASSES] < 2:
@@ -267,18 +328,19 @@ def _playout(
 
 
 @njit(cache=True)
-def run(
-    ni: Any, nf: Any, meta: Any, root_col: Any, root_bw: Any, root_st: Any, offs: Any,
-    zob: Any, edge: Any, ip: Any, fp: Any, seen: Any, rng: Any, count: int, pat: Any,
-) -> int:  # fmt: skip
-    """``count`` simulations from node 0 (the root's board: ``root_*``). Returns how many ran."""
-    size = ip[IP_SIZE]
-    points = size * size
+def run(tree: Any, root: Any, tables: Any, o: Any, seen: Any, rng: Any, count: int) -> int:
+    """``count`` simulations from node 0 (the board ``root``; ``seen``: the earlier boards'
+    hashes, sorted, for superko). Returns how many ran."""
+    ni, nf, meta = tree
+    root_col, root_bw, root_st = root
+    offs, zob = tables.offs, tables.zob
+    points = o.size * o.size
     cells = root_col.shape[0]
     max_depth = 4 * points
     col = root_col.copy()
     bw = root_bw.copy()
     st = root_st.copy()
+    board = Board(col, bw, st)
     path = np.empty(max_depth + 2, np.int64)
     path_hash = np.empty(max_depth + 2, np.uint64)
     seq_p = np.empty(max_depth + 3 * points + 4, np.int64)
@@ -287,9 +349,9 @@ def run(
     stamp = np.zeros(cells, np.int64)
     stack = np.empty(cells, np.int64)
     scratch = np.empty(cells, np.bool_)
-    komi = fp[FP_KOMI]
-    rave = ip[IP_RAVE] != 0
-    expand_at = ip[IP_EXPAND]
+    komi = o.komi
+    rave = o.rave
+    expand_at = o.expand
     for sim in range(count):
         col[:] = root_col
         bw[:] = root_bw
@@ -303,13 +365,10 @@ def run(
             fresh = ni[FIRST, node] < 0  # a leaf: grown here (then one step into it) or not
             if fresh and not (
                 (node == 0 or ni[N, node] >= expand_at)
-                and _expand(
-                    node, ni, nf, meta, col, bw, st, offs, zob, edge, ip, fp, seen, path_hash,
-                    depth, points, stack, scratch,
-                )
-            ):  # fmt: skip
+                and _expand(node, tree, board, tables, o, seen, path_hash, depth, stack, scratch)
+            ):
                 break
-            child = _select(node, ni, nf, ip, fp, rng)
+            child = _select(node, ni, nf, o, rng)
             p = ni[MOVE, child]
             seq_p[length] = p
             seq_c[length] = st[TO_MOVE]
@@ -322,9 +381,7 @@ def run(
             if fresh:
                 break
         if st[PASSES] < 2:
-            length = _playout(
-                col, bw, st, offs, zob, edge, ip, rng, seq_p, seq_c, length, 3 * points, pat
-            )
+            length = _playout(board, tables, o, rng, seq_p, seq_c, length, 3 * points)
         black_won = area(col, offs, stack, scratch) - komi > 0
         meta[META_DEPTH] += depth
         for d in range(depth + 1):
@@ -353,9 +410,11 @@ def run(
 
 
 @njit(cache=True)
-def subtree(ni: Any, nf: Any, new_root: int, to_i: Any, to_f: Any) -> int:
-    """Copy the subtree of ``new_root`` into ``to_i``/``to_f`` with the new root at 0 (children
+def subtree(tree: Any, new_root: int, to: Any) -> int:
+    """Copy the subtree of ``new_root`` into the table ``to`` with the new root at 0 (children
     blocks kept whole, breadth first). Returns the nodes copied."""
+    ni, nf = tree.ni, tree.nf
+    to_i, to_f = to.ni, to.nf
     queue = np.empty(ni.shape[1], np.int64)  # old indices, in their new order
     queue[0] = new_root
     for r in range(4):
@@ -384,11 +443,7 @@ def subtree(ni: Any, nf: Any, new_root: int, to_i: Any, to_f: Any) -> int:
 
 
 @njit(cache=True)
-def playout_record(
-    col: Any, bw: Any, st: Any, offs: Any, zob: Any, edge: Any, ip: Any, rng: Any,
-    seq_p: Any, seq_c: Any, pat: Any,
-) -> int:  # fmt: skip
+def playout_record(board: Any, tables: Any, o: Any, rng: Any, seq_p: Any, seq_c: Any) -> int:
     """A playout from the board (changed in place), its stones' cells and colours recorded
     (for tests: the passes are not recorded); returns how many."""
-    points = ip[IP_SIZE] * ip[IP_SIZE]
-    return _playout(col, bw, st, offs, zob, edge, ip, rng, seq_p, seq_c, 0, 3 * points, pat)
+    return _playout(board, tables, o, rng, seq_p, seq_c, 0, 3 * o.size * o.size)

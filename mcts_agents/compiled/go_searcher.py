@@ -25,6 +25,7 @@ from ``random.Random(seed)`` at each search.
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 from collections.abc import Iterable, Mapping
@@ -59,7 +60,15 @@ from mcts_agents.search.searcher import (
     run_budget,
 )
 
-__all__ = ["GoOptions", "GoSearch", "go_searcher", "supports", "warm_up"]
+__all__ = [
+    "GoOptions",
+    "GoSearch",
+    "go_searcher",
+    "kernel_options",
+    "supports",
+    "tables",
+    "warm_up",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -159,6 +168,23 @@ def supports(game: Any) -> str | None:
     return None
 
 
+def _seen(game: Any, state: Any) -> np.ndarray:
+    """The hashes of ``state``'s earlier boards, sorted (none under simple ko)."""
+    return np.array(sorted(state[6]), np.uint64) if game.superko else np.zeros(0, np.uint64)
+
+
+def tables(game: Any) -> k.Tables:
+    """The kernel's constant arrays for ``game``'s board size (and its Zobrist keys)."""
+    size = game.size
+    return k.Tables(offsets(size), zobrist(game), edges(size), pattern_table())
+
+
+def kernel_options(game: Any, options: GoOptions) -> k.Options:
+    """The kernel's ``Options`` of ``game`` (size, ko rule, komi) and ``options``."""
+    named = {name: getattr(options, name) for name in k.Options._fields if hasattr(options, name)}
+    return k.options(size=game.size, superko=game.superko, komi=game.komi, **named)
+
+
 class GoSearch:
     """The ``Searcher`` of one ``Go`` game in the compiled tree search."""
 
@@ -177,29 +203,15 @@ class GoSearch:
         self.rng = random.Random(seed)
         self.should_stop: StopCheck | None = None
         self.on_progress: Progress | None = None
-        size = game.size
-        self.size = size
-        self.offs = offsets(size)
-        self.zob = zobrist(game)
-        self.edge = edges(size)
-        o = self.options
-        self.ip = np.array(
-            [size, int(game.superko), int(o.rave), int(o.priors), int(o.heavy), o.expand,
-             int(o.patterns), int(o.defend)],
-            np.int64,
-        )  # fmt: skip
-        self.pat = pattern_table()
-        self.fp = np.array(
-            [game.komi, o.c, o.equiv, o.even, o.capture, o.escape, o.near, o.edge,
-             o.self_atari, o.eye, o.pass_n],
-            np.float64,
-        )  # fmt: skip
-        capacity = o.capacity
+        self.size = game.size
+        self.tables = tables(game)
+        self.opts = kernel_options(game, self.options)
+        capacity = self.options.capacity
         if budget.max_nodes is not None:
             capacity = max(min(capacity, budget.max_nodes), game.num_actions + 1)
         self.capacity = capacity
-        self.ni, self.nf = k.allocate(capacity)
         self.meta = np.zeros(3, np.int64)
+        self.tree = k.allocate(capacity, self.meta)
         self.rng_state = np.ones(1, np.uint64)
         self._root_state: Any = None
         self._chunk = 64
@@ -234,16 +246,16 @@ class GoSearch:
 
     # ------------------------------------------------------------------ search
     def _children(self, node: int) -> range:
-        first = int(self.ni[k.FIRST, node])
-        return range(first, first + int(self.ni[k.COUNT, node])) if first >= 0 else range(0)
+        first = int(self.tree.ni[k.FIRST, node])
+        return range(first, first + int(self.tree.ni[k.COUNT, node])) if first >= 0 else range(0)
 
     def _action(self, node: int) -> int:
-        return action_of(int(self.ni[k.MOVE, node]), self.size)
+        return action_of(int(self.tree.ni[k.MOVE, node]), self.size)
 
     def _child(self, node: int, action: int) -> int:
         cell = -1 if action == self.game.pass_action else cell_of(action, self.size)
         for e in self._children(node):
-            if int(self.ni[k.MOVE, e]) == cell:
+            if int(self.tree.ni[k.MOVE, e]) == cell:
                 return e
         return -1
 
@@ -274,9 +286,9 @@ class GoSearch:
             return 0
         if found == 0:
             return self.table_size()
-        to_i, to_f = k.allocate(self.capacity)
-        kept = int(k.subtree(self.ni, self.nf, found, to_i, to_f))
-        self.ni, self.nf = to_i, to_f
+        to = k.allocate(self.capacity, self.meta)
+        kept = int(k.subtree(self.tree, found, to))
+        self.tree = to
         self.meta[k.META_NODES] = kept
         self.meta[k.META_FULL] = 0
         return kept
@@ -294,11 +306,11 @@ class GoSearch:
         start = perf_counter()
         kept = self._reuse(state)
         if not kept:
-            k.new_root(self.ni, self.nf, self.meta)
+            k.new_root(self.tree)
         self.rng_state[0] = self.rng.getrandbits(64) | 1
         self.meta[k.META_DEPTH] = 0
-        col, bw, st = board_from_core(game, state)
-        seen = np.array(sorted(state[6]), np.uint64) if game.superko else np.zeros(0, np.uint64)
+        board = board_from_core(game, state)
+        seen = _seen(game, state)
         budget = self.budget
         stop = self.should_stop
         report = reporter(self.on_progress, lambda n: self._result(state, n, start, kept))
@@ -310,12 +322,7 @@ class GoSearch:
             if cap is not None:
                 n = min(n, cap)
             began = perf_counter()
-            done = int(
-                k.run(
-                    self.ni, self.nf, self.meta, col, bw, st, self.offs, self.zob, self.edge,
-                    self.ip, self.fp, seen, self.rng_state, n, self.pat,
-                )
-            )  # fmt: skip
+            done = int(k.run(self.tree, board, self.tables, self.opts, seen, self.rng_state, n))
             if chunked:
                 self._chunk = next_chunk(self._chunk, True, perf_counter() - began, target)
             return done
@@ -351,9 +358,9 @@ class GoSearch:
         """Visits, values (the mover's, in [-1, 1]) and node indices of ``node``'s children."""
         visits, values, nodes = [], [], []
         for e in self._children(node):
-            n = int(self.ni[k.N, e])
+            n = int(self.tree.ni[k.N, e])
             visits.append(n)
-            values.append(2.0 * float(self.nf[k.W, e]) / n - 1.0 if n else 0.0)
+            values.append(2.0 * float(self.tree.nf[k.W, e]) / n - 1.0 if n else 0.0)
             nodes.append(e)
         return visits, values, nodes
 
@@ -365,7 +372,8 @@ class GoSearch:
 
     def _by_prior(self, nodes: list[int]) -> int:
         """The child of best prior win rate (the priors' pick: no search yet), -1 for none."""
-        rates = [float(self.nf[k.PW, e]) / max(float(self.nf[k.PN, e]), 1e-9) for e in nodes]
+        nf = self.tree.nf
+        rates = [float(nf[k.PW, e]) / max(float(nf[k.PN, e]), 1e-9) for e in nodes]
         return nodes[rates.index(max(rates))] if nodes else -1
 
     def _result(self, state: Any, iterations: int, start: float, kept: int) -> SearchResult:
@@ -384,13 +392,13 @@ class GoSearch:
         stats.sort(key=lambda s: (-s.visits, s.action))
         total = sum(visits)
         root_value = (
-            sum(float(self.nf[k.W, e]) for e in nodes) * 2.0 / total - 1.0 if total else 0.0
+            sum(float(self.tree.nf[k.W, e]) for e in nodes) * 2.0 / total - 1.0 if total else 0.0
         )
         line = [best_action]
         node = best
         while node >= 0 and self._children(node) and len(line) < 64:
             node = self._pick(node, "visits")
-            if node < 0 or not self.ni[k.N, node]:
+            if node < 0 or not self.tree.ni[k.N, node]:
                 break
             line.append(self._action(node))
         return SearchResult(
@@ -417,22 +425,17 @@ def go_searcher(
     return GoSearch(game, budget, config, seed)
 
 
-_warm = False
-
-
+@functools.cache
 def warm_up() -> None:
-    """Compile (or load from numba's cache) the kernel once per process (outside any clock)."""
-    global _warm
-    if _warm:
-        return
-    _warm = True
+    """Compile (or load from numba's cache) the kernels once per process, outside any clock:
+    a 5x5 search and a subtree kept, with the argument types a search passes."""
     from mcts_agents.envs.games.go import Go
 
-    for superko in (True, False):
-        game = Go(5, superko=superko)
-        searcher = GoSearch(
-            game, Budget(iterations=40), SearchConfig(), 0, GoOptions(capacity=4096)
-        )
-        state = game.next_state(game.initial_state(), 12)
-        searcher.search(game, state)
-        searcher.search(game, game.next_state(game.next_state(state, 6), 7))
+    game = Go(5)
+    state = game.next_state(game.initial_state(), 12)
+    tree = k.allocate(1024, np.zeros(3, np.int64))
+    k.new_root(tree)
+    opts = kernel_options(game, GoOptions())
+    board = board_from_core(game, state)
+    k.run(tree, board, tables(game), opts, _seen(game, state), np.ones(1, np.uint64), 40)
+    k.subtree(tree, int(tree.ni[k.FIRST, 0]), k.allocate(1024, tree.meta))

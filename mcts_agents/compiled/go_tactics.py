@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from numba import njit
-
+from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.go_board import (
     HEAD,
     LAST,

@@ -246,3 +246,28 @@ def test_with_no_folder_to_write_nothing_is_cached(
     assert type(plus_one._cache).__name__ == "NullCache"
     assert "no writable folder for the compiled kernels' cache" in caplog.text
     assert not list(Path(cache.__file__).parent.glob("__pycache__/*<lambda>*"))
+
+
+def test_every_kernel_of_the_package_is_cached_in_the_folder() -> None:
+    """Each cached kernel of ``compiled/`` is defined by ``cache.njit`` (numba's own ``njit``
+    would cache it beside its source, inside the package): its cache is in the folder."""
+    pytest.importorskip("numba")
+    import importlib
+    import pkgutil
+
+    from numba.core.registry import CPUDispatcher
+
+    import mcts_agents.compiled as package
+    from mcts_agents.compiled import cache
+
+    folder = cache._folder()
+    assert folder is not None
+    misplaced = []
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if isinstance(value, CPUDispatcher) and value.__module__ == module.__name__:
+                path = getattr(value._cache, "_cache_path", None)
+                if path is not None and not Path(path).is_relative_to(folder):
+                    misplaced.append(f"{info.name}.{name}")
+    assert misplaced == []

@@ -19,9 +19,9 @@ from mcts_agents.errors import InvalidOptionError
 pytest.importorskip("numba")
 
 from mcts_agents.compiled import go_search, go_tactics
-from mcts_agents.compiled.go_board import action_of, board_from_core, edges, offsets, zobrist
+from mcts_agents.compiled.go_board import action_of, board_from_core, offsets
 from mcts_agents.compiled.go_patterns import NEIGHBOURS, pattern_table
-from mcts_agents.compiled.go_searcher import GoOptions, GoSearch
+from mcts_agents.compiled.go_searcher import GoOptions, GoSearch, kernel_options, tables
 from mcts_agents.search.mcts import MCTS
 
 
@@ -94,29 +94,17 @@ def test_superko_in_the_tree_follows_the_cores_seen() -> None:
 @pytest.mark.parametrize(("heavy", "defend"), [(True, False), (True, True), (False, False)])
 def test_playouts_are_legal_and_score_the_cores_area(heavy: bool, defend: bool) -> None:
     game = Go(7, komi=3.5, superko=False)
-    ip = np.array([7, 0, 1, 1, int(heavy), 2, int(heavy), int(defend)], np.int64)
-    assert ip.shape[0] == go_search.IP_WORDS
+    opts = kernel_options(game, GoOptions(heavy=heavy, patterns=heavy, defend=defend))
     for seed in range(30):
         start = random_position(game, seed % 20, seed)
         if game.is_terminal(start):
             continue
-        col, bw, st = board_from_core(game, start)
+        board = board_from_core(game, start)
         seq_p = np.zeros(4 * game.points, np.int64)
         seq_c = np.zeros(4 * game.points, np.int64)
         rng = np.array([seed * 7919 + 1], np.uint64)
-        n = go_search.playout_record(
-            col,
-            bw,
-            st,
-            offsets(7),
-            zobrist(game),
-            edges(7),
-            ip,
-            rng,
-            seq_p,
-            seq_c,
-            pattern_table(),
-        )
+        n = go_search.playout_record(board, tables(game), opts, rng, seq_p, seq_c)
+        col, _, st = board
         state = start
         for p, c in zip(seq_p[:n], seq_c[:n], strict=True):
             if state[2] != c - 1:  # a pass came between
@@ -325,3 +313,28 @@ def test_the_default_search_defends() -> None:
     on = GoSearch(game, budget, SearchConfig(), 2, GoOptions(defend=True)).search(game, state)
     off = GoSearch(game, budget, SearchConfig(), 2, GoOptions(defend=False)).search(game, state)
     assert default == on.children != off.children
+
+
+GO_MODULES = ("go_board", "go_patterns", "go_playout", "go_search", "go_searcher", "go_tactics")
+
+
+def test_no_go_function_takes_more_than_twelve_parameters() -> None:
+    """Issue 39's layout bound for ``compiled/``: Go's kernels take records (the board, the
+    tree, the tables, the options by name), not long positional lists."""
+    import ast
+    import pathlib
+
+    import mcts_agents.compiled as package
+
+    folder = pathlib.Path(package.__file__).parent
+    over = []
+    for name in GO_MODULES:
+        path = folder / f"{name}.py"
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                a = node.args
+                count = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs)
+                count += (a.vararg is not None) + (a.kwarg is not None)
+                if count > 12:
+                    over.append(f"{name}.{getattr(node, 'name', 'lambda')}: {count}")
+    assert over == []
