@@ -5,7 +5,9 @@ Each rule set module (``connect_four``, ``othello``, ``othello_wide``, ``mnk``, 
 ``dispatch``: ``legal``, ``play``, ``to_play``, ``playout``, ``reachable``), may choose the
 tree's edge layout (``EDGE_BLOCKS = True``: a node's legal moves as one block of edges, else a
 list of the expanded ones; ``tree``'s docstring), may say ``RUNTIME_FREE = True`` (its functions
-allocate nothing: ``dispatch`` calls them without numba's reference counting), and exports, for
+allocate nothing: ``dispatch`` calls them without numba's reference counting), ``ALTERNATES =
+True`` (two players alternate at every move: the tree keeps no ``player`` column) and ``WORDS``
+(the words of every position: the hash loops over a constant), all optional, and exports, for
 the Python side:
 
     supports(game) -> str | None     ``None`` if it plays this game's parameters, else a
