@@ -184,7 +184,19 @@ def _tiny(a: Any) -> Any:
     return a
 
 
-_POOLS: dict[type, _Pool] = {}
+_POOLS: dict[Any, _Pool] = {}
+
+
+def pool_for(searcher: Any) -> _Pool:
+    """The pool of ``searcher``'s trees: one a searcher class and tree type (a typed list holds
+    items of one numba type, and the columns' types follow the game: int8 moves for at most
+    127 actions, int16 beyond)."""
+    tree = searcher.tree
+    key = (type(searcher), tuple((a.dtype.char, a.ndim) for a in tree), typeof(searcher.options))
+    pool = _POOLS.get(key)
+    if pool is None:
+        pool = _POOLS[key] = _Pool(searcher)
+    return pool
 
 
 def batchable(searcher: Any) -> bool:
@@ -260,9 +272,7 @@ def _search_group(
     limits = np.array([s.budget.iterations for s in searchers], np.int64)
     ran = np.zeros(count, np.int64)
     game_id = searchers[0].codec.game_id
-    pool = _POOLS.get(kind)
-    if pool is None:
-        pool = _POOLS[kind] = _Pool(searchers[0])
+    pool = pool_for(searchers[0])
     while True:
         active = [
             j for j, s in enumerate(searchers) if ran[j] < limits[j] and not s.solved(int(roots[j]))

@@ -133,11 +133,7 @@ class BoardSearch:
 
     @staticmethod
     def _pool(searcher: Any) -> Any:
-        kind = type(searcher)
-        pool = batch._POOLS.get(kind)
-        if pool is None:
-            pool = batch._POOLS[kind] = batch._Pool(searcher)
-        return pool
+        return batch.pool_for(searcher)
 
     def moves(self, words: np.ndarray, boards: np.ndarray) -> np.ndarray:
         """The move of board ``boards[j]``'s searcher at ``words[boards[j]]`` for every ``j``

@@ -152,3 +152,17 @@ def test_the_wait_policy_is_set_at_the_first_parallel_batch_not_at_import(
         "print(os.environ.get('OMP_WAIT_POLICY'))\n"
     )
     assert run_python(code, **environ) == want
+
+
+def test_games_whose_trees_differ_in_type_batch_in_one_process() -> None:
+    """One searcher class, trees of two column types (tic-tac-toe's int8 moves, Gomoku 15x15's
+    int16: more than 127 actions): each kind of tree gets a pool of its own (one typed list
+    holds one numba type), and each batch still equals each tree's own search."""
+    for game in (MNK(3, 3, 3), MNK(15, 15, 5), MNK(3, 3, 3)):
+        state = game.initial_state()
+        budget, config = Budget(iterations=30), SearchConfig()
+        alone = [build(game, budget, config, seed).search(game, state) for seed in (1, 2)]
+        together = batch.search_compiled(
+            [build(game, budget, config, seed) for seed in (1, 2)], [game, game], [state, state]
+        )
+        assert [summary(r) for r in together] == [summary(r) for r in alone]
