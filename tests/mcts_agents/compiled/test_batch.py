@@ -95,7 +95,7 @@ def test_a_collected_searchers_slot_is_reused_by_the_next() -> None:
     budget, config = Budget(iterations=50), SearchConfig()
     first = build(game, budget, config, 0)
     batch.search_compiled([first], [game], [game.initial_state()])
-    pool = batch._POOLS[CompiledSearch]
+    pool = batch.pool_for(first)
     slot = pool.index[first]
     del first
     gc.collect()
