@@ -82,3 +82,17 @@ def pytest_configure(config: pytest.Config) -> None:
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         config.pluginmanager.register(ProgressLines(reporter, every), "mcts-agents-progress-lines")
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """An untrained AlphaZero network for tic-tac-toe (the tests' tiny one: 8 channels, one
+    block), saved; its path."""
+    pytest.importorskip("torch")
+    from mcts_agents.alphazero.learn import NetConfig, build_net, save_net
+    from mcts_agents.envs.games.mnk import MNK
+
+    path = tmp_path_factory.mktemp("models") / "ttt.pt"
+    game = MNK(3, 3, 3, name="tic_tac_toe")
+    save_net(path, build_net(game, NetConfig(channels=8, blocks=1, value_hidden=8), seed=0), game)
+    return str(path)

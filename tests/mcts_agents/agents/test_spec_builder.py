@@ -12,18 +12,6 @@ from mcts_agents.envs import tic_tac_toe_v0
 from mcts_agents.errors import SpecError
 
 
-@pytest.fixture(scope="module")
-def net(tmp_path_factory: pytest.TempPathFactory) -> str:
-    pytest.importorskip("torch")
-    from mcts_agents.alphazero.learn import NetConfig, build_net, save_net
-    from mcts_agents.envs.games.mnk import MNK
-
-    path = tmp_path_factory.mktemp("models") / "ttt.pt"
-    game = MNK(3, 3, 3, name="tic_tac_toe")
-    save_net(path, build_net(game, NetConfig(channels=8, blocks=1, value_hidden=8), seed=0), game)
-    return str(path)
-
-
 def position() -> Any:
     env = tic_tac_toe_v0.env()
     env.reset(seed=0)

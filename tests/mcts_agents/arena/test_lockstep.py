@@ -130,19 +130,6 @@ def test_auto_plays_in_lockstep_only_where_it_can() -> None:
         rate("random", ENV, games=2, levels=TINY, lockstep="on")
 
 
-@pytest.fixture(scope="module")
-def net(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """An untrained AlphaZero network for tic-tac-toe, saved."""
-    pytest.importorskip("torch")
-    from mcts_agents.alphazero.learn import NetConfig, build_net, save_net
-    from mcts_agents.envs.games.mnk import MNK
-
-    path = tmp_path_factory.mktemp("models") / "ttt.pt"
-    game = MNK(3, 3, 3, name="tic_tac_toe")
-    save_net(path, build_net(game, NetConfig(channels=8, blocks=1, value_hidden=8), seed=0), game)
-    return str(path)
-
-
 @pytest.mark.parametrize(
     "spec", ["policy:model={},temperature=1", "az:model={},simulations=6", "mcts:iterations=7"]
 )
