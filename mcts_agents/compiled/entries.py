@@ -106,7 +106,6 @@ def sources_hash() -> str:
     return digest.hexdigest()
 
 
-@functools.cache
 def check_sources(group: str = "entries") -> bool:
     """Empty every kernel numba cached from ``SOURCES`` (the index files of their cache
     folders: the entry points, the batch's and the boards' kernels, the core's phases and the
