@@ -111,7 +111,7 @@ class BoardGameEnv(AECEnv[AgentID, Observation, int]):
                 "action_mask": spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8),
             }
         )
-        action_space = spaces.Discrete(game.num_actions)
+        action_space: spaces.Discrete = spaces.Discrete(game.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
         if game.has_chance:  # the initial deal needs a generator before reset (unseeded)

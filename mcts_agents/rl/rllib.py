@@ -140,7 +140,7 @@ class VectorMaskedObservations(gymnasium.vector.VectorObservationWrapper):
             self.single_observation_space, env.num_envs
         )
 
-    def observations(self, observations: Any) -> dict[str, np.ndarray]:
+    def observations(self, observations: Any) -> Any:  # a dict of rows (ObsType differs by version)
         env: Any = self.env  # has action_masks() (checked when wrapped)
         masks = env.action_masks()
         rows = np.asarray(observations, dtype=np.float32).reshape(self.env.num_envs, -1)
