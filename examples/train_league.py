@@ -20,7 +20,10 @@ Run (the ``rl`` extra):
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
+from pathlib import Path
 
 from mcts_agents.rl.pool import OpponentPool
 
@@ -39,11 +42,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate-games", type=int, default=None)
     parser.add_argument("--save", default="runs/league_ppo")
     parser.add_argument("--tensorboard", default=None)
+    parser.add_argument(
+        "--checkpoint-every", type=int, default=None, help="also save the model every K steps"
+    )
+    parser.add_argument("--log", default=None, help="a JSON record of the run (curve, rating)")
     args = parser.parse_args(argv)
     steps = args.steps or (200_000 if args.full else 20_000)
     rate_games = args.rate_games or (400 if args.full else 40)
     try:
         from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.callbacks import (
+            BaseCallback,
+            CallbackList,
+            CheckpointCallback,
+        )
 
         from mcts_agents.rl.pool_callback import PoolCallback
         from mcts_agents.rl.sb3_vec import sb3_vec_env
@@ -65,13 +77,35 @@ def main(argv: list[str] | None = None) -> int:
     )
     every = None if args.fixed else args.snapshot_every
     callback = PoolCallback(pool, snapshot_every=every, cap=args.cap)
-    model.learn(total_timesteps=steps, callback=callback)
+    callbacks: list[BaseCallback] = [callback]
+    if args.checkpoint_every:  # saved as {save}_{steps}_steps.zip
+        callbacks.append(
+            CheckpointCallback(
+                max(1, args.checkpoint_every // args.envs),
+                str(Path(args.save).parent),
+                name_prefix=Path(args.save).name,
+            )
+        )
+    start = time.perf_counter()
+    model.learn(total_timesteps=steps, callback=CallbackList(callbacks))
+    train_seconds = time.perf_counter() - start
     model.save(args.save)
     for step, elo, low, high in callback.history[-5:]:
         print(f"step {step}: Elo {elo:.0f} [{low:.0f}, {high:.0f}] on the ladder's scale")
     agent = PolicyAgent.from_sb3(model, deterministic=True, name="ppo")
     rating = rate(agent, "connect_four", games=rate_games, seed=args.seed)
     print(f"rated: {rating.elo:.0f} [{rating.low:.0f}, {rating.high:.0f}] ({rating.games} games)")
+    if args.log:
+        record = {
+            "args": vars(args),
+            "steps": steps,
+            "train_seconds": round(train_seconds, 1),
+            "history": callback.history,
+            "rating": {"elo": rating.elo, "low": rating.low, "high": rating.high},
+            "rate_games": rating.games,
+            "pool": pool.stats(),
+        }
+        Path(args.log).write_text(json.dumps(record, indent=1) + "\n")
     print(
         f"saved {args.save}.zip; rate it again: mcts-agents rate connect_four "
         f"policy:model={args.save}.zip --games {rate_games}"
