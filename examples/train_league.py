@@ -37,6 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fixed", action="store_true", help="against mcts:iterations=5 only")
     parser.add_argument("--start", default="L1", help="the curriculum's first level")
     parser.add_argument("--window", type=int, default=50)
+    parser.add_argument(
+        "--rollout", type=int, default=1024, help="PPO's steps per update, all envs together"
+    )
+    parser.add_argument("--band", type=float, nargs=2, default=(0.4, 0.7))
+    parser.add_argument(
+        "--others", type=float, default=0.2, help="the share of episodes against the snapshots"
+    )
     parser.add_argument("--snapshot-every", type=int, default=20_000)
     parser.add_argument("--cap", type=int, default=5)
     parser.add_argument("--rate-games", type=int, default=None)
@@ -69,11 +76,22 @@ def main(argv: list[str] | None = None) -> int:
         pool = OpponentPool(["mcts:iterations=5"], seed=args.seed)
     else:
         pool = OpponentPool.curriculum(
-            "connect_four", start=args.start, window=args.window, seed=args.seed
+            "connect_four",
+            start=args.start,
+            band=args.band,
+            window=args.window,
+            seed=args.seed,
+            others=args.others,
         )
     env = sb3_vec_env(args.envs, "connect_four", opponent=pool, learner="random", seed=args.seed)
-    model = MaskablePPO(
-        "MlpPolicy", env, seed=args.seed, verbose=1, tensorboard_log=args.tensorboard
+    model = MaskablePPO(  # the README's setup (examples/train_maskable_ppo_vs_mcts.py)
+        "MlpPolicy",
+        env,
+        n_steps=max(args.rollout // args.envs, 1),
+        batch_size=128,
+        seed=args.seed,
+        verbose=1,
+        tensorboard_log=args.tensorboard,
     )
     every = None if args.fixed else args.snapshot_every
     callback = PoolCallback(pool, snapshot_every=every, cap=args.cap)

@@ -166,6 +166,8 @@ class OpponentPool:
         self.level = 0
         self.band = (0.4, 0.7)
         self.window = 0
+        self.others = 0.0  # the share of episodes against entries beyond the ladder
+        self._ladder = 0  # the ladder's levels are entries 0 .. _ladder - 1
         self._recent: deque[float] = deque()
         if out is not None:
             self._open_record(out, env)
@@ -180,20 +182,28 @@ class OpponentPool:
         seed: int | None = None,
         out: str | os.PathLike[str] | None = None,
         env: str | None = None,
+        others: float = 0.0,
     ) -> OpponentPool:
         """A ladder curriculum on ``game``'s calibrated ladder (``"connect_four"``): one level
         at a time from ``start`` (``"L3"`` or 3); after every ``window`` games against the
         current level, up one level if the learner scored above ``band[1]`` over them, down
-        one if below ``band[0]`` (never past L0 or the top). ``out``, ``env`` (default
-        ``game``): as the constructor's.
+        one if below ``band[0]`` (never past L0 or the top). ``others``: the share of episodes
+        drawn from the entries added beyond the ladder (snapshots, ``add``), among them by the
+        PFSP-hard weight ``(1 - p) ** 2``; 0 (the default) plays the level only. ``out``,
+        ``env`` (default ``game``): as the constructor's.
 
         Raises:
-            InvalidOptionError: an unknown game or level, a bad band or window, naming them.
+            InvalidOptionError: an unknown game or level, a bad band, window or share, naming
+                them.
         """
         from mcts_agents.agents.ladder import load_ladder
 
         low, high = check_band(band)
         check_int(window, "window", low=1)
+        if not is_number(others) or not 0.0 <= others < 1.0:
+            raise InvalidOptionError(
+                f"others must be a share of episodes, 0 <= others < 1, got {others!r}"
+            )
         levels = load_ladder(game).levels
         names = [level.name for level in levels]
         index = start if isinstance(start, int) and not isinstance(start, bool) else -1
@@ -207,6 +217,7 @@ class OpponentPool:
         pool = cls({level.name: f"ladder:{game}:{level.name}" for level in levels}, seed=seed)
         pool.rule = "curriculum"
         pool.game, pool.level, pool.band, pool.window = game, index, (low, high), window
+        pool.others, pool._ladder = float(others), len(levels)
         pool._recent = deque(maxlen=window)
         if out is not None:
             pool._open_record(out, game if env is None else env, start=index)
@@ -274,6 +285,11 @@ class OpponentPool:
         index = self.index(name)
         if len(self.names) == 1:
             raise InvalidOptionError(f"cannot remove {name!r}: the pool's only entry")
+        if index < self._ladder:
+            raise InvalidOptionError(
+                f"cannot remove {name!r}: a level of the curriculum's ladder (only entries "
+                f"added beyond it can go: {self.names[self._ladder :]})"
+            )
         for items in (self.names, self.entries, self._weights, self._results):
             del items[index]
         self._policies.pop(index, None)
@@ -309,21 +325,28 @@ class OpponentPool:
         n = len(self.names)
         if self.rule == "curriculum":
             chances = np.zeros(n)
-            chances[self.level] = 1.0
+            share = self.others if n > self._ladder else 0.0
+            chances[self.level] = 1.0 - share
+            if share:
+                chances[self._ladder :] = share * self._pfsp(range(self._ladder, n), "pfsp_hard")
             return chances
-        base = np.asarray(self._weights, dtype=np.float64)
-        if self.rule != "fixed":
-            p = np.array([self._score(i, prior=0.5) for i in range(n)])
-            base = base * ((1.0 - p) ** 2 if self.rule == "pfsp_hard" else p * (1.0 - p))
+        return self._pfsp(range(n), self.rule)
+
+    def _pfsp(self, indices: range, rule: str) -> np.ndarray:
+        """The chances among ``indices`` by ``rule`` (``"fixed"`` or a PFSP rule), summing to 1."""
+        base = np.asarray([self._weights[i] for i in indices], dtype=np.float64)
+        if rule != "fixed":
+            p = np.array([self._score(i, prior=0.5) for i in indices])
+            base = base * ((1.0 - p) ** 2 if rule == "pfsp_hard" else p * (1.0 - p))
         total = base.sum()
         if total <= 0:
-            return np.full(n, 1.0 / n)
+            return np.full(len(indices), 1.0 / len(indices))
         return base / total
 
     def draw(self) -> str:
         """The name of the next episode's opponent, drawn by the rule."""
-        if self.rule == "curriculum":
-            return self.names[self.level]
+        if self.rule == "curriculum" and not (self.others and len(self.names) > self._ladder):
+            return self.names[self.level]  # the level only: no draw from the generator
         chances = self.probabilities()
         return self.names[int(self._rng.choice(len(chances), p=chances))]
 

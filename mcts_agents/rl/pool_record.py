@@ -39,6 +39,7 @@ def pool_header(pool: Any, env: str, start: int | None = None) -> Record:
         "band": list(pool.band) if curriculum else None,
         "window": pool.window if curriculum else None,
         "start": start if curriculum else None,
+        "others": pool.others if curriculum else None,
     }
 
 

@@ -106,6 +106,33 @@ def test_the_curriculum_moves_the_level_to_keep_the_score_in_the_band() -> None:
     assert pool.entries[0] == "ladder:connect_four:L0"
 
 
+def test_the_curriculum_shares_episodes_with_the_entries_beyond_the_ladder() -> None:
+    pool = OpponentPool.curriculum("connect_four", start="L2", window=4, others=0.25, seed=3)
+    ladder = len(pool.names)
+    assert pool.probabilities()[2] == 1.0  # nothing beyond the ladder yet: the level only
+    pool.add(first_legal, "snap-a")
+    pool.add(first_legal, "snap-b")
+    chances = pool.probabilities()  # neither played (p = 1/2 each): 0.25 split evenly
+    assert chances[2] == 0.75 and list(chances[ladder:]) == [0.125, 0.125]
+    play(pool, "snap-a", 3, 0, 1)  # p = 3/4: (1/4)^2 = 1/16; snap-b unplayed: (1/2)^2 = 1/4
+    chances = pool.probabilities()
+    assert chances[ladder:] == pytest.approx([0.25 * (1 / 16) / (5 / 16), 0.25 * 0.8])
+    assert chances.sum() == pytest.approx(1.0)
+    play(pool, "snap-a", 10, 0, 0)  # games against the others never move the level
+    assert pool.level == 2
+    draws = [pool.draw() for _ in range(4000)]
+    assert abs(draws.count("L2") / 4000 - 0.75) < 0.03  # 4.4 sigma
+    again = OpponentPool.curriculum("connect_four", start="L2", window=4, others=0.25, seed=3)
+    again.add(first_legal, "snap-a")
+    again.add(first_legal, "snap-b")
+    play(again, "snap-a", 13, 0, 1)
+    assert [again.draw() for _ in range(4000)] == draws  # same seed, same results: same draws
+    with pytest.raises(InvalidOptionError, match="a level of the curriculum's ladder"):
+        pool.remove("L0")
+    pool.remove("snap-a")
+    assert pool.probabilities()[ladder] == 0.25 and pool.draw() in ("L2", "snap-b")
+
+
 def test_the_curriculum_stops_at_the_top() -> None:
     top = len(load_ladder("connect_four").levels) - 1
     pool = OpponentPool.curriculum("connect_four", start=top, window=1)
@@ -174,6 +201,9 @@ def test_bad_rules_weights_scores_and_bands_are_refused() -> None:
             OpponentPool.curriculum("connect_four", band=band)  # type: ignore[arg-type]
     with pytest.raises(InvalidOptionError, match="window"):
         OpponentPool.curriculum("connect_four", window=0)
+    for others in (-0.1, 1.0, "half", None):
+        with pytest.raises(InvalidOptionError, match="others must be a share"):
+            OpponentPool.curriculum("connect_four", others=others)  # type: ignore[arg-type]
     with pytest.raises(InvalidOptionError, match="L42"):
         OpponentPool.curriculum("connect_four", start="L42")
     with pytest.raises(InvalidOptionError, match="no entry 'nobody'"):
