@@ -2,17 +2,21 @@
 rated at the end on the calibrated ladder (``mcts-agents rate``).
 
 The training env (``sb3_vec_env``, the native vector env) draws each sub-env's opponent at every
-episode start from an ``OpponentPool``: with ``--curriculum`` (default) a ladder level that moves
-up or down to keep the learner's score in [0.4, 0.7] over the last ``--window`` games against
-it, plus frozen snapshots of the learner every ``--snapshot-every`` steps (``PoolCallback``,
-at most ``--cap``); with ``--fixed`` the baseline, ``mcts:iterations=5`` only. The callback
-logs the learner's Elo on the ladder scale (fitted from its games against ladder levels, the
-levels held fixed) to SB3's logger (TensorBoard with ``--tensorboard DIR``). At the end the
-model is saved and rated with ``rate`` (what ``mcts-agents rate connect_four
-policy:model=PATH.zip --games 400`` does).
+episode start from an ``OpponentPool``: by default a ladder level that moves up or down to keep
+the learner's score in ``--band`` (0.4 to 0.7) over the last ``--window`` games against it,
+plus frozen snapshots of the learner every ``--snapshot-every`` steps (``PoolCallback``, at most
+``--cap``), drawn in ``--others`` of the episodes; with ``--fixed`` the baseline, ``--opponent``
+(``mcts:iterations=5``) only. PPO is set up as the README's example
+(``examples/train_maskable_ppo_vs_mcts.py``): rollouts of 1024 steps in all, minibatches of
+128. The callback logs the learner's Elo on the ladder scale (fitted from its games against
+ladder levels, the levels held fixed) to SB3's logger (TensorBoard with ``--tensorboard
+DIR``). At the end the model is saved and rated with ``rate`` (what ``mcts-agents rate
+connect_four policy:model=PATH.zip --games 400`` does); ``--checkpoint-every K`` also saves it
+every K steps and ``--log FILE`` writes the run's record (``benchmarks/league.py`` runs both
+arms over seeds and draws the curves).
 
 Run (the ``rl`` extra):
-    python examples/train_league.py                        # 20k steps, a few minutes
+    python examples/train_league.py                        # 20k steps, under a minute
     python examples/train_league.py --full --seed 1        # 200k steps, rated with 400 games
     python examples/train_league.py --full --fixed --seed 1   # the baseline of issue 40
 """
@@ -34,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--envs", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--fixed", action="store_true", help="against mcts:iterations=5 only")
+    parser.add_argument("--fixed", action="store_true", help="against --opponent only")
+    parser.add_argument("--opponent", default="mcts:iterations=5", help="--fixed's opponent")
     parser.add_argument("--start", default="L1", help="the curriculum's first level")
     parser.add_argument("--window", type=int, default=50)
     parser.add_argument(
@@ -73,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     from mcts_agents.arena.rating import rate
 
     if args.fixed:
-        pool = OpponentPool(["mcts:iterations=5"], seed=args.seed)
+        pool = OpponentPool([args.opponent], seed=args.seed)
     else:
         pool = OpponentPool.curriculum(
             "connect_four",
