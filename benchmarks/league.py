@@ -2,7 +2,7 @@
 snapshots) against the fixed ``mcts:iterations=5``, the same 200k steps, seeds side by side.
 
     python -m benchmarks.league [--seeds 1 2 3] [--dir runs/league] [--workers 2]
-        [--curve-games 100] [--plot docs/img/league_connect_four.png] [--json PATH]
+        [--curve-games 400] [--plot docs/img/league_connect_four.png] [--json PATH]
         [-- EXTRA train_league ARGS]
 
 Each run is ``examples/train_league.py --full [--fixed] --seed S --checkpoint-every 25000``
@@ -108,8 +108,10 @@ def plot(
     axes = figure.subplots()
     colours = {"curriculum": "tab:blue", "fixed": "tab:orange"}
     for (arm, seed), record in sorted(records.items()):
-        points = sorted(
-            (r["steps"], r["elo"]) for r in rows if (r["arm"], r["seed"]) == (arm, seed)
+        points = sorted(  # a checkpoint within 1% of the end: the end's rating stands for it
+            (r["steps"], r["elo"])
+            for r in rows
+            if (r["arm"], r["seed"]) == (arm, seed) and r["steps"] < 0.99 * record["steps"]
         )
         end = record["rating"]
         points.append((record["steps"], end["elo"]))
@@ -144,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--dir", default="runs/league")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--curve-games", type=int, default=100)
+    parser.add_argument("--curve-games", type=int, default=400)
     parser.add_argument("--plot", default=None)
     parser.add_argument("--json", default=None)
     parser.add_argument("extra", nargs="*", help="more train_league arguments (after --)")

@@ -47,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--band", type=float, nargs=2, default=(0.4, 0.7))
     parser.add_argument(
+        "--net", type=int, nargs="+", default=[64, 64], help="the policy's hidden layers"
+    )
+    parser.add_argument(
         "--others", type=float, default=0.2, help="the share of episodes against the snapshots"
     )
     parser.add_argument("--snapshot-every", type=int, default=20_000)
@@ -94,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         env,
         n_steps=max(args.rollout // args.envs, 1),
         batch_size=128,
+        policy_kwargs={"net_arch": list(args.net)},
         seed=args.seed,
         verbose=1,
         tensorboard_log=args.tensorboard,
