@@ -50,7 +50,7 @@ from mcts_agents.errors import InvalidOptionError, OptionTypeError, SpecError
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
 from mcts_agents.seeding import derive_seed
 
-__all__ = ["OpponentPool", "PoolRule", "Stats"]
+__all__ = ["RECENT_GAMES", "OpponentPool", "PoolRule", "Stats"]
 
 #: How the pool draws its entries (see the module).
 PoolRule = Literal["fixed", "pfsp_hard", "pfsp_even", "curriculum"]
@@ -59,6 +59,8 @@ _RULES = ("fixed", "pfsp_hard", "pfsp_even")
 #: a game) and its 95% Wilson interval ``low`` .. ``high``.
 Stats = dict[str, Any]
 _SCORES = (0.0, 0.5, 1.0)
+#: The most recent games against ladder entries that ``elo(last=K)`` can fit from.
+RECENT_GAMES = 20_000
 
 
 def _entry_name(entry: Any, index: int) -> str:
@@ -154,6 +156,8 @@ class OpponentPool:
         self._results: list[list[int]] = []  # per entry: [wins, draws, losses]
         self._record: Any = None  # the results file (``rl.pool_record.PoolRecord``)
         self._held: dict[str, list[float]] = {}  # its games against entries not (yet) here
+        # (ladder spec, score) of the latest games against ladder entries, for elo(last=K)
+        self._ladder_recent: deque[tuple[str, float]] = deque(maxlen=RECENT_GAMES)
         for name, entry in named:
             self.add(entry, name)
         if weights is not None:
@@ -397,6 +401,9 @@ class OpponentPool:
 
     def _count(self, index: int, score: float) -> None:
         self._results[index][2 - int(2 * score)] += 1
+        entry = self.entries[index]
+        if isinstance(entry, str) and entry.startswith("ladder:"):
+            self._ladder_recent.append((entry, score))
         if self.rule == "curriculum" and index == self.level:
             self._recent.append(float(score))
             if len(self._recent) == self.window:
@@ -432,14 +439,31 @@ class OpponentPool:
             }
         return found
 
-    def elo(self, name: str = "learner") -> tuple[float, float, float] | None:
+    def elo(
+        self, name: str = "learner", last: int | None = None
+    ) -> tuple[float, float, float] | None:
         """The learner's Elo on the ladder's scale and its 95% interval, fitted from its games
-        against the ladder entries (``ladder:GAME:L``) with the levels' ratings held fixed;
-        ``None`` before any such game (or where a fit has no finite answer)."""
+        against the ladder entries (``ladder:GAME:L``) with the levels' ratings held fixed:
+        all of them, or the ``last`` ones (at most ``RECENT_GAMES``), which follow a learner
+        that is still changing; ``None`` before any such game (or where a fit has no finite
+        answer).
+
+        Raises:
+            InvalidOptionError: ``last`` not in 1 .. ``RECENT_GAMES``.
+        """
         from mcts_agents.agents.ladder import load_ladder
 
+        counts: list[tuple[Any, list[int] | tuple[int, int, int]]]
+        if last is None:
+            counts = list(zip(self.entries, self._results, strict=True))
+        else:
+            check_int(last, "last", low=1, high=RECENT_GAMES)
+            tally: dict[str, list[int]] = {}
+            for entry, score in list(self._ladder_recent)[-last:]:
+                tally.setdefault(entry, [0, 0, 0])[2 - int(2 * score)] += 1
+            counts = list(tally.items())
         results, fixed = [], {}
-        for entry, (wins, draws, losses) in zip(self.entries, self._results, strict=True):
+        for entry, (wins, draws, losses) in counts:
             level = _ladder_level(entry, load_ladder)
             if level is None or wins + draws + losses == 0:
                 continue

@@ -3,10 +3,13 @@
 Every ``snapshot_every`` timesteps (at the first rollout end past each multiple) it adds the
 model's current policy to the pool as a frozen opponent (``rl.snapshots.add_snapshot``, with
 ``cap`` and ``evict``); at every rollout end it records the learner's Elo on the ladder's
-scale, fitted from its games against the pool's ladder entries with the levels held fixed
-(``OpponentPool.elo``), and each entry's score, on SB3's logger (``pool/elo``, ``pool/low``,
-``pool/high``, ``pool/score/<entry>``, ``pool/level`` under a curriculum): every output the
-logger has, TensorBoard included when the run was given ``tensorboard_log``. ``history`` keeps
+scale, fitted from its last ``elo_last`` games against the pool's ladder entries (2,000 by
+default; ``None``: all of them) with the levels held fixed (``OpponentPool.elo``): the
+strength of the policy as it plays in training, sampling its moves, which is weaker than its
+most probable moves (what ``rate`` of a saved model plays); and each entry's score, on SB3's
+logger (``pool/elo``, ``pool/low``, ``pool/high``, ``pool/score/<entry>``, ``pool/level`` under a
+curriculum): every output the logger has, TensorBoard included when the run was given
+``tensorboard_log``. ``history`` keeps
 ``(timesteps, elo, low, high)``. This module imports Stable-Baselines3 (the ``rl`` extra).
 """
 
@@ -16,7 +19,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from mcts_agents.checks import check_int
 from mcts_agents.errors import InvalidOptionError, OptionTypeError
-from mcts_agents.rl.pool import OpponentPool
+from mcts_agents.rl.pool import RECENT_GAMES, OpponentPool
 from mcts_agents.rl.snapshots import EVICTIONS, add_snapshot
 
 __all__ = ["PoolCallback"]
@@ -31,6 +34,7 @@ class PoolCallback(BaseCallback):
         cap: the most snapshots kept (``None``: all).
         evict: ``"oldest"`` or ``"pfsp"`` (``add_snapshot``).
         device: where the snapshots run (``"cuda"``, ``"cpu"``; default: where the model is).
+        elo_last: the games the Elo is fitted from, the latest (``None``: all).
     """
 
     def __init__(
@@ -41,6 +45,7 @@ class PoolCallback(BaseCallback):
         evict: str = "oldest",
         device: str | None = None,
         verbose: int = 0,
+        elo_last: int | None = 2_000,
     ) -> None:
         super().__init__(verbose)
         if not isinstance(pool, OpponentPool):
@@ -53,6 +58,9 @@ class PoolCallback(BaseCallback):
             raise InvalidOptionError(f"evict must be one of {list(EVICTIONS)}, got {evict!r}")
         self.pool, self.every, self.cap, self.evict = pool, snapshot_every, cap, evict
         self.device = device
+        if elo_last is not None:
+            check_int(elo_last, "elo_last", low=1, high=RECENT_GAMES)
+        self.elo_last = elo_last
         self.history: list[tuple[int, float, float, float]] = []
         self._next = snapshot_every
 
@@ -64,7 +72,7 @@ class PoolCallback(BaseCallback):
         if self._next is not None and self.every is not None and steps >= self._next:
             add_snapshot(self.pool, self.model, steps, self.cap, self.evict, self.device)
             self._next = (steps // self.every + 1) * self.every
-        fit = self.pool.elo()
+        fit = self.pool.elo(last=self.elo_last)
         if fit is not None:
             self.history.append((steps, *fit))
             for key, value in zip(("elo", "low", "high"), fit, strict=True):

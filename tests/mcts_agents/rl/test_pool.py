@@ -14,7 +14,7 @@ import pytest
 from mcts_agents.agents.ladder import load_ladder
 from mcts_agents.errors import InvalidOptionError, OptionTypeError, SpecError
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
-from mcts_agents.rl.pool import OpponentPool
+from mcts_agents.rl.pool import RECENT_GAMES, OpponentPool
 
 A, B, C = "mcts:iterations=2", "mcts:iterations=4", "random"
 
@@ -131,6 +131,28 @@ def test_the_curriculum_shares_episodes_with_the_entries_beyond_the_ladder() -> 
         pool.remove("L0")
     pool.remove("snap-a")
     assert pool.probabilities()[ladder] == 0.25 and pool.draw() in ("L2", "snap-b")
+
+
+def test_elo_of_the_last_games_follows_a_learner_that_changes() -> None:
+    L3, L5 = "ladder:connect_four:L3", "ladder:connect_four:L5"
+    pool = OpponentPool([L3, L5, first_legal])
+    play(pool, L3, 1, 0, 19)  # early: weak
+    play(pool, L5, 0, 0, 10)
+    play(pool, L3, 9, 0, 1)  # late: strong
+    play(pool, "first_legal", 0, 0, 5)  # not a ladder entry: in no fit, nor in the last K
+    play(pool, L5, 6, 0, 4)
+    levels = load_ladder("connect_four")
+    fixed = {L3: levels.level("L3").elo, L5: levels.level("L5").elo}
+    late = bradley_terry_elo(
+        ["learner", L3, L5], [("learner", L3, 9, 10), ("learner", L5, 6, 10)], fixed=fixed
+    )["learner"]
+    assert pool.elo(last=20) == late
+    everything = pool.elo()
+    assert everything is not None and everything[0] < late[0] - 200
+    assert pool.elo(last=1_000) == everything  # more than were played: all of them
+    for last in (0, RECENT_GAMES + 1, 2.5):
+        with pytest.raises(InvalidOptionError, match="last"):
+            pool.elo(last=last)  # type: ignore[arg-type]
 
 
 def test_the_curriculum_stops_at_the_top() -> None:

@@ -34,7 +34,9 @@ def test_snapshots_every_k_steps_capped_and_logged() -> None:
     assert all(masks[i, a] for i, a in enumerate(frozen.batch(observations, masks)))
     games = sum(entry["games"] for entry in pool.stats().values())
     assert games > 0
-    fit = pool.elo()  # None where the learner won (or lost) every game: no finite fit
+    fit = pool.elo(
+        last=callback.elo_last
+    )  # None where the learner won (or lost) every game: no finite fit
     assert (callback.history[-1][1:] if callback.history else None) == fit
 
 
@@ -46,3 +48,5 @@ def test_bad_arguments_are_refused() -> None:
         PoolCallback(pool, snapshot_every=0)
     with pytest.raises(InvalidOptionError, match="evict"):
         PoolCallback(pool, evict="newest")
+    with pytest.raises(InvalidOptionError, match="elo_last"):
+        PoolCallback(pool, elo_last=0)
