@@ -9,8 +9,8 @@ strength of the policy as it plays in training, sampling its moves, which is wea
 most probable moves (what ``rate`` of a saved model plays); and each entry's score, on SB3's
 logger (``pool/elo``, ``pool/low``, ``pool/high``, ``pool/score/<entry>``, ``pool/level`` under a
 curriculum): every output the logger has, TensorBoard included when the run was given
-``tensorboard_log``. ``history`` keeps
-``(timesteps, elo, low, high)``. This module imports Stable-Baselines3 (the ``rl`` extra).
+``tensorboard_log``. ``history`` keeps ``(timesteps, elo, low, high)``. This module imports
+Stable-Baselines3 (the ``rl`` extra).
 """
 
 from __future__ import annotations
