@@ -329,12 +329,17 @@ class OpponentPool:
         n = len(self.names)
         if self.rule == "curriculum":
             chances = np.zeros(n)
-            share = self.others if n > self._ladder else 0.0
+            share = self._others_share()
             chances[self.level] = 1.0 - share
             if share:
                 chances[self._ladder :] = share * self._pfsp(range(self._ladder, n), "pfsp_hard")
             return chances
         return self._pfsp(range(n), self.rule)
+
+    def _others_share(self) -> float:
+        """Under the curriculum, the share of episodes against the entries beyond the ladder
+        (0 while there are none)."""
+        return self.others if len(self.names) > self._ladder else 0.0
 
     def _pfsp(self, indices: range, rule: str) -> np.ndarray:
         """The chances among ``indices`` by ``rule`` (``"fixed"`` or a PFSP rule), summing to 1."""
@@ -349,7 +354,7 @@ class OpponentPool:
 
     def draw(self) -> str:
         """The name of the next episode's opponent, drawn by the rule."""
-        if self.rule == "curriculum" and not (self.others and len(self.names) > self._ladder):
+        if self.rule == "curriculum" and not self._others_share():
             return self.names[self.level]  # the level only: no draw from the generator
         chances = self.probabilities()
         return self.names[int(self._rng.choice(len(chances), p=chances))]

@@ -15,6 +15,7 @@ from mcts_agents.agents.ladder import load_ladder
 from mcts_agents.errors import InvalidOptionError, OptionTypeError, SpecError
 from mcts_agents.ratings import bradley_terry_elo, wilson_interval
 from mcts_agents.rl.pool import RECENT_GAMES, OpponentPool
+from tests.mcts_agents.rl.vector_play import random_play
 
 A, B, C = "mcts:iterations=2", "mcts:iterations=4", "random"
 
@@ -281,14 +282,7 @@ def test_the_sub_envs_of_an_az_entry_search_in_lockstep_as_each_alone(
     def run() -> list[Any]:
         entry = f"az:model={path},simulations=8,batch_size=1"
         env = VectorVsOpponent(6, "tic_tac_toe", opponent=OpponentPool([entry], seed=0), seed=3)
-        observations, _ = env.reset()
-        rng = np.random.default_rng(3)
-        found = [observations]
-        for _ in range(12):
-            masks = env.action_masks()
-            actions = [int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in masks]
-            observations, rewards, terminated, _, _ = env.step(np.array(actions))
-            found += [observations, rewards, terminated]
+        found = random_play(env, 12, 3)
         evaluators = {id(s.opponent.config.evaluator) for s in env._subs}
         assert len(evaluators) == 1  # one network for the six sub-envs
         return found

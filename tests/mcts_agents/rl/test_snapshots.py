@@ -18,6 +18,7 @@ from mcts_agents.errors import InvalidOptionError, OptionTypeError  # noqa: E402
 from mcts_agents.rl import VectorVsOpponent  # noqa: E402
 from mcts_agents.rl.pool import OpponentPool  # noqa: E402
 from mcts_agents.rl.snapshots import FrozenPolicy, add_snapshot, snapshot_names  # noqa: E402
+from tests.mcts_agents.rl.vector_play import random_play  # noqa: E402
 
 ENV = "tic_tac_toe"
 
@@ -104,16 +105,7 @@ def test_act_batch_evaluates_one_policy_in_one_call_with_the_same_moves() -> Non
 
 
 def run(opponent: Any) -> list[Any]:
-    env = VectorVsOpponent(6, ENV, opponent=OpponentPool([opponent]), seed=4)
-    observations, _ = env.reset()
-    rng = np.random.default_rng(4)
-    found = [observations]
-    for _ in range(20):
-        masks = env.action_masks()
-        actions = [int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in masks]
-        observations, rewards, terminated, _, _ = env.step(np.array(actions))
-        found += [observations, rewards, terminated]
-    return found
+    return random_play(VectorVsOpponent(6, ENV, opponent=OpponentPool([opponent]), seed=4), 20, 4)
 
 
 def test_a_batched_learned_opponent_plays_as_the_per_sub_env_one() -> None:
