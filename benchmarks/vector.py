@@ -46,9 +46,9 @@ native and the sync steps/s (the targets: the kernel bound's and native's ratios
 cores'), beside the 1-minute load averages at those runs (the cores other work took). ``cpu``:
 the process's CPU seconds per second of the steps (cores kept busy); ``others``: the same for
 every thread but the main one (``sync``'s searches run on the main thread alone, so anything
-there is some library's threads at work). ``--chunksizes``: numba's parallel chunk sizes to try
-(``numba.set_parallel_chunksize``: 0 splits the trees into one static block per thread, ``k``
-hands out blocks of ``k`` trees to the threads as they finish).
+there is some library's threads at work). ``--chunksizes``: the kernels' parallel chunk sizes to
+try (``compiled.threads.CHUNK_SIZE``, the library's 1 by default: blocks of ``k`` trees handed
+out to the threads as they finish; 0 splits the trees into one static block per thread).
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ import gymnasium
 import numpy as np
 
 from benchmarks._common import fmt, machine_info, median, print_machine, print_table, write_json
+from mcts_agents.compiled import threads
 from mcts_agents.rl import gym_id
 
 ITERATIONS = {"connect_four": 100, "othello": 200, "tic_tac_toe": 100}
@@ -209,9 +210,10 @@ def run(
 CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
 
 
-def set_cores(cores: int, chunksize: int = 0) -> None:
+def set_cores(cores: int, chunksize: int = threads.CHUNK_SIZE) -> None:
     """Run on the first ``cores`` CPUs this process may use, with as many numba threads, and
-    numba's parallel chunk size ``chunksize`` (0: one static block of trees per thread).
+    the kernels' parallel chunk size ``chunksize`` (``compiled.threads.CHUNK_SIZE``; 0: one
+    static block of trees per thread).
 
     numba's thread pool starts at the first parallel call and its threads keep the affinity the
     main thread had then, so ``main`` runs the widest setting first: a pool started on one CPU
@@ -223,7 +225,7 @@ def set_cores(cores: int, chunksize: int = 0) -> None:
     if CPUS:
         os.sched_setaffinity(0, CPUS[:cores])
     numba.set_num_threads(min(cores, numba.config.NUMBA_NUM_THREADS))
-    numba.set_parallel_chunksize(chunksize)
+    threads.CHUNK_SIZE = chunksize  # the kernels set it around each call
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -236,7 +238,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--async-max", type=int, default=16, help="largest N run async")
     parser.add_argument("--iterations", type=int, default=None, help="override the budgets")
-    parser.add_argument("--chunksizes", default="0", help="numba parallel chunk sizes to try")
+    parser.add_argument(
+        "--chunksizes",
+        default=str(threads.CHUNK_SIZE),
+        help="numba parallel chunk sizes to try (default: the library's)",
+    )
     parser.add_argument("--quick", action="store_true", help="C4, N=16, 2 cores, 3 steps")
     parser.add_argument("--json", default=None, help="save the results here")
     args = parser.parse_args(argv)

@@ -39,7 +39,7 @@ from numba.typed import List
 from mcts_agents.compiled import core, entries
 from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.searcher import CompiledSearch
-from mcts_agents.compiled.threads import start_threads
+from mcts_agents.compiled.threads import chunked, start_threads
 from mcts_agents.search.result import SearchResult
 from mcts_agents.search.searcher import check_room
 
@@ -287,7 +287,7 @@ def _search_group(
         want = limits[picked] - ran[picked]
         parallel = len(active) > 1 and int(want.sum()) >= PARALLEL_MIN and thread_count() > 1
         run = run_trees if parallel else run_trees_serial
-        _for_game(run, game_id, items, trees, roots[picked], want, done, status)
+        chunked(_for_game, run, game_id, items, trees, roots[picked], want, done, status)
         ran[picked] += done
         for j, code in zip(active, status.tolist(), strict=True):
             searchers[j]._grow(code)

@@ -35,6 +35,7 @@ from mcts_agents.compiled.board_trees import (
 from mcts_agents.compiled.boards import BoardRules, call_fixed
 from mcts_agents.compiled.core import GROW_NODES
 from mcts_agents.compiled.searcher import CompiledSearch
+from mcts_agents.compiled.threads import chunked
 
 __all__ = ["BoardSearch", "run_kernel", "searchable"]
 
@@ -61,14 +62,15 @@ def run_kernel(kept: dict[Any, Any], function: Any, per_game: bool, *args: Any) 
     """``function(*args)``: a batch kernel, the searches of ``board_trees.search_*`` or
     ``compiled.batch``'s simulations (``per_game``: one compiled per game, ``rules``' game
     then passed first), through the compiled entry point kept in ``kept`` (the arguments of
-    each ``function`` keep their types); the one place this module enters them
+    each ``function`` keep their types), the trees handed out to numba's threads
+    ``threads.CHUNK_SIZE`` at a time; the one place this module enters them
     (``benchmarks/vector.py`` times it)."""
     if per_game:
-        return call_fixed(kept, function, kept["game"], *args)
+        return chunked(call_fixed, kept, function, kept["game"], *args)
     entry = kept.get(function)
     if entry is not None:
-        return entry(*args)
-    result = function(*args)
+        return chunked(entry, *args)
+    result = chunked(function, *args)
     found = function.overloads.get(tuple(typeof(a) for a in args))
     if found is not None:
         kept[function] = found.entry_point

@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("numba")
 
 from mcts_agents.compiled import batch
+from mcts_agents.compiled import threads as compiled_threads
 from mcts_agents.compiled.searcher import CompiledSearch
 from mcts_agents.envs.games.connect_four import ConnectFour
 from mcts_agents.envs.games.mnk import MNK
@@ -48,10 +49,13 @@ def play_line(game: Any, moves: list[int]) -> Any:
     return state
 
 
-@pytest.fixture(params=["threads", "one thread"])
+@pytest.fixture(params=["threads", "threads, static split", "one thread"])
 def threads(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Both kernels: the parallel one (every batch) and the serial one (no batch)."""
-    monkeypatch.setattr(batch, "PARALLEL_MIN", 0 if request.param == "threads" else 1 << 62)
+    """Both kernels: the parallel one (every batch; the trees handed out one at a time, the
+    default, or split statically) and the serial one (no batch)."""
+    parallel = request.param != "one thread"
+    monkeypatch.setattr(batch, "PARALLEL_MIN", 0 if parallel else 1 << 62)
+    monkeypatch.setattr(compiled_threads, "CHUNK_SIZE", 0 if "static" in request.param else 1)
     return str(request.param)
 
 

@@ -1,4 +1,5 @@
-"""``compiled.threads``: a caller's numba thread count, limited for a block and given back."""
+"""``compiled.threads``: a caller's numba thread count, limited for a block and given back; the
+kernels' chunk size, set for a call and given back."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import pytest
 
 numba = pytest.importorskip("numba")
 
-from mcts_agents.compiled.threads import limit_threads  # noqa: E402
+from mcts_agents.compiled import threads as compiled_threads  # noqa: E402
+from mcts_agents.compiled.threads import chunked, limit_threads  # noqa: E402
 from mcts_agents.errors import InvalidOptionError  # noqa: E402
 
 
@@ -32,3 +34,30 @@ def test_a_block_runs_on_the_threads_it_asks_for_and_gives_them_back() -> None:
 def test_a_bad_count_is_refused_naming_it(threads: object) -> None:
     with pytest.raises(InvalidOptionError, match="threads"), limit_threads(threads):  # type: ignore[arg-type]
         pass
+
+
+def test_a_kernel_call_runs_with_the_librarys_chunk_size_and_gives_the_callers_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[int] = []
+
+    def kernel(a: int, b: int) -> int:
+        seen.append(numba.get_parallel_chunksize())
+        return a + b
+
+    before = numba.set_parallel_chunksize(7)  # the caller's own
+    try:
+        assert chunked(kernel, 2, 3) == 5
+        monkeypatch.setattr(compiled_threads, "CHUNK_SIZE", 0)
+        assert chunked(kernel, 1, 1) == 2
+        assert seen == [1, 0]
+        assert numba.get_parallel_chunksize() == 7
+
+        def failing() -> None:
+            raise RuntimeError
+
+        with pytest.raises(RuntimeError):
+            chunked(failing)
+        assert numba.get_parallel_chunksize() == 7  # given back when the kernel raises too
+    finally:
+        numba.set_parallel_chunksize(before)
