@@ -16,11 +16,13 @@
 # compile: ~1.5 min): about 9 minutes. So no game starts after STOP_AFTER seconds of games
 # (default 240; those playing finish): about 40-45 games in under 8 minutes. GAMES=60
 # STOP_AFTER=0 plays all 60 (about 9 minutes).
+# SIMS=0 MOVE_TIME=2 plays at MOVE_TIME seconds a move instead (the engine's clock).
 # SKIP_INSTALL=1: the dependencies are installed already.
 set -u
 GAMES=${GAMES:-60}
 WORKERS=${WORKERS:-14}
 SIMS=${SIMS:-15000}
+MOVE_TIME=${MOVE_TIME:-2}
 KERNEL=${KERNEL:-}  # our GoOptions, e.g. KERNEL=defend=1 (benchmarks.go --kernel)
 STOP_AFTER=${STOP_AFTER:-240}
 OUT=${OUT:-/tmp/go_device_out}
@@ -66,7 +68,8 @@ python3 -c "import numba, numpy; print('numba', numba.__version__, 'numpy', nump
 python3 -c "from mcts_agents.compiled.go_searcher import warm_up; warm_up()" || exit 1
 echo "ready: $(( $(date +%s) - start )) s"
 python3 -m benchmarks.go --no-speed --games "$GAMES" --workers "$WORKERS" --level 10 \
-    --simulations "$SIMS" --stop-after "$STOP_AFTER" --out "$OUT/go_gnugo_${SIMS}.jsonl" \
+    --simulations "$SIMS" --move-time "$MOVE_TIME" --stop-after "$STOP_AFTER" \
+    --out "$OUT/go_gnugo_$([ "$SIMS" = 0 ] && echo "${MOVE_TIME}s" || echo "$SIMS").jsonl" \
     --kernel "$KERNEL" \
     | python3 -c "
 import json, sys

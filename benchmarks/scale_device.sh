@@ -12,6 +12,8 @@
 #      native, chunk 0 and CHUNK;
 #   4. OpenMP's idle threads spinning (OMP_WAIT_POLICY=ACTIVE) against sleeping (PASSIVE).
 #
+# PARTS (default targets,curve,layers,spinning) picks the steps, in this order.
+#
 # Run from the repository root, the package importable (pip install -e '.[fast]' gymnasium);
 # with the carried folder .whl/ (our dependencies' wheels) they are installed from it first,
 # no network needed; SKIP_INSTALL=1 skips that.
@@ -26,6 +28,7 @@ CORES=${CORES:-$(nproc)}
 STEPS=${STEPS:-10}
 REPEATS=${REPEATS:-3}
 CHUNK=${CHUNK:-1}
+PARTS=,${PARTS:-targets,curve,layers,spinning},
 OUT=${OUT:-/tmp/scale_device_out}
 mkdir -p "$OUT"
 if [ -z "${SKIP_INSTALL:-}" ] && [ -d .whl ]; then
@@ -33,7 +36,7 @@ if [ -z "${SKIP_INSTALL:-}" ] && [ -d .whl ]; then
         --target /tmp/site .whl/*.whl || exit 1
     export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
 fi
-python3 -m mcts_agents.cli.main warm-up >/dev/null 2>&1 || true  # the kernels, compiled once
+python3 -m mcts_agents.cli.main warm-up connect_four >/dev/null 2>&1 || true  # compiled once
 common=(--games connect_four --num-envs 256 --steps "$STEPS" --repeats "$REPEATS")
 bench() {  # bench NAME [ENV=VALUE ...] -- ARGS...: one benchmark run, its output kept
     local name=$1
@@ -47,19 +50,21 @@ bench() {  # bench NAME [ENV=VALUE ...] -- ARGS...: one benchmark run, its outpu
 }
 cat /proc/cpuinfo | grep -m1 "model name" | tee "$OUT/machine.txt"
 nproc | tee -a "$OUT/machine.txt"
-bench targets OMP_WAIT_POLICY=PASSIVE -- --cores "$CORES,1" --modes native,sync \
-    --chunksizes 0,1
+part() { [[ $PARTS == *,$1,* ]]; }
+part targets && bench targets OMP_WAIT_POLICY=PASSIVE -- --cores "$CORES,1" \
+    --modes native,sync --chunksizes 0,1
 curve=$CORES
 c=$CORES
 while [ "$c" -gt 1 ]; do c=$((c / 2)); curve="$curve,$c"; done
-bench curve OMP_WAIT_POLICY=PASSIVE -- --cores "$curve" --modes native --chunksizes "$CHUNK"
-bench workqueue NUMBA_THREADING_LAYER=workqueue -- --cores "$CORES,1" --modes native \
-    --chunksizes "0,$CHUNK"
-if python3 -c "import tbb" 2>/dev/null || python3 -c "import numba.np.ufunc.tbbpool" 2>/dev/null
-then
+part curve && bench curve OMP_WAIT_POLICY=PASSIVE -- --cores "$curve" --modes native \
+    --chunksizes "$CHUNK"
+part layers && bench workqueue NUMBA_THREADING_LAYER=workqueue -- --cores "$CORES,1" \
+    --modes native --chunksizes "0,$CHUNK"
+if part layers && { python3 -c "import tbb" 2>/dev/null \
+    || python3 -c "import numba.np.ufunc.tbbpool" 2>/dev/null; }; then
     bench tbb NUMBA_THREADING_LAYER=tbb -- --cores "$CORES,1" --modes native \
         --chunksizes "0,$CHUNK"
 fi
-bench spinning NUMBA_THREADING_LAYER=omp OMP_WAIT_POLICY=ACTIVE -- --cores "$CORES,1" \
-    --modes native,sync --chunksizes "0,$CHUNK"
+part spinning && bench spinning NUMBA_THREADING_LAYER=omp OMP_WAIT_POLICY=ACTIVE -- \
+    --cores "$CORES,1" --modes native,sync --chunksizes "0,$CHUNK"
 echo "# done: $OUT"
