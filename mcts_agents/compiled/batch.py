@@ -185,17 +185,25 @@ def _tiny(a: Any) -> Any:
 
 
 _POOLS: dict[Any, _Pool] = {}
+#: Each searcher's pool, found once: a searcher's tree types and options type never change, and
+#: the key costs ~0.1 ms (numba's ``typeof`` of the options), where the vector env asks once a
+#: step.
+_POOL_OF: weakref.WeakKeyDictionary[Any, _Pool] = weakref.WeakKeyDictionary()
 
 
 def pool_for(searcher: Any) -> _Pool:
     """The pool of ``searcher``'s trees: one a searcher class and tree type (a typed list holds
     items of one numba type, and the columns' types follow the game: int8 moves for at most
     127 actions, int16 beyond)."""
+    pool = _POOL_OF.get(searcher)
+    if pool is not None:
+        return pool
     tree = searcher.tree
     key = (type(searcher), tuple((a.dtype.char, a.ndim) for a in tree), typeof(searcher.options))
     pool = _POOLS.get(key)
     if pool is None:
         pool = _POOLS[key] = _Pool(searcher)
+    _POOL_OF[searcher] = pool
     return pool
 
 

@@ -58,7 +58,16 @@ import numpy as np
 from mcts_agents.compiled import dispatch as games
 from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.common import META_DEPTH, META_EDGES, META_NODES, UNKNOWN, gain, random01
-from mcts_agents.compiled.tree import add_node, clear, first_edge, next_edge, reroot, slot, store
+from mcts_agents.compiled.tree import (
+    FORGOTTEN,
+    add_node,
+    clear,
+    first_edge,
+    next_edge,
+    reroot,
+    slot,
+    store,
+)
 from mcts_agents.search.searcher import LABEL_LOSS, LABEL_NONE, LABEL_OTHER, LABEL_WIN, pick_index
 
 __all__ = [
@@ -300,6 +309,9 @@ def begin(g: int, t: Any, o: Any, s: np.ndarray, seed: np.uint64) -> tuple:
     when ``s`` is the last root again); ``(root, reused nodes, pruned nodes)``."""
     t.rng[0] = seed | np.uint64(1)
     t.meta[META_DEPTH] = 0
+    if t.key[0] == FORGOTTEN:  # ``CompiledSearch.reset`` left its hash slots to clear here
+        t.slots[:] = -1
+        t.key[0] = 0
     if not o.reuse:
         clear(t)
     root = t.slots[slot(g, t, s)]

@@ -30,6 +30,7 @@ from mcts_agents.compiled.tree import (
     NODE_COLUMNS,
     Options,
     allocate,
+    forget,
     grown,
 )
 from mcts_agents.compiled.tree_search import (
@@ -162,10 +163,9 @@ class CompiledSearch(TreeResults):
         return len(self) * node_row + edges * edge_row + tree.slots.nbytes
 
     def reset(self, seed: int | None = None) -> None:
-        """Forget the tree (between games); reseed if ``seed`` is given."""
-        self.tree.meta[:] = 0
-        self.tree.slots[:] = -1
-        self.tree.key[0] = 0
+        """Forget the tree (between games; its hash slots cleared by the next search's
+        ``core.begin``); reseed if ``seed`` is given."""
+        forget(self.tree)
         if seed is not None:
             self.rng.seed(seed)
 

@@ -33,8 +33,11 @@ The edge layout is the rule set's choice (``dispatch.blocks``, a constant while 
 ``meta`` (``common.META_*``) holds the nodes and edges in use and the summed path depth;
 ``slots`` is an open-addressing hash table of node ids (-1 empty, a power of two, at most half
 full); ``key[0]`` says whether ``key[1:]`` holds the last root searched (its table is pruned
-to it). The hash table's slot of a position (``slot``) is where ``store`` puts a new node
-(one probe finds or places it); its loops run over the rule set's ``WORDS`` as a constant.
+to it), or ``FORGOTTEN``: the tree was emptied between games without its hash slots, which
+the next search's ``core.begin`` clears (in parallel where trees are searched in a batch, not
+one after another in the interpreter). The hash table's slot of a position (``slot``) is where
+``store`` puts a new node (one probe finds or places it); its loops run over the rule set's
+``WORDS`` as a constant.
 Row sizes: ``8 W + 19`` bytes a node, 22 an edge (26 with lists), 4 to 8 a node in
 ``slots``; 2 bytes less a node and one an edge with ``narrow``, one less a node where the
 players alternate (Connect Four: 32 a node, 21 an edge).
@@ -53,6 +56,7 @@ from mcts_agents.compiled.common import META_EDGES, META_NODES, UNKNOWN, meta_ta
 
 __all__ = [
     "EDGE_COLUMNS",
+    "FORGOTTEN",
     "NARROW_ACTIONS",
     "NARROW_COLUMNS",
     "NODE_COLUMNS",
@@ -62,6 +66,7 @@ __all__ = [
     "allocate",
     "clear",
     "find",
+    "forget",
     "grown",
     "rehash",
     "reroot",
@@ -255,10 +260,24 @@ def add_node(g: int, t: Any, s: np.ndarray, term: int, player: int, solver: bool
     return store(g, t, slot(g, t, s), s, term, player, solver)
 
 
+#: ``key[0]`` of a tree that ``forget`` emptied: its hash slots are still to clear.
+FORGOTTEN = 2
+
+
+def forget(t: Any) -> None:
+    """Empty the tree between games, in the interpreter, but for its hash slots: the next
+    search's ``core.begin`` clears them (a vector env starts ~30 episodes a step; clearing
+    their 8,192-slot tables one after another cost a third of the time between its kernel
+    calls)."""
+    t.meta.fill(0)
+    t.key[0] = FORGOTTEN
+
+
 @njit(cache=True)
 def clear(t: Any) -> None:
     """Empty the tree and forget its root (its hash slots are already empty when it holds no
-    node: every path that empties a table empties both)."""
+    node: every path that empties a table empties both, but ``forget``, whose slots
+    ``core.begin`` clears before anything reads them)."""
     if t.meta[META_NODES] != 0:
         t.slots[:] = -1
     t.meta[:] = 0

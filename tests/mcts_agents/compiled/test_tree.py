@@ -63,3 +63,35 @@ def test_the_hash_of_a_constant_word_count_finds_what_growth_rehashed() -> None:
     searcher = searched(ConnectFour(), 3_000, capacity=16)  # grown many times
     assert len(searcher.tree.visits) > 16
     assert _find_all(searcher.tree).tolist() == list(range(len(searcher)))
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_a_tree_forgotten_between_games_searches_as_a_new_one(batched: bool) -> None:
+    """``reset`` leaves the hash slots to the next search's ``core.begin``: that search equals a
+    new searcher's of the same seed, alone or in a batch, and the table then holds its nodes
+    and nothing of the last game."""
+    from mcts_agents.compiled import batch
+
+    game = ConnectFour()
+    state = game.initial_state()
+    for move in (3, 3, 2):
+        state = game.next_state(state, move)
+    old = searched(game, 3_000)  # a full table from the last game
+    assert int((old.tree.slots >= 0).sum()) == len(old) > 1_000
+    old.reset(seed=7)
+    assert len(old) == 0
+    new = CompiledSearch(game, Budget(iterations=500), SearchConfig(), 7, 1 << 12)
+    old.budget = new.budget
+    if batched:
+        got, want = batch.search_compiled([old, new], [game] * 2, [state] * 2)
+    else:
+        got, want = old.search(game, state), new.search(game, state)
+    assert (got.best_action, got.iterations, got.nodes, got.root_value) == (
+        want.best_action,
+        want.iterations,
+        want.nodes,
+        want.root_value,
+    )
+    assert got.reused_nodes == 0
+    assert int((old.tree.slots >= 0).sum()) == len(old) == len(new)
+    assert _find_all(old.tree).tolist() == list(range(len(old)))
