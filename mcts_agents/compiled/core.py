@@ -309,10 +309,7 @@ def begin(g: int, t: Any, o: Any, s: np.ndarray, seed: np.uint64) -> tuple:
     when ``s`` is the last root again); ``(root, reused nodes, pruned nodes)``."""
     t.rng[0] = seed | np.uint64(1)
     t.meta[META_DEPTH] = 0
-    if t.key[0] == FORGOTTEN:  # ``CompiledSearch.reset`` left its hash slots to clear here
-        t.slots[:] = -1
-        t.key[0] = 0
-    if not o.reuse:
+    if not o.reuse or t.key[0] == FORGOTTEN:  # (a forgotten tree: its hash slots cleared here)
         clear(t)
     root = t.slots[slot(g, t, s)]
     if root < 0:
