@@ -407,7 +407,7 @@ class OpponentPool:
     def _count(self, index: int, score: float) -> None:
         self._results[index][2 - int(2 * score)] += 1
         entry = self.entries[index]
-        if _is_ladder(entry):
+        if isinstance(entry, str) and entry.startswith("ladder:"):
             self._ladder_recent.append((entry, score))
         if self.rule == "curriculum" and index == self.level:
             self._recent.append(float(score))
@@ -488,14 +488,9 @@ class OpponentPool:
         return f"OpponentPool({self.names}, rule={self.rule!r})"
 
 
-def _is_ladder(entry: Any) -> bool:
-    """Whether ``entry`` is a ``ladder:GAME:L`` spec."""
-    return isinstance(entry, str) and entry.startswith("ladder:")
-
-
 def _ladder_level(entry: Any, load: Callable[[str], Any]) -> float | None:
     """The Elo of a ``ladder:GAME:L`` entry on its calibrated ladder, else ``None``."""
-    if not _is_ladder(entry):
+    if not isinstance(entry, str) or not entry.startswith("ladder:"):
         return None
     game, _, level = entry[len("ladder:") :].partition(":")
     try:
