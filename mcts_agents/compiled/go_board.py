@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from mcts_agents.compiled import entries
 from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.go_playout import (  # bw's rows: go_playout's
     EMPTIES,
@@ -37,6 +38,11 @@ from mcts_agents.compiled.go_playout import (  # bw's rows: go_playout's
     eye_faults,
     read_board,
 )
+
+# Go's kernels call across its files (the board's, the playouts', the tactics'), which numba
+# does not check: a changed helper empties their caches (the stamp's hash covers every file
+# of this folder).
+entries.check_sources("go")
 
 __all__ = ["EMPTIES", "EPOS", "HEAD", "LSUM", "LSUM2", "NXT", "N_EMPTY", "PLIB", "STONES",
            "Board", "action_of", "atari", "board_from_core", "cell_of"]  # fmt: skip

@@ -170,3 +170,27 @@ def test_changed_sources_empty_every_kernel_cached_from_them(tmp_path: Path) -> 
     )
     changed = run_python(check, tmp_path)
     assert changed.stdout.split() == ["True", "False", "False"], changed.stderr
+
+
+def test_changed_sources_empty_the_go_kernels_at_their_import(tmp_path: Path) -> None:
+    """Go's kernels call across their files (``go_search.run`` calls the tactics', the
+    ladders' and the board's): importing them checks the sources first, so a changed helper
+    does not load a stale ``run`` (it crashed the process when a helper's arguments changed)."""
+    fill = (
+        "from mcts_agents.compiled import go_search\n"
+        "go_search.run._cache._cache_file._save_index({'compiled': 'stand-in'})\n"
+        "print(bool(go_search.run._cache._cache_file._load_index()))\n"
+    )
+    first = run_python(fill, tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.split() == ["True"]
+    check = (
+        "from mcts_agents.compiled import go_search\n"
+        "print(bool(go_search.run._cache._cache_file._load_index()))\n"
+    )
+    same = run_python(check, tmp_path)
+    assert same.stdout.split() == ["True"], same.stderr  # same sources: kept
+    [stamp] = tmp_path.rglob("sources.sha256")
+    stamp.write_text("the sources of an older version")
+    changed = run_python(check, tmp_path)
+    assert changed.stdout.split() == ["False"], changed.stderr  # emptied at the import
