@@ -39,9 +39,9 @@ from mcts_agents.compiled.go_playout import (  # bw's rows: go_playout's
     read_board,
 )
 
-# Go's kernels call across its files (the board's, the playouts', the tactics'), which numba
-# does not check: a changed helper empties their caches (the stamp's hash covers every file
-# of this folder).
+# Go's kernels call across its files (the board's, the playouts', the tactics', the ladders'),
+# which numba does not check: a changed helper empties their caches (the stamp's hash covers
+# every file of this folder).
 entries.check_sources("go")
 
 __all__ = ["EMPTIES", "EPOS", "HEAD", "LSUM", "LSUM2", "NXT", "N_EMPTY", "PLIB", "STONES",
@@ -184,6 +184,43 @@ def self_atari(p: int, c: int, col: Any, bw: Any, offs: Any) -> bool:
             if s == g:
                 break
     return True
+
+
+@njit(cache=True)
+def capture_next_to(g: int, c: int, col: Any, bw: Any, st: Any, offs: Any) -> int:
+    """A legal capture of an opponent string in atari next to the own string ``g`` (which
+    that saves or helps), -1 if none."""
+    opp = 3 - c
+    s = g
+    while True:
+        for j in range(4):
+            r = s + offs[j]
+            if col[r] == opp and atari(bw[HEAD, r], bw):
+                p = liberty(bw[HEAD, r], bw)
+                if legal(p, c, col, bw, st, offs):
+                    return p
+        s = bw[NXT, s]
+        if s == g:
+            return -1
+
+
+@njit(cache=True)
+def two_liberties(g: int, col: Any, bw: Any, offs: Any, out: Any) -> int:
+    """The liberties of string ``g`` into ``out`` while there are at most two; returns their
+    count (3: three or more)."""
+    n = 0
+    s = g
+    while True:
+        for j in range(4):
+            r = s + offs[j]
+            if col[r] == 0 and not (n > 0 and out[0] == r) and not (n > 1 and out[1] == r):
+                if n == 2:
+                    return 3
+                out[n] = r
+                n += 1
+        s = bw[NXT, s]
+        if s == g:
+            return n
 
 
 @njit(cache=True)

@@ -71,6 +71,7 @@ from mcts_agents.compiled.go_board import (
     play,
     self_atari,
 )
+from mcts_agents.compiled.go_ladder import LEVELS, atari_caught, escape_caught, ladder_space
 from mcts_agents.compiled.go_playout import _below, area
 from mcts_agents.compiled.go_tactics import _pattern, _tactic
 
@@ -93,6 +94,7 @@ class Options(NamedTuple):
     expand: int
     patterns: bool
     defend: bool
+    ladders: bool
     komi: float
     c: float
     equiv: float
@@ -183,7 +185,7 @@ def _select(node: int, ni: Any, nf: Any, o: Any, rng: Any) -> int:
 @njit(cache=True)
 def _expand(
     node: int, tree: Any, board: Any, tables: Any, o: Any, seen: Any, path_hash: Any, depth: int,
-    stack: Any, scratch: Any,
+    stack: Any, scratch: Any, w: Any,
 ) -> bool:  # fmt: skip
     """Give ``node`` (the board's position) its children; False when the table is full."""
     ni, nf, meta = tree
@@ -198,6 +200,7 @@ def _expand(
     width = o.size + 2
     superko = o.superko
     priors = o.priors
+    ladders = o.ladders
     last = st[LAST]
     early = st[N_EMPTY] * 2 > points
     k = start
@@ -237,9 +240,15 @@ def _expand(
                 for d in range(4):  # an escape: an own string next to p in atari
                     q = p + offs[d]
                     if col[q] == c and atari(bw[HEAD, q], bw):
-                        pn += o.escape
-                        pw += o.escape
+                        if ladders and escape_caught(p, col, bw, st, offs, zob, w):
+                            pn += o.self_atari  # running out of a ladder
+                        else:
+                            pn += o.escape
+                            pw += o.escape
                         break
+                if ladders and atari_caught(p, col, bw, st, offs, zob, w):
+                    pn += o.capture  # an atari the string cannot get out of
+                    pw += o.capture
             if last >= 0:
                 dr = abs(p // width - last // width)
                 dc = abs(p % width - last % width)
@@ -279,8 +288,9 @@ def _expand(
 
 @njit(cache=True)
 def _playout(
-    board: Any, tables: Any, o: Any, rng: Any, seq_p: Any, seq_c: Any, length: int, cap: int
-) -> int:
+    board: Any, tables: Any, o: Any, rng: Any, seq_p: Any, seq_c: Any, length: int, cap: int,
+    w: Any,
+) -> int:  # fmt: skip
     """Play out the board to two passes in a row (or ``cap`` plies); the moves go into
     ``seq_p``/``seq_c`` from ``length``. Returns the sequence's new length."""
     col, bw, st = board
@@ -289,13 +299,14 @@ def _playout(
     heavy = o.heavy
     patterns = o.patterns
     defend = o.defend
+    ladders = o.ladders
     libs = np.empty(2, np.int64)
     plies = 0
     while plies < cap and st[PASSES] < 2:
         c = st[TO_MOVE]
         chosen = -1
         if heavy:
-            chosen = _tactic(c, col, bw, st, offs, defend, libs)
+            chosen = _tactic(c, col, bw, st, offs, zob, defend, ladders, libs, w)
         if chosen < 0 and patterns:
             chosen = _pattern(c, col, bw, st, offs, pat, rng)
         if chosen < 0:
@@ -349,6 +360,7 @@ def run(tree: Any, root: Any, tables: Any, o: Any, seen: Any, rng: Any, count: i
     stamp = np.zeros(cells, np.int64)
     stack = np.empty(cells, np.int64)
     scratch = np.empty(cells, np.bool_)
+    w = ladder_space(cells, LEVELS if o.ladders else 1)
     komi = o.komi
     rave = o.rave
     expand_at = o.expand
@@ -365,7 +377,7 @@ def run(tree: Any, root: Any, tables: Any, o: Any, seen: Any, rng: Any, count: i
             fresh = ni[FIRST, node] < 0  # a leaf: grown here (then one step into it) or not
             if fresh and not (
                 (node == 0 or ni[N, node] >= expand_at)
-                and _expand(node, tree, board, tables, o, seen, path_hash, depth, stack, scratch)
+                and _expand(node, tree, board, tables, o, seen, path_hash, depth, stack, scratch, w)
             ):
                 break
             child = _select(node, ni, nf, o, rng)
@@ -381,7 +393,7 @@ def run(tree: Any, root: Any, tables: Any, o: Any, seen: Any, rng: Any, count: i
             if fresh:
                 break
         if st[PASSES] < 2:
-            length = _playout(board, tables, o, rng, seq_p, seq_c, length, 3 * points)
+            length = _playout(board, tables, o, rng, seq_p, seq_c, length, 3 * points, w)
         black_won = area(col, offs, stack, scratch) - komi > 0
         meta[META_DEPTH] += depth
         for d in range(depth + 1):
@@ -446,4 +458,5 @@ def subtree(tree: Any, new_root: int, to: Any) -> int:
 def playout_record(board: Any, tables: Any, o: Any, rng: Any, seq_p: Any, seq_c: Any) -> int:
     """A playout from the board (changed in place), its stones' cells and colours recorded
     (for tests: the passes are not recorded); returns how many."""
-    return _playout(board, tables, o, rng, seq_p, seq_c, 0, 3 * o.size * o.size)
+    w = ladder_space(board.col.shape[0], LEVELS if o.ladders else 1)
+    return _playout(board, tables, o, rng, seq_p, seq_c, 0, 3 * o.size * o.size, w)

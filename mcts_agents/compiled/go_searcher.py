@@ -88,6 +88,9 @@ class GoOptions:
             lengthen an own string left with two liberties (Fuego's atari defence and low
             liberties); on by default: 86 of 120 games against it off at 3,000 simulations
             a move, Wilson [0.63, 0.79] (docs/benchmarks-history.md, run 34).
+        ladders: read ladders (``go_ladder``): an extension out of atari that a ladder
+            catches gets the self-atari's prior and is not played by the heavy playouts; an
+            atari the string cannot get out of gets the capture's prior.
         expand: a leaf's visits before it is expanded (the root: at once).
         capacity: nodes the table holds (no more expansion when it is full).
         min_simulations: the fewest simulations a search runs, whatever its clock or
@@ -109,6 +112,7 @@ class GoOptions:
     heavy: bool = True
     patterns: bool = True
     defend: bool = True
+    ladders: bool = False
     expand: int = 2
     capacity: int = 1 << 22
     min_simulations: int = 1000

@@ -1,6 +1,7 @@
 """The heavy playouts' move rules of Go's compiled search (``go_search``): the answer to the
 last move (capture its string in atari, save an own string in atari; with ``defend``, Fuego's
-atari defence by capture and low-liberty lengthening) and MoGo's 3x3 patterns next to it.
+atari defence by capture and low-liberty lengthening; with ``ladders``, no running out of a
+ladder) and MoGo's 3x3 patterns next to it.
 """
 
 from __future__ import annotations
@@ -11,61 +12,26 @@ from mcts_agents.compiled.cache import njit
 from mcts_agents.compiled.go_board import (
     HEAD,
     LAST,
-    NXT,
     STONES,
     atari,
+    capture_next_to,
     captures,
     legal,
     liberty,
     self_atari,
+    two_liberties,
 )
+from mcts_agents.compiled.go_ladder import escape_caught
 from mcts_agents.compiled.go_playout import _below
-
-
-@njit(cache=True)
-def _capture_next_to(g: int, c: int, col: Any, bw: Any, st: Any, offs: Any) -> int:
-    """A legal capture of an opponent string in atari next to the own string ``g`` (which
-    that saves or helps), -1 if none."""
-    opp = 3 - c
-    s = g
-    while True:
-        for j in range(4):
-            r = s + offs[j]
-            if col[r] == opp and atari(bw[HEAD, r], bw):
-                p = liberty(bw[HEAD, r], bw)
-                if legal(p, c, col, bw, st, offs):
-                    return p
-        s = bw[NXT, s]
-        if s == g:
-            return -1
-
-
-@njit(cache=True)
-def _two_liberties(g: int, col: Any, bw: Any, offs: Any, out: Any) -> int:
-    """The liberties of string ``g`` into ``out`` while there are at most two; returns their
-    count (3: three or more)."""
-    n = 0
-    s = g
-    while True:
-        for j in range(4):
-            r = s + offs[j]
-            if col[r] == 0 and not (n > 0 and out[0] == r) and not (n > 1 and out[1] == r):
-                if n == 2:
-                    return 3
-                out[n] = r
-                n += 1
-        s = bw[NXT, s]
-        if s == g:
-            return n
 
 
 @njit(cache=True)
 def _lengthen(g: int, c: int, col: Any, bw: Any, st: Any, offs: Any, libs: Any) -> int:
     """For the own string ``g`` of two liberties: a capture next to it, else the liberty
     whose stone leaves it three liberties or more (legal); -1 if none."""
-    if _two_liberties(g, col, bw, offs, libs) != 2:
+    if two_liberties(g, col, bw, offs, libs) != 2:
         return -1
-    p = _capture_next_to(g, c, col, bw, st, offs)
+    p = capture_next_to(g, c, col, bw, st, offs)
     if p >= 0:
         return p
     for i in range(2):
@@ -82,12 +48,16 @@ def _lengthen(g: int, c: int, col: Any, bw: Any, st: Any, offs: Any, libs: Any) 
 
 
 @njit(cache=True)
-def _tactic(c: int, col: Any, bw: Any, st: Any, offs: Any, defend: bool, libs: Any) -> int:
+def _tactic(
+    c: int, col: Any, bw: Any, st: Any, offs: Any, zob: Any, defend: bool, ladders: bool,
+    libs: Any, w: Any,
+) -> int:  # fmt: skip
     """A heavy playout's answer to the last move: capture its string in atari, else save an
     own string next to it in atari (``defend``: by capturing a string next to it in atari
-    first) by extending out of atari; then (``defend``) an own string of two stones or more
-    next to it left with two liberties is lengthened (a capture next to it, or a liberty that
-    leaves it three); -1 if none."""
+    first) by extending out of atari (``ladders``: not when a ladder catches the extension,
+    ``go_ladder``'s read in the work space ``w``); then (``defend``) an own string of two
+    stones or more next to it left with two liberties is lengthened (a capture next to it,
+    or a liberty that leaves it three); -1 if none."""
     last = st[LAST]
     if last < 0:
         return -1
@@ -100,7 +70,7 @@ def _tactic(c: int, col: Any, bw: Any, st: Any, offs: Any, defend: bool, libs: A
         q = last + offs[k]
         if col[q] == c and atari(bw[HEAD, q], bw):
             if defend:
-                p = _capture_next_to(bw[HEAD, q], c, col, bw, st, offs)
+                p = capture_next_to(bw[HEAD, q], c, col, bw, st, offs)
                 if p >= 0:
                     return p
             p = liberty(bw[HEAD, q], bw)
@@ -110,7 +80,9 @@ def _tactic(c: int, col: Any, bw: Any, st: Any, offs: Any, defend: bool, libs: A
                 for j in range(4):
                     if col[p + offs[j]] == 0:
                         free += 1
-                if free >= 2 or captures(p, c, col, bw, offs) > 0:
+                if (free >= 2 or captures(p, c, col, bw, offs) > 0) and not (
+                    ladders and escape_caught(p, col, bw, st, offs, zob, w)
+                ):
                     return p
     if defend:
         for k in range(4):

@@ -19,7 +19,8 @@ from mcts_agents.errors import InvalidOptionError
 pytest.importorskip("numba")
 
 from mcts_agents.compiled import go_search, go_tactics
-from mcts_agents.compiled.go_board import action_of, board_from_core, offsets
+from mcts_agents.compiled.go_board import action_of, board_from_core, offsets, zobrist
+from mcts_agents.compiled.go_ladder import ladder_space
 from mcts_agents.compiled.go_patterns import NEIGHBOURS, pattern_table
 from mcts_agents.compiled.go_searcher import GoOptions, GoSearch, kernel_options, tables
 from mcts_agents.search.mcts import MCTS
@@ -251,9 +252,9 @@ def test_defence_saves_a_string_in_atari_by_capturing_next_to_it() -> None:
     state = position(game, at("B1", "C1", "D2"), at("B2", "C2", "D1"))
     col, bw, st = board_from_core(game, state)
     st[LAST] = cell_of(at("C2")[0], 5)
-    libs = np.empty(2, np.int64)
-    assert go_tactics._tactic(1, col, bw, st, offsets(5), True, libs) == cell_of(at("E1")[0], 5)
-    assert go_tactics._tactic(1, col, bw, st, offsets(5), False, libs) == -1
+    libs, zob, w = np.empty(2, np.int64), zobrist(game), ladder_space(col.shape[0], 1)
+    for defend, answer in ((True, cell_of(at("E1")[0], 5)), (False, -1)):
+        assert go_tactics._tactic(1, col, bw, st, offsets(5), zob, defend, False, libs, w) == answer
 
 
 def test_defence_lengthens_a_string_left_with_two_liberties() -> None:
@@ -271,9 +272,9 @@ def test_defence_lengthens_a_string_left_with_two_liberties() -> None:
     state = position(game, at("B2", "C2"), at("A2", "B3", "D2", "B1"))
     col, bw, st = board_from_core(game, state)
     st[LAST] = cell_of(at("B3")[0], 5)
-    libs = np.empty(2, np.int64)
-    assert go_tactics._tactic(1, col, bw, st, offsets(5), True, libs) == cell_of(at("C3")[0], 5)
-    assert go_tactics._tactic(1, col, bw, st, offsets(5), False, libs) == -1
+    libs, zob, w = np.empty(2, np.int64), zobrist(game), ladder_space(col.shape[0], 1)
+    for defend, answer in ((True, cell_of(at("C3")[0], 5)), (False, -1)):
+        assert go_tactics._tactic(1, col, bw, st, offsets(5), zob, defend, False, libs, w) == answer
 
 
 def test_kernel_options_set_go_options_and_wrong_ones_are_refused_by_name() -> None:
@@ -315,7 +316,10 @@ def test_the_default_search_defends() -> None:
     assert default == on.children != off.children
 
 
-GO_MODULES = ("go_board", "go_patterns", "go_playout", "go_search", "go_searcher", "go_tactics")
+GO_MODULES = (
+    "go_board", "go_ladder", "go_patterns", "go_playout", "go_search", "go_searcher",
+    "go_tactics",
+)  # fmt: skip
 
 
 def test_no_go_function_takes_more_than_twelve_parameters() -> None:
