@@ -72,14 +72,14 @@ def _copy(to: int, col: Any, bw: Any, st: Any, w: Any) -> None:
 
 
 @njit(cache=True)
-def _caught(cell: int, offs: Any, zob: Any, w: Any) -> bool:
+def _caught(cell: int, first: int, offs: Any, zob: Any, w: Any) -> bool:
     """On board 0 (the attacker to move), the string at ``cell`` has two liberties: whether a
-    chase of ataris captures it. Depth first, without recursion (numba's cache does not keep
-    recursive functions): chase step ``d`` reads board ``2 d``; its atari at one liberty
-    (board ``2 d + 1``) is answered by a capture of a chasing string next to the string (an
-    escape) or by the extension at the other (board ``2 d + 2``): one liberty then is caught,
-    three escape, two is step ``d + 1``. ``w.tries[d]``: step ``d``'s liberties and the next
-    one to try."""
+    chase of ataris captures it (``first`` >= 0: the chase's first atari is there). Depth
+    first, without recursion (numba's cache does not keep recursive functions): chase step
+    ``d`` reads board ``2 d``; its atari at one liberty (board ``2 d + 1``) is answered by a
+    capture of a chasing string next to the string (an escape) or by the extension at the
+    other (board ``2 d + 2``): one liberty then is caught, three escape, two is step
+    ``d + 1``. ``w.tries[d]``: step ``d``'s liberties and the next one to try."""
     col, bw, st = w.col[0], w.bw[0], w.st[0]
     if two_liberties(bw[HEAD, cell], col, bw, offs, w.libs) != 2:
         return False
@@ -99,6 +99,8 @@ def _caught(cell: int, offs: Any, zob: Any, w: Any) -> bool:
         w.tries[d, 2] = i + 1
         a = w.tries[d, i]
         e = w.tries[d, 1 - i]
+        if d == 0 and first >= 0 and a != first:
+            continue
         level = 2 * d
         col, bw, st = w.col[level], w.bw[level], w.st[level]
         if not legal(a, attacker, col, bw, st, offs):
@@ -139,28 +141,20 @@ def escape_caught(p: int, col: Any, bw: Any, st: Any, offs: Any, zob: Any, w: An
     n = two_liberties(b0[HEAD, p], c0, b0, offs, w.libs)
     if n != 2:
         return n < 2
-    return _caught(p, offs, zob, w)
+    return _caught(p, -1, offs, zob, w)
 
 
 @njit(cache=True)
 def atari_caught(p: int, col: Any, bw: Any, st: Any, offs: Any, zob: Any, w: Any) -> bool:
     """Whether the side to move's stone at ``p`` (legal) puts an opponent string next to it
-    in atari that cannot get out: no capture of a chasing string next to it, and its
-    extension is illegal or caught (left in atari, or a ladder)."""
+    in atari that cannot get out: the first atari of a chase that catches it."""
     opp = 3 - st[TO_MOVE]
     for k in range(4):
         q = p + offs[k]
         if col[q] != opp or two_liberties(bw[HEAD, q], col, bw, offs, w.libs) != 2:
             continue
-        _copy(1, col, bw, st, w)
-        c1, b1, s1 = w.col[1], w.bw[1], w.st[1]
-        play(p, c1, b1, s1, offs, zob)
-        g = b1[HEAD, q]
-        if two_liberties(g, c1, b1, offs, w.libs) != 1:
-            continue
-        if capture_next_to(g, opp, c1, b1, s1, offs) >= 0:
-            continue
-        e = w.libs[0]
-        if not legal(e, opp, c1, b1, s1, offs) or escape_caught(e, c1, b1, s1, offs, zob, w):
+        w.left[0] = READS
+        _copy(0, col, bw, st, w)
+        if _caught(q, p, offs, zob, w):
             return True
     return False
