@@ -189,9 +189,15 @@ def test_reads_agree_with_a_reader_on_the_rules_core() -> None:
 
 def test_the_search_with_ladders_does_not_run_out_of_the_ladder() -> None:
     """Black to move in the textbook position with black stones elsewhere: running out at E4
-    is a lost string; with ``ladders`` the search hardly visits it."""
+    is a lost string; with ``ladders`` the search hardly visits it, and less than without
+    (23 of 3,000 visits there, seed 1)."""
     state = position(["D4", "G3", "C7"], ["C4", "D3", "E3", "D5", "F7"], to_play=0)
     budget = Budget(iterations=3000)
-    search = GoSearch(GAME, budget, SearchConfig(), 1, GoOptions(ladders=True))
-    visits = {child.action: child.visits for child in search.search(GAME, state).children}
-    assert visits[at("E4")[0]] < 0.02 * sum(visits.values())
+
+    def visits(ladders: bool) -> dict[int, int]:
+        search = GoSearch(GAME, budget, SearchConfig(), 1, GoOptions(ladders=ladders))
+        return {child.action: child.visits for child in search.search(GAME, state).children}
+
+    reading, not_reading = visits(True), visits(False)
+    assert reading[at("E4")[0]] < 0.02 * sum(reading.values())
+    assert reading[at("E4")[0]] < not_reading[at("E4")[0]]  # the read is what keeps it off
